@@ -1,0 +1,77 @@
+# pyshader_tx build/test entry points. Every target is idempotent and quick once set up.
+#
+#   make test         system packages + .venv + Tint, then black --check and pytest
+#   make demo         run examples/demo.py
+#   make golden       rewrite the expected outputs of tests/golden
+#   make format       black the tree
+#   make clean        remove .venv, tools/tint/node_modules and build outputs
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := test
+.DELETE_ON_ERROR:
+
+PYTHON ?= python3
+VENV := .venv
+VENV_STAMP := $(VENV)/.installed.stamp
+TINT_DIR := tools/tint
+TINT_STAMP := $(TINT_DIR)/node_modules/.installed.stamp
+
+# Debian packages: Mesa lavapipe (a CPU Vulkan driver for wgpu) and spirv-val/spirv-as.
+APT_PACKAGES := mesa-vulkan-drivers spirv-tools spirv-headers
+SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
+
+# Without it Mesa warns on every device creation.
+XDG_RUNTIME_DIR ?= /tmp/pyshader_tx-xdg-$(shell id -u)
+export XDG_RUNTIME_DIR
+
+.PHONY: all system-deps venv node-deps deps test demo golden format clean
+
+all: test
+
+system-deps:
+	@missing=""; \
+	for p in $(APT_PACKAGES); do \
+	  dpkg -s "$$p" 2>/dev/null | grep -q '^Status: install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing Debian packages:$$missing"; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -q; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+
+venv: $(VENV_STAMP)
+
+$(VENV_STAMP): pyproject.toml
+	@[ -x $(VENV)/bin/python ] || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install -q -e '.[dev]'
+	@touch $@
+
+node-deps: $(TINT_STAMP)
+
+$(TINT_STAMP): $(TINT_DIR)/package.json $(TINT_DIR)/package-lock.json
+	@command -v node >/dev/null && command -v npm >/dev/null || \
+	  { echo "error: node and npm are required (Tint validation through dawn.node)" >&2; exit 1; }
+	cd $(TINT_DIR) && npm ci --no-audit --no-fund
+	@touch $@
+
+deps: system-deps venv node-deps
+
+$(XDG_RUNTIME_DIR):
+	@mkdir -p -m 700 $@
+
+test: deps | $(XDG_RUNTIME_DIR)
+	$(VENV)/bin/black --check .
+	$(VENV)/bin/pytest -q
+
+demo: deps | $(XDG_RUNTIME_DIR)
+	$(VENV)/bin/python examples/demo.py
+
+golden: deps | $(XDG_RUNTIME_DIR)
+	$(VENV)/bin/pytest -q tests/golden --update-goldens
+
+format: venv
+	$(VENV)/bin/black .
+
+clean:
+	rm -rf $(VENV) $(TINT_DIR)/node_modules build *.egg-info

@@ -1,0 +1,1 @@
+"""SPIR-V backend (to come in its own issue)."""

@@ -1,0 +1,379 @@
+"""The WGSL writer: one IR `Module` in, one WGSL module (text) out.
+
+Layout of the output: `enable` directives, struct declarations, global variables, the
+helper functions the module needs (Python operators, special float values; see
+`legalize`), device functions (callees first), and the entry point, whose parameters are the
+built-in values its body uses. Every IR statement becomes one WGSL statement; loops take
+the most specific form that expresses them (`for`, `while`, `loop`).
+
+Two dialects: "standard" is what Tint (Chrome, Dawn) accepts, "naga" what wgpu-py 0.32's
+naga accepts. They differ only in `ENABLE_EXTENSIONS`.
+"""
+
+from __future__ import annotations
+
+from pyshader_tx import types as t
+from pyshader_tx.ir.intrinsics import INTRINSICS
+from pyshader_tx.ir.nodes import (
+    BINARY_OPS,
+    Binary,
+    Break,
+    CallStatement,
+    Continue,
+    Declare,
+    Function,
+    If,
+    Intrinsic,
+    Literal,
+    LocalRef,
+    Loop,
+    Module,
+    Return,
+    Select,
+    ArrayLength,
+    Store,
+    statement_exprs,
+    walk_expr,
+    walk_statements,
+)
+
+from . import syntax
+from .expressions import ExpressionWriter, Text, helper_key
+from .legalize import FROM_BITS, Helper, helper_builtins, helper_name, helper_source
+from .legalize import lower_python_operator
+from .namer import Namer
+
+__all__ = ["write_wgsl", "entry_point_name", "DIALECTS", "ENABLE_EXTENSIONS"]
+
+DIALECTS = ("standard", "naga")
+
+#: wgpu feature name -> the `enable` extension each dialect wants for it (None: none).
+ENABLE_EXTENSIONS = {
+    # Both compilers require `enable f16;` before any f16 type or literal.
+    "shader-f16": {"standard": "f16", "naga": "f16"},
+    # Tint requires `enable subgroups;` for subgroup built-ins; naga (wgpu 0.32) rejects
+    # the directive ("not yet supported") and accepts the built-ins without it.
+    "subgroup": {"standard": "subgroups", "naga": None},
+}
+
+_INDENT = "    "
+
+
+def write_wgsl(module: Module, dialect: str = "standard") -> str:
+    """The WGSL source of `module` for `dialect` ("standard": Tint, "naga": wgpu-py)."""
+    if dialect not in DIALECTS:
+        raise ValueError(f"unknown WGSL dialect {dialect!r}; expected one of {DIALECTS}")
+    return ModuleWriter(module, dialect).write()
+
+
+def entry_point_name(module: Module) -> str:
+    """The WGSL name of the entry point (its Python name unless that is not a legal WGSL
+    identifier), as pipelines must name it."""
+    return ModuleWriter(module, "standard").names[module.entry_point]
+
+
+class ModuleScan:
+    """What a module needs from the writer, found before anything is named: the helpers
+    (in first-use order), the predeclared identifiers it uses (which no declaration may
+    shadow) and the built-in values the entry point reads."""
+
+    def __init__(self, module: Module):
+        self.helpers: dict[tuple, tuple] = {}  # helper key -> (Helper, type)
+        self.identifiers: set[str] = set()
+        self.builtin_values: set[str] = set()
+        for struct in module.structs:
+            for _, ty in struct.fields:
+                self._type(ty)
+        for variable in module.globals:
+            self._type(variable.ty)
+        for function in [*module.functions, module.entry_point]:
+            self._function(function)
+
+    def _type(self, ty) -> None:
+        self.identifiers |= syntax.type_identifiers(ty)
+
+    def _helper(self, helper: Helper, ty) -> None:
+        key = helper_key(helper, ty)
+        if key not in self.helpers:
+            self.helpers[key] = (helper, ty)
+            self.identifiers |= helper_builtins(helper, ty)
+
+    def _python_operator(self, op: str, ty) -> None:
+        lowered = lower_python_operator(op, ty)
+        if isinstance(lowered, Helper):
+            self._helper(lowered, ty)
+
+    def _function(self, function: Function) -> None:
+        for param in function.params:
+            self._type(param.ty)
+        self._type(function.result)
+        for stmt in walk_statements(function.body):
+            if isinstance(stmt, Declare):
+                self._type(stmt.var.ty)
+            if isinstance(stmt, Store) and stmt.op is not None and BINARY_OPS[stmt.op][0] is None:
+                self._python_operator(stmt.op, stmt.ref.ty)
+            for expr in statement_exprs(stmt):
+                for node in walk_expr(expr):
+                    self._expression(node)
+
+    def _expression(self, node) -> None:
+        self._type(node.ty)
+        if isinstance(node, Binary) and BINARY_OPS[node.op][0] is None:
+            self._python_operator(node.op, node.left.ty)
+        elif isinstance(node, Literal) and syntax.special_float_bits(node.value, node.ty):
+            self._helper(FROM_BITS, None)
+        elif isinstance(node, Intrinsic):
+            definition = INTRINSICS[node.name]
+            if definition.kind == "builtin_value":
+                self.builtin_values.add(node.name)
+            else:
+                self.identifiers.add(definition.wgsl)
+        elif isinstance(node, Select):
+            self.identifiers.add("select")
+        elif isinstance(node, ArrayLength):
+            self.identifiers.add("arrayLength")
+
+
+class ModuleWriter:
+    """Names a module's declarations, then writes them section by section."""
+
+    def __init__(self, module: Module, dialect: str):
+        self.module = module
+        self.dialect = dialect
+        self.scan = ModuleScan(module)
+        self.names = Namer(self.scan.identifiers)
+        # The entry point first, so that its name depends on nothing else.
+        self.names.declare(module.entry_point, module.entry_point.name)
+        for struct in module.structs:
+            self.names.declare(struct, struct.name)
+        for variable in module.globals:
+            self.names.declare(variable, variable.name)
+        for key, (helper, ty) in self.scan.helpers.items():
+            self.names.declare(key, helper_name(helper, ty))
+        for function in module.functions:
+            self.names.declare(function, function.name)
+
+    def write(self) -> str:
+        sections = [
+            self._enables(),
+            *(self._struct(struct) for struct in self.module.structs),
+            [self._global(variable) for variable in self.module.globals],
+            *(
+                helper_source(helper, self.names[key], ty).splitlines()
+                for key, (helper, ty) in self.scan.helpers.items()
+            ),
+            *(FunctionWriter(self, function).write() for function in self.module.functions),
+            FunctionWriter(self, self.module.entry_point).write(),
+        ]
+        return "\n\n".join("\n".join(lines) for lines in sections if lines) + "\n"
+
+    def type_name(self, ty) -> str:
+        return syntax.type_name(ty, self.names)
+
+    def _enables(self) -> list:
+        extensions = []
+        for feature in self.module.features:
+            extension = ENABLE_EXTENSIONS.get(feature, {}).get(self.dialect)
+            if extension is not None and extension not in extensions:
+                extensions.append(extension)
+        return [f"enable {extension};" for extension in extensions]
+
+    def _struct(self, struct: t.StructType) -> list:
+        members = zip(self.names.members(struct), (ty for _, ty in struct.fields))
+        return [
+            f"struct {self.names[struct]} {{",
+            *(f"{_INDENT}{name}: {self.type_name(ty)}," for name, ty in members),
+            "}",
+        ]
+
+    def _global(self, variable) -> str:
+        space = variable.space
+        if space == "storage":
+            space = f"storage, {variable.access}"
+        binding = ""
+        if variable.group is not None and variable.binding is not None:
+            binding = f"@group({variable.group}) @binding({variable.binding}) "
+        declaration = f"var<{space}> {self.names[variable]}: {self.type_name(variable.ty)};"
+        return binding + declaration
+
+
+class FunctionWriter:
+    """Writes one function: its header, then its body statement by statement."""
+
+    def __init__(self, module_writer: ModuleWriter, function: Function):
+        self.module_writer = module_writer
+        self.function = function
+        self.names = module_writer.names.function_scope()
+        self.expressions = ExpressionWriter(module_writer.names, self.names, function.params)
+        self.lines: list[str] = []
+        self._statements = {
+            Declare: self._declare,
+            Store: self._store,
+            CallStatement: self._call,
+            If: self._if,
+            Loop: self._loop,
+            Break: lambda stmt, depth: self._line(depth, "break;"),
+            Continue: lambda stmt, depth: self._line(depth, "continue;"),
+            Return: self._return,
+        }
+
+    def write(self) -> list:
+        self.lines.extend(self._header())
+        # Locals are named in declaration order, after the parameters.
+        for stmt in walk_statements(self.function.body):
+            if isinstance(stmt, Declare):
+                self.names.declare(stmt.var, stmt.var.name)
+        self._block(self.function.body, 1)
+        self.lines.append("}")
+        return self.lines
+
+    def _header(self) -> list:
+        function = self.function
+        name = self.module_writer.names[function]
+        if function.is_entry_point:
+            parameters = [
+                f"@builtin({INTRINSICS[value].wgsl}) "
+                f"{self.names.declare(('builtin', INTRINSICS[value].wgsl), value)}: "
+                f"{INTRINSICS[value].overloads[0][1]}"
+                for value in INTRINSICS
+                if value in self.module_writer.scan.builtin_values
+            ]
+            size = list(function.workgroup_size)
+            while len(size) > 1 and size[-1] == 1:
+                size.pop()  # (64, 1, 1) -> 64
+            size = ", ".join(str(extent) for extent in size)
+            return [f"@compute @workgroup_size({size})", f"fn {name}({', '.join(parameters)}) {{"]
+        parameters = [
+            f"{self.names.declare(param, param.name)}: {self.module_writer.type_name(param.ty)}"
+            for param in function.params
+        ]
+        result = ""
+        if function.result != t.VOID:
+            result = f" -> {self.module_writer.type_name(function.result)}"
+        return [f"fn {name}({', '.join(parameters)}){result} {{"]
+
+    # -- statements --------------------------------------------------------------------------
+
+    def _line(self, depth: int, text: str) -> None:
+        self.lines.append(_INDENT * depth + text)
+
+    def _block(self, block: list, depth: int) -> None:
+        for stmt in block:
+            writer = self._statements.get(type(stmt))
+            if writer is None:
+                raise TypeError(f"the WGSL backend has no rule for {type(stmt).__name__}")
+            writer(stmt, depth)
+
+    def _declare(self, stmt: Declare, depth: int) -> None:
+        self._line(depth, self._declaration(stmt) + ";")
+
+    def _declaration(self, stmt: Declare) -> str:
+        """`var x = init` / `let x = init` / `var x: T`, without the semicolon."""
+        name = self.names.declare(stmt.var, stmt.var.name)
+        if stmt.init is None:
+            return f"var {name}: {self.module_writer.type_name(stmt.var.ty)}"
+        keyword = "let" if stmt.var.is_let else "var"
+        return f"{keyword} {name} = {self.expressions.write(stmt.init)}"
+
+    def _store(self, stmt: Store, depth: int) -> None:
+        self._line(depth, self._assignment(stmt) + ";")
+
+    def _assignment(self, stmt: Store) -> str:
+        """`ref = value` or `ref op= value`, without the semicolon."""
+        target = self.expressions.write(stmt.ref)
+        value = self.expressions.write(stmt.value)
+        if stmt.op is None:
+            return f"{target} = {value}"
+        operator = BINARY_OPS[stmt.op][0] or lower_python_operator(stmt.op, stmt.ref.ty)
+        if isinstance(operator, Helper):
+            # No compound form: the target is written twice (references have no side
+            # effects in the IR, so evaluating it twice is safe).
+            call = self.expressions.python_operator(stmt.op, Text(target), Text(value), stmt.ref.ty)
+            return f"{target} = {call.text}"
+        return f"{target} {operator}= {value}"
+
+    def _call(self, stmt: CallStatement, depth: int) -> None:
+        text = self.expressions.write(stmt.call)
+        call = stmt.call
+        if isinstance(call, Intrinsic) and INTRINSICS[call.name].kind == "math":
+            text = f"_ = {text}"  # WGSL's math built-ins are @must_use
+        self._line(depth, text + ";")
+
+    def _return(self, stmt: Return, depth: int) -> None:
+        if stmt.value is None:
+            self._line(depth, "return;")
+        else:
+            self._line(depth, f"return {self.expressions.write(stmt.value)};")
+
+    def _if(self, stmt: If, depth: int) -> None:
+        self._line(depth, f"if {self.expressions.write(stmt.condition)} {{")
+        self._block(stmt.accept, depth + 1)
+        reject = stmt.reject
+        while len(reject) == 1 and isinstance(reject[0], If):
+            inner = reject[0]
+            self._line(depth, f"}} else if {self.expressions.write(inner.condition)} {{")
+            self._block(inner.accept, depth + 1)
+            reject = inner.reject
+        if reject:
+            self._line(depth, "} else {")
+            self._block(reject, depth + 1)
+        self._line(depth, "}")
+
+    # -- loops -------------------------------------------------------------------------------
+
+    def _loop(self, stmt: Loop, depth: int) -> None:
+        if stmt.init is None and not stmt.continuing:
+            if stmt.condition is None:
+                self._line(depth, "loop {")
+            else:
+                self._line(depth, f"while {self.expressions.write(stmt.condition)} {{")
+            self._block(stmt.body, depth + 1)
+            self._line(depth, "}")
+        elif self._fits_for(stmt):
+            parts = [
+                self._declaration(stmt.init) if stmt.init is not None else "",
+                self.expressions.write(stmt.condition) if stmt.condition is not None else "",
+                self._assignment(stmt.continuing[0]) if stmt.continuing else "",
+            ]
+            self._line(depth, f"for ({'; '.join(parts).rstrip()}) {{")
+            self._block(stmt.body, depth + 1)
+            self._line(depth, "}")
+        else:
+            self._general_loop(stmt, depth)
+
+    @staticmethod
+    def _fits_for(stmt: Loop) -> bool:
+        """Whether `for (init; condition; update)` expresses the loop: its continuing is at
+        most one `Store` that reads no variable declared in the body (the body's scope does
+        not reach a `for` update, unlike a `continuing` block)."""
+        if not stmt.continuing:
+            return True
+        if len(stmt.continuing) != 1 or not isinstance(stmt.continuing[0], Store):
+            return False
+        declared = {inner.var for inner in stmt.body if isinstance(inner, Declare)}
+        return not any(
+            isinstance(node, LocalRef) and node.var in declared
+            for expr in statement_exprs(stmt.continuing[0])
+            for node in walk_expr(expr)
+        )
+
+    def _general_loop(self, stmt: Loop, depth: int) -> None:
+        """`loop { if !(cond) { break; } body continuing { ... } }`, inside a block that
+        scopes the init variable to the loop when there is one."""
+        if stmt.init is not None:
+            self._line(depth, "{")
+            depth += 1
+            self._declare(stmt.init, depth)
+        self._line(depth, "loop {")
+        if stmt.condition is not None:
+            self._line(depth + 1, f"if {self.expressions.negated(stmt.condition)} {{")
+            self._line(depth + 2, "break;")
+            self._line(depth + 1, "}")
+        self._block(stmt.body, depth + 1)
+        if stmt.continuing:
+            self._line(depth + 1, "continuing {")
+            self._block(stmt.continuing, depth + 2)
+            self._line(depth + 1, "}")
+        self._line(depth, "}")
+        if stmt.init is not None:
+            self._line(depth - 1, "}")

@@ -1,0 +1,323 @@
+"""Lowering of calls (a mixin of FunctionLowerer): type constructors and conversions,
+Python builtins, `math` and `tx` intrinsics, special forms and device functions."""
+
+from __future__ import annotations
+
+import ast
+
+from pyshader_tx import ir
+from pyshader_tx import types as t
+from pyshader_tx.ir.intrinsics import INTRINSICS, PYTHON_BUILTINS, match_signature
+
+from . import operators as ops
+from .expressions import ArrayParam, Meta
+
+CONVERSION_BUILTINS = {"int": t.i32, "float": t.f32, "bool": t.bool_}
+
+
+class CallLowering:
+    """Call rules, chosen by what the callee resolves to."""
+
+    def lower_call(self, node: ast.Call):
+        for arg in node.args:
+            if isinstance(arg, ast.Starred):
+                raise self.source.error(arg, "star arguments are not supported in kernels")
+        for keyword in node.keywords:
+            if keyword.arg is None:
+                raise self.source.error(keyword, "**kwargs are not supported in kernels")
+        callee = self.place(node.func)
+        if not isinstance(callee, Meta):
+            what = f"array '{callee.name}'" if isinstance(callee, ArrayParam) else "value"
+            raise self.source.error(node.func, f"this {what} is not callable")
+        rule = CALL_RULES.get(callee.kind)
+        if rule is None:
+            raise self.source.error(
+                node.func, f"cannot call {self.describe_meta(callee)} from a kernel"
+            )
+        return rule(self, callee, node)
+
+    def positional(self, node: ast.Call, what: str) -> list:
+        if node.keywords:
+            raise self.source.error(node.keywords[0], f"{what} takes no keyword arguments")
+        return [self.value(arg) for arg in node.args]
+
+    # -- constructors and conversions --------------------------------------
+
+    def call_type(self, meta: Meta, node: ast.Call):
+        ty = meta.value
+        span = self.source.span(node)
+        if isinstance(ty, t.StructType):
+            return self.construct_struct(ty, node, span)
+        args = self.positional(node, repr(ty))
+        if isinstance(ty, t.ScalarType):
+            return self.convert_scalar(ty, args, node, span)
+        if isinstance(ty, t.VectorType):
+            return self.construct_vector(ty, args, node, span)
+        if isinstance(ty, t.MatrixType):
+            return self.construct_matrix(ty, args, node, span)
+        raise self.source.error(node.func, f"{ty!r} cannot be constructed in a kernel")
+
+    def convert_scalar(self, ty: t.ScalarType, args: list, node, span) -> ir.Expr:
+        if not args:
+            return ir.Literal(False if ty == t.bool_ else 0, ty, span)
+        if len(args) != 1:
+            raise self.source.error(node, f"{ty!r}() takes one argument")
+        value = args[0]
+        if isinstance(value, ir.Literal):
+            return self.convert_literal(value, ty, span)
+        if not isinstance(value.ty, t.ScalarType):
+            raise self.source.error(node.args[0], f"cannot convert {value.ty!r} to {ty!r}")
+        if value.ty == ty:
+            return value
+        return ir.Convert(value, ty, span)
+
+    def convert_literal(self, value: ir.Literal, ty: t.ScalarType, span) -> ir.Literal:
+        """Conversions of constants happen now, with Python's results (`i32(2.7)` is 2)."""
+        if ty == t.bool_:
+            return ir.Literal(bool(value.value), ty, span)
+        if ty.kind in ("sint", "uint"):
+            number = int(value.value)
+            if ty.kind == "uint" and value.ty.kind == "sint" and value.ty != t.ABSTRACT_INT:
+                number %= 2**32  # u32(i32 constant) keeps the bit pattern
+            if ty.kind == "sint" and value.ty == t.u32 and number >= 2**31:
+                number -= 2**32
+            return ops.literal_as(ir.Literal(number, t.ABSTRACT_INT, span), ty)
+        return ops.literal_as(ir.Literal(float(value.value), t.ABSTRACT_FLOAT, span), ty)
+
+    def construct_vector(self, ty: t.VectorType, args: list, node, span) -> ir.Expr:
+        if not args:
+            return ir.Compose(ty, (), span)
+        if len(args) == 1 and not isinstance(args[0].ty, t.VectorType):
+            return ir.Splat(ty, self.component(args[0], ty.scalar, node.args[0]), span)
+        if len(args) == 1:
+            value = args[0]
+            if value.ty.size != ty.size:
+                raise self.source.error(node, f"cannot convert {value.ty!r} to {ty!r}")
+            return value if value.ty == ty else ir.Convert(value, ty, span)
+        parts, count = [], 0
+        for arg, arg_node in zip(args, node.args):
+            if isinstance(arg.ty, t.VectorType):
+                if arg.ty.scalar != ty.scalar:
+                    raise self.source.error(
+                        arg_node,
+                        f"{ty!r} needs {ty.scalar!r} components, not {arg.ty!r}",
+                        f"convert it, e.g. {t.VectorType(ty.scalar, arg.ty.size)!r}(...)",
+                    )
+                parts.append(arg)
+                count += arg.ty.size
+            else:
+                parts.append(self.component(arg, ty.scalar, arg_node))
+                count += 1
+        if count != ty.size:
+            raise self.source.error(node, f"{ty!r} needs {ty.size} components, got {count}")
+        return ir.Compose(ty, tuple(parts), span)
+
+    def component(self, value: ir.Expr, scalar: t.ScalarType, node) -> ir.Expr:
+        if ops.is_abstract(value):
+            return ops.literal_as(value, scalar)
+        if value.ty != scalar:
+            raise self.source.error(
+                node,
+                f"expected a {scalar!r} component, got {value.ty!r}",
+                f"convert it, e.g. {scalar!r}({self.source.text(node)})",
+            )
+        return value
+
+    def construct_matrix(self, ty: t.MatrixType, args: list, node, span) -> ir.Expr:
+        if not args:
+            return ir.Compose(ty, (), span)
+        if len(args) == 1 and isinstance(args[0].ty, t.MatrixType):
+            value = args[0]
+            if (value.ty.columns, value.ty.rows) != (ty.columns, ty.rows):
+                raise self.source.error(node, f"cannot convert {value.ty!r} to {ty!r}")
+            return value if value.ty == ty else ir.Convert(value, ty, span)
+        if len(args) == ty.columns and all(isinstance(a.ty, t.VectorType) for a in args):
+            for arg, arg_node in zip(args, node.args):
+                if arg.ty != ty.column_type:
+                    raise self.source.error(
+                        arg_node, f"{ty!r} columns are {ty.column_type!r}, not {arg.ty!r}"
+                    )
+            return ir.Compose(ty, tuple(args), span)
+        if len(args) == ty.columns * ty.rows:
+            parts = tuple(self.component(a, ty.scalar, n) for a, n in zip(args, node.args))
+            return ir.Compose(ty, parts, span)
+        raise self.source.error(
+            node,
+            f"{ty!r} takes {ty.columns} column vectors or {ty.columns * ty.rows} scalars",
+        )
+
+    def construct_struct(self, ty: t.StructType, node: ast.Call, span) -> ir.Expr:
+        if not node.args and not node.keywords:
+            return ir.Compose(ty, (), span)
+        names = [name for name, _ in ty.fields]
+        given = {}
+        if len(node.args) > len(names):
+            raise self.source.error(node, f"{ty.name} has {len(names)} fields")
+        for name, arg in zip(names, node.args):
+            given[name] = arg
+        for keyword in node.keywords:
+            if keyword.arg not in names:
+                raise self.source.error(keyword, f"{ty.name} has no field '{keyword.arg}'")
+            if keyword.arg in given:
+                raise self.source.error(keyword, f"field '{keyword.arg}' is given twice")
+            given[keyword.arg] = keyword.value
+        missing = [name for name in names if name not in given]
+        if missing:
+            raise self.source.error(
+                node, f"{ty.name}(...) is missing field(s) {', '.join(missing)}"
+            )
+        parts = tuple(
+            ops.coerce(self.value(given[name]), field_type, f"field '{name}'")
+            for name, field_type in ty.fields
+        )
+        return ir.Compose(ty, parts, span)
+
+    # -- Python builtins ---------------------------------------------------
+
+    def call_builtin(self, meta: Meta, node: ast.Call):
+        name = meta.value
+        span = self.source.span(node)
+        if name in CONVERSION_BUILTINS:
+            args = self.positional(node, f"{name}()")
+            target = CONVERSION_BUILTINS[name]
+            return self.convert_scalar(target, args, node, span)
+        if name in PYTHON_BUILTINS:
+            return self.call_intrinsic(Meta("intrinsic", PYTHON_BUILTINS[name], name), node)
+        if name == "len":
+            return self.call_len(node, span)
+        raise self.source.error(node, f"{name}() is only supported as the iterable of a for loop")
+
+    def call_len(self, node: ast.Call, span) -> ir.Expr:
+        if len(node.args) != 1 or node.keywords:
+            raise self.source.error(node, "len() takes one argument")
+        target = self.place(node.args[0])
+        if isinstance(target, ArrayParam):
+            return self.array_extent(target, 0, span)
+        if isinstance(target, Meta) and target.kind == "tuple":
+            return ops.abstract_literal(len(target.value), span)
+        if isinstance(target, ir.Expr):
+            if isinstance(target.ty, t.FixedArrayType):
+                return ops.abstract_literal(target.ty.length, span)
+            if isinstance(target.ty, t.VectorType):
+                return ops.abstract_literal(target.ty.size, span)
+        raise self.source.error(node.args[0], "len() takes an array, a vector or a tuple")
+
+    # -- intrinsics ----------------------------------------------------------
+
+    def call_intrinsic(self, meta: Meta, node: ast.Call):
+        definition = INTRINSICS[meta.value]
+        span = self.source.span(node)
+        if definition.kind == "builtin_value":
+            if node.args or node.keywords:
+                raise self.source.error(node, f"{meta.name}() takes no arguments")
+            if not self.is_kernel:
+                raise self.source.error(
+                    node,
+                    f"{meta.name}() is only available in kernels",
+                    "pass the value to the device function as a parameter",
+                )
+            return self.builtin_value(definition.name, span)
+        args = self.positional(node, f"{meta.name}()")
+        if definition.name in ("min", "max") and len(args) > 2:
+            result = args[0]
+            for arg in args[1:]:
+                result = self.intrinsic(definition, [result, arg], node, meta.name, span)
+            return result
+        return self.intrinsic(definition, args, node, meta.name, span)
+
+    def intrinsic(self, definition, args: list, node, display: str, span) -> ir.Expr:
+        try:
+            params, result = match_signature(definition, [a.ty for a in args])
+        except TypeError as error:
+            raise self.source.error(node, f"{display}(): {error}") from None
+        values = tuple(ops.coerce(a, p, "argument") for a, p in zip(args, params))
+        return ir.Intrinsic(definition.name, values, result, span)
+
+    # -- special forms -----------------------------------------------------
+
+    def call_special(self, meta: Meta, node: ast.Call):
+        return SPECIAL_RULES[meta.value](self, meta, node)
+
+    def call_local_array(self, meta: Meta, node: ast.Call):
+        if len(node.args) != 2 or node.keywords:
+            raise self.source.error(node, "tx.local_array(T, N) takes a type and a length")
+        element = self.place(node.args[0])
+        if not (isinstance(element, Meta) and element.kind == "type"):
+            raise self.source.error(node.args[0], "the first argument must be a type, e.g. f32")
+        if not t.is_constructible(element.value):
+            raise self.source.error(node.args[0], f"{element.value!r} cannot be a local array")
+        length = self.value(node.args[1])
+        if not isinstance(length, ir.Literal) or length.ty not in (t.ABSTRACT_INT, t.i32, t.u32):
+            raise self.source.error(node.args[1], "the length must be a constant integer")
+        if length.value <= 0:
+            raise self.source.error(node.args[1], "the length must be positive")
+        ty = t.FixedArrayType(element.value, int(length.value))
+        return ir.Compose(ty, (), self.source.span(node))
+
+    def call_bitcast(self, meta: Meta, node: ast.Call):
+        if len(node.args) != 2 or node.keywords:
+            raise self.source.error(node, "tx.bitcast(T, x) takes a type and a value")
+        target = self.place(node.args[0])
+        if not (isinstance(target, Meta) and target.kind == "type"):
+            raise self.source.error(node.args[0], "the first argument must be a type, e.g. u32")
+        ty = target.value
+        value = ops.concretize(self.value(node.args[1]))
+        sizes_ok = (
+            isinstance(ty, (t.ScalarType, t.VectorType))
+            and isinstance(value.ty, (t.ScalarType, t.VectorType))
+            and ops.scalar_kind(value) != "bool"
+            and t.scalar_of(ty).kind != "bool"
+            and t.size_of(ty) == t.size_of(value.ty)
+        )
+        if not sizes_ok:
+            raise self.source.error(node, f"cannot bitcast {value.ty!r} to {ty!r}")
+        return ir.Bitcast(value, ty, self.source.span(node))
+
+    # -- device functions --------------------------------------------------
+
+    def call_function(self, meta: Meta, node: ast.Call):
+        function = self.module.function_for(meta.value, self.source.span(node))
+        params = function.params
+        given = list(node.args)
+        if len(given) > len(params):
+            raise self.source.error(
+                node, f"{meta.name}() takes {len(params)} argument(s), got {len(given)}"
+            )
+        by_name = {p.name: i for i, p in enumerate(params)}
+        slots = given + [None] * (len(params) - len(given))
+        for keyword in node.keywords:
+            if keyword.arg not in by_name:
+                raise self.source.error(keyword, f"{meta.name}() has no parameter '{keyword.arg}'")
+            if slots[by_name[keyword.arg]] is not None:
+                raise self.source.error(keyword, f"argument '{keyword.arg}' is given twice")
+            slots[by_name[keyword.arg]] = keyword.value
+        missing = [p.name for p, slot in zip(params, slots) if slot is None]
+        if missing:
+            raise self.source.error(
+                node, f"{meta.name}() is missing argument(s) {', '.join(missing)}"
+            )
+        args = tuple(
+            ops.coerce(self.value(slot), p.ty, f"argument '{p.name}'")
+            for slot, p in zip(slots, params)
+        )
+        return ir.Call(function, args, function.result, self.source.span(node))
+
+    def call_kernel(self, meta: Meta, node: ast.Call):
+        raise self.source.error(
+            node.func, f"kernels cannot be called from kernels; make '{meta.name}' a @tx.func"
+        )
+
+
+CALL_RULES = {
+    "type": CallLowering.call_type,
+    "builtin": CallLowering.call_builtin,
+    "intrinsic": CallLowering.call_intrinsic,
+    "special": CallLowering.call_special,
+    "function": CallLowering.call_function,
+    "kernel": CallLowering.call_kernel,
+}
+
+SPECIAL_RULES = {
+    "local_array": CallLowering.call_local_array,
+    "bitcast": CallLowering.call_bitcast,
+}

@@ -1,0 +1,380 @@
+"""The frontend pipeline: a kernel's Python source to an IR module and a host interface.
+
+compile_kernel(source, workgroup_size, constants, fold_1d)
+    -> parameters: storage arrays, the uniform block, constants   (this module)
+    -> FunctionLowerer over the body (and every device function it calls)
+    -> analysis passes: array access, device features, struct order
+    -> (ir.Module, KernelInterface)
+"""
+
+from __future__ import annotations
+
+import ast
+
+from pyshader_tx import ir
+from pyshader_tx import types as t
+from pyshader_tx.errors import CompileError
+from pyshader_tx.interface import ArrayBinding, KernelInterface, UniformBlock, UniformMember
+from pyshader_tx.ir.intrinsics import INTRINSICS
+
+from . import analysis
+from .annotations import evaluate_annotation
+from .calls import CallLowering
+from .expressions import ArrayParam, ExpressionLowering
+from .operators import OperatorLowering, abstract_literal
+from .source import FunctionSource
+from .statements import StatementLowering
+from .variables import plan_function
+
+FOLDED_BUILTINS = ("global_invocation_id", "workgroup_id", "num_workgroups")
+
+
+class FunctionLowerer(OperatorLowering, ExpressionLowering, CallLowering, StatementLowering):
+    """Lowers one Python function body; bindings map Python names to IR values."""
+
+    def __init__(self, module: "ModuleBuilder", source: FunctionSource, is_kernel: bool, result):
+        self.module = module
+        self.source = source
+        self.is_kernel = is_kernel
+        self.result_type = result
+        self.plan = plan_function(source.node)
+        # Python name -> LocalVariable, ArrayParam, Meta, or a factory `span -> ir.Expr`.
+        self.bindings: dict = {}
+        self.block: list = []
+
+    def lower_body(self, params: dict) -> list:
+        """The function's IR body; `params` binds parameter names to value factories."""
+        body = []
+        self.bindings.update(params)
+        with self.into(body):
+            for name, rebound in self.plan.assigned_params.items():
+                # Python parameters are variables; WGSL parameters are not.
+                span = self.source.span(self.source.node)
+                if isinstance(params[name], ArrayParam):
+                    if rebound:
+                        raise self.source.error(
+                            self.source.node, f"array parameter '{name}' cannot be reassigned"
+                        )
+                    continue
+                init = params[name](span)
+                var = ir.LocalVariable(name, init.ty, False, span)
+                self.emit(ir.Declare(var, init, span))
+                self.bindings[name] = var
+        return self.lower_block(self.source.node.body, body)
+
+    def builtin_value(self, name: str, span) -> ir.Expr:
+        """A built-in value; folded 1-D launches rebuild the linear ids from a 2-D grid."""
+        if not (self.module.fold_1d and name in FOLDED_BUILTINS):
+            return ir.Intrinsic(name, (), _builtin_type(name), span)
+        u32 = lambda value: ir.Literal(value, t.u32, span)  # noqa: E731
+        ids = lambda n, c: ir.Member(
+            ir.Intrinsic(n, (), t.VECTORS["vec3u"], span), c, t.u32, span
+        )  # noqa: E731
+        groups_x = ids("num_workgroups", 0)
+        linear = ir.Binary(
+            "add",
+            ids("workgroup_id", 0),
+            ir.Binary("mul", ids("workgroup_id", 1), groups_x, t.u32, span),
+            t.u32,
+            span,
+        )
+        if name == "num_workgroups":
+            total = ir.Binary("mul", groups_x, ids("num_workgroups", 1), t.u32, span)
+            parts = (total, u32(1), u32(1))
+        elif name == "workgroup_id":
+            parts = (linear, u32(0), u32(0))
+        else:
+            size = u32(self.module.workgroup_size[0])
+            first = ir.Binary("mul", linear, size, t.u32, span)
+            thread = ir.Binary("add", first, ids("local_invocation_id", 0), t.u32, span)
+            parts = (thread, u32(0), u32(0))
+        return ir.Compose(t.VECTORS["vec3u"], parts, span)
+
+    def constant_array(self, meta, span) -> ir.Expr:
+        """A tuple constant indexed at run time, as a local array variable."""
+        values = [abstract_literal(v, span) for v in meta.value]
+        kinds = {v.ty.kind for v in values}
+        element = t.bool_ if values[0].ty == t.bool_ else t.f32 if "float" in kinds else t.i32
+        from .operators import coerce
+
+        parts = tuple(coerce(v, element) for v in values)
+        ty = t.FixedArrayType(element, len(parts))
+        var = ir.LocalVariable(meta.name, ty, False, span)
+        self.emit(ir.Declare(var, ir.Compose(ty, parts, span), span))
+        return ir.LocalRef(var, ty, span)
+
+
+def _builtin_type(name: str) -> t.Type:
+    result = INTRINSICS[name].overloads[0][1]
+    return t.SCALARS.get(result) or t.VECTORS[result]
+
+
+class ModuleBuilder:
+    """Module-wide state: the device functions lowered so far, in dependency order."""
+
+    def __init__(self, workgroup_size: tuple, fold_1d: bool):
+        self.workgroup_size = workgroup_size
+        self.fold_1d = fold_1d
+        self.functions: list = []
+        self.lowered: dict = {}  # id(Func) -> ir.Function
+        self.in_progress: list = []  # Func objects being lowered (recursion check)
+
+    def function_for(self, func, span) -> ir.Function:
+        key = id(func)
+        if key in self.lowered:
+            return self.lowered[key]
+        if func in self.in_progress:
+            chain = " -> ".join(
+                f.__name__ for f in self.in_progress[self.in_progress.index(func) :]
+            )
+            raise CompileError(
+                f"recursion is not supported on GPUs: {chain} -> {func.__name__}", span
+            )
+        self.in_progress.append(func)
+        try:
+            function = lower_device_function(self, func.function_source())
+        finally:
+            self.in_progress.pop()
+        self.lowered[key] = function
+        self.functions.append(function)
+        return function
+
+
+def check_signature(source: FunctionSource, kind: str) -> None:
+    node = source.node
+    if isinstance(node, ast.AsyncFunctionDef):
+        raise source.error(node, f"{kind}s cannot be async")
+    args = node.args
+    if args.vararg or args.kwarg:
+        raise source.error(args.vararg or args.kwarg, f"{kind}s cannot take *args or **kwargs")
+    if args.kwonlyargs or args.posonlyargs:
+        extra = (args.kwonlyargs or args.posonlyargs)[0]
+        raise source.error(extra, f"{kind} parameters must be plain positional parameters")
+    for arg in args.args:
+        if arg.annotation is None:
+            raise source.error(arg, f"parameter '{arg.arg}' needs a type annotation, e.g. f32")
+
+
+def lower_device_function(module: ModuleBuilder, source: FunctionSource) -> ir.Function:
+    """A `@tx.func` as an IR function (value parameters, optional result)."""
+    check_signature(source, "device function")
+    node = source.node
+    if node.args.defaults:
+        raise source.error(node.args.defaults[0], "device function parameters have no defaults")
+    params = []
+    bindings = {}
+    for index, arg in enumerate(node.args.args):
+        ty = evaluate_annotation(arg.annotation, source, f"parameter '{arg.arg}'")
+        if not t.is_constructible(ty):
+            raise source.error(
+                arg.annotation,
+                f"device function parameters take values, not {ty!r}",
+                "index arrays in the kernel and pass the elements",
+            )
+        params.append(ir.Parameter(arg.arg, ty, source.span(arg)))
+        bindings[arg.arg] = _argument_factory(index, ty)
+    result = t.VOID
+    if node.returns is not None:
+        result = evaluate_annotation(node.returns, source, "the return value")
+        if result != t.VOID and not t.is_constructible(result):
+            raise source.error(node.returns, f"device functions cannot return {result!r}")
+    lowerer = FunctionLowerer(module, source, False, result)
+    body = lowerer.lower_body(bindings)
+    if result != t.VOID and not analysis.always_returns(body):
+        raise source.error(
+            node, f"function '{node.name}' can reach its end without returning a {result!r}"
+        )
+    return ir.Function(node.name, params, result, body, None, source.span(node))
+
+
+def _argument_factory(index: int, ty: t.Type):
+    return lambda span: ir.Argument(index, ty, span)
+
+
+def compile_kernel(
+    source: FunctionSource, workgroup_size: tuple, constants: dict, fold_1d: bool = False
+):
+    """Compile a kernel's source for one specialization. Returns (ir.Module, KernelInterface)."""
+    check_signature(source, "kernel")
+    node = source.node
+    if node.returns is not None and not (
+        isinstance(node.returns, ast.Constant) and node.returns.value is None
+    ):
+        raise source.error(node.returns, "kernels return nothing; remove the return annotation")
+    module = ModuleBuilder(workgroup_size, fold_1d)
+    params, bindings, arrays, uniform_fields, const_values = _kernel_parameters(source, constants)
+    uniforms = None
+    if uniform_fields:
+        uniforms, uniform_var = _uniform_block(uniform_fields, len(arrays))
+        _bind_uniform_members(bindings, uniform_fields, uniform_var)
+    lowerer = FunctionLowerer(module, source, True, t.VOID)
+    body = lowerer.lower_body(bindings)
+    entry = ir.Function(node.name, [], t.VOID, body, workgroup_size, source.span(node))
+    globals_ = [a.var for a in arrays] + ([uniform_var] if uniforms else [])
+    ir_module = ir.Module([], globals_, module.functions, entry)
+    analysis.mark_written_arrays(ir_module)
+    analysis.collect_features(ir_module)
+    analysis.order_structs(ir_module)
+    interface = KernelInterface(
+        name=node.name,
+        params=params,
+        arrays=[
+            ArrayBinding(a.name, a.index, 0, a.var.binding, a.ty, a.var.access) for a in arrays
+        ],
+        uniforms=uniforms,
+        workgroup_size=workgroup_size,
+        features={name: (span.filename, span.lineno) for name, span in ir_module.features.items()},
+        constants=const_values,
+    )
+    return ir_module, interface
+
+
+class _KernelArray(ArrayParam):
+    """An ArrayParam that also remembers the Python parameter index."""
+
+    def __init__(self, name, var, ty, shape, index):
+        super().__init__(name, var, ty, shape)
+        self.index = index
+
+
+def _kernel_parameters(source: FunctionSource, constants: dict):
+    node = source.node
+    args = node.args.args
+    defaults = dict(
+        zip([a.arg for a in args[len(args) - len(node.args.defaults) :]], node.args.defaults)
+    )
+    params, bindings, arrays, uniform_fields, const_values = [], {}, [], [], {}
+    for index, arg in enumerate(args):
+        name = arg.arg
+        ty = evaluate_annotation(arg.annotation, source, f"parameter '{name}'")
+        params.append((name, ty))
+        if isinstance(ty, t.ConstParamType):
+            value = _constant_value(source, arg, ty, constants, defaults)
+            const_values[name] = value
+            bindings[name] = _literal_factory(value)
+            continue
+        if name in defaults:
+            raise source.error(defaults[name], "only Const parameters can have defaults")
+        if isinstance(ty, t.StorageArrayType):
+            element = ty.element
+            if not t.is_host_shareable(element):
+                raise source.error(
+                    arg.annotation,
+                    f"{ty!r} cannot be stored in a buffer",
+                    "bool is not host-shareable: use u32",
+                )
+            var = ir.GlobalVariable(
+                name,
+                t.RuntimeArrayType(element),
+                "storage",
+                "read",
+                0,
+                len(arrays),
+                source.span(arg),
+            )
+            array = _KernelArray(name, var, ty, None, index)
+            arrays.append(array)
+            bindings[name] = array
+            if ty.ndim > 1:
+                uniform_fields.append(
+                    (f"{name}_shape", t.VectorType(t.u32, ty.ndim), ("shape", index), None, array)
+                )
+            continue
+        if isinstance(ty, (t.ScalarType, t.VectorType, t.MatrixType, t.StructType)):
+            stored = ty
+            if ty == t.bool_:
+                stored = t.u32
+            elif not t.is_host_shareable(ty):
+                raise source.error(arg.annotation, f"{ty!r} cannot be a kernel parameter")
+            elif isinstance(ty, t.StructType):
+                problem = t.uniform_layout_problem(ty)
+                if problem:
+                    raise source.error(
+                        arg.annotation,
+                        f"struct {ty!r} cannot be passed by value: {problem}",
+                        f"pass it as Array[{ty!r}] with one element",
+                    )
+            uniform_fields.append((name, stored, ("param", index), ty, None))
+            continue
+        raise source.error(arg.annotation, f"{ty!r} cannot be a kernel parameter")
+    return params, bindings, arrays, uniform_fields, const_values
+
+
+def _constant_value(source, arg, ty, constants, defaults):
+    name = arg.arg
+    if name in constants:
+        value = constants[name]
+    elif name in defaults and isinstance(defaults[name], ast.Constant):
+        value = defaults[name].value
+    else:
+        raise CompileError(
+            f"Const parameter '{name}' has no value: pass it, e.g. {name}=..., or use"
+            f" .specialize({name}=...)",
+            source.span(arg),
+        )
+    wanted = ty.python_type
+    if wanted is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    if type(value) is not wanted:
+        raise TypeError(
+            f"Const parameter '{name}' must be {wanted.__name__}, not {type(value).__name__}"
+        )
+    return value
+
+
+def _literal_factory(value):
+    return lambda span: abstract_literal(value, span)
+
+
+def _uniform_block(fields: list, binding: int):
+    """The `Params` struct (struct members and their successors aligned to 16)."""
+    aligns = []
+    after_struct = False
+    for _, ty, _, _, _ in fields:
+        is_struct = isinstance(ty, t.StructType)
+        aligns.append(16 if is_struct or after_struct else 0)
+        after_struct = is_struct
+    struct = t.StructType(
+        "Params", tuple((name, ty) for name, ty, _, _, _ in fields), tuple(aligns)
+    )
+    if not any(aligns):
+        struct = t.StructType("Params", struct.fields)
+    var = ir.GlobalVariable("params", struct, "uniform", "read", 0, binding)
+    offsets = t.struct_offsets(struct)
+    members = tuple(
+        UniformMember(name, offset, ty, source, declared if declared != ty else None)
+        for (name, ty, source, declared, _), offset in zip(fields, offsets)
+    )
+    return UniformBlock(0, binding, struct, t.size_of(struct), members), var
+
+
+def _bind_uniform_members(bindings: dict, fields: list, var: ir.GlobalVariable) -> None:
+    for index, (name, ty, source, declared, array) in enumerate(fields):
+        member = _member_factory(var, index, ty)
+        if array is not None:
+            array.shape = member
+        elif declared == t.bool_:
+            bindings[name] = _bool_factory(member)
+        else:
+            bindings[name] = _load_factory(member)
+
+
+def _member_factory(var, index, ty):
+    return lambda span: ir.Member(ir.GlobalRef(var, var.ty, span), index, ty, span)
+
+
+def _load_factory(member):
+    def load(span):
+        ref = member(span)
+        return ir.Load(ref, ref.ty, span)
+
+    return load
+
+
+def _bool_factory(member):
+    def load(span):
+        ref = member(span)
+        zero = ir.Literal(0, t.u32, span)
+        return ir.Binary("ne", ir.Load(ref, ref.ty, span), zero, t.bool_, span)
+
+    return load

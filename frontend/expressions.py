@@ -1,0 +1,560 @@
+"""Lowering of Python expressions to typed IR expressions (a mixin of FunctionLowerer).
+
+`place(node)` lowers a name, subscript or attribute to a *place*: an IR reference when it
+denotes memory (a local, a storage array element, a struct field), an IR value otherwise,
+or a compile-time `Meta` (a type, a device function, `tx`, `math`, a tuple constant, an
+array parameter before it is indexed). `value(node)` is the IR value of an expression.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import types as pytypes
+from dataclasses import dataclass
+
+from pyshader_tx import declarations as decl
+from pyshader_tx import ir
+from pyshader_tx import types as t
+from pyshader_tx.ir.intrinsics import MATH_FUNCTIONS
+
+from . import operators as ops
+from .source import MISSING
+
+SWIZZLE_SETS = ("xyzw", "rgba")
+
+
+# ---------------------------------------------------------------------------
+# Compile-time values
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class Meta:
+    """A compile-time value: `kind` says what `value` is."""
+
+    kind: (
+        str  # 'type' 'function' 'intrinsic' 'special' 'builtin' 'namespace' 'tuple' 'array' 'shape'
+    )
+    value: object
+    name: str = ""
+
+
+@dataclass
+class ArrayParam:
+    """A storage-array kernel parameter: its global and, for 2-D/3-D, its shape member."""
+
+    name: str
+    var: ir.GlobalVariable
+    ty: t.StorageArrayType
+    shape: object  # 2-D/3-D: `span -> reference` to the vecNu shape member of the uniform block
+
+
+BUILTIN_FUNCTIONS = {"len", "range", "int", "float", "bool", "abs", "min", "max", "round"}
+
+UNSUPPORTED_EXPRESSIONS = {
+    ast.Lambda: "lambda functions",
+    ast.ListComp: "list comprehensions",
+    ast.SetComp: "set comprehensions",
+    ast.DictComp: "dict comprehensions",
+    ast.GeneratorExp: "generator expressions",
+    ast.Dict: "dicts",
+    ast.Set: "sets",
+    ast.JoinedStr: "f-strings",
+    ast.Starred: "star arguments",
+    ast.Slice: "slices",
+    ast.Await: "await",
+    ast.Yield: "yield (generators)",
+    ast.YieldFrom: "yield from (generators)",
+    ast.NamedExpr: "assignment expressions (:=)",
+}
+
+
+def classify(value, name: str) -> Meta | ir.Expr | None:
+    """What a Python object resolved from a kernel's globals or closure means."""
+    if isinstance(value, (bool, int, float)):
+        return ops.abstract_literal(value)
+    if isinstance(value, tuple) and value and all(isinstance(v, (bool, int, float)) for v in value):
+        return Meta("tuple", value, name)
+    ty = decl.as_type(value)
+    if ty is not None:
+        return Meta("type", ty, name)
+    if value is decl.Array or (isinstance(value, type) and issubclass(value, decl.Array)):
+        return Meta("annotation", value, name)
+    if isinstance(value, decl.SpecialForm):
+        return Meta("special", value.name, name)
+    if isinstance(value, decl.Intrinsic):
+        return Meta("intrinsic", value.name, name)
+    if getattr(value, "__tx_func__", False):
+        return Meta("function", value, name)
+    if getattr(value, "__tx_kernel__", False):
+        return Meta("kernel", value, name)
+    if isinstance(value, pytypes.ModuleType):
+        if value.__name__ == "pyshader_tx":
+            return Meta("namespace", value, name)
+        if value.__name__ == "math":
+            return Meta("math", value, name)
+    if isinstance(value, pytypes.BuiltinFunctionType) and value.__name__ in BUILTIN_FUNCTIONS:
+        return Meta("builtin", value.__name__, name)
+    if value is range:
+        return Meta("builtin", "range", name)
+    if value in (int, float, bool):
+        return Meta("builtin", value.__name__, name)
+    return None
+
+
+class ExpressionLowering:
+    """Expression rules; expects `self.source`, `self.bindings`, `self.emit`, `self.temp`."""
+
+    # -- entry points -------------------------------------------------------
+
+    def value(self, node: ast.expr) -> ir.Expr:
+        """The IR value of an expression (loads references)."""
+        result = self.place(node)
+        if isinstance(result, (Meta, ArrayParam)):
+            raise self.source.error(node, f"{self.describe_meta(result)} is not a value")
+        if result.is_ref:
+            return ir.Load(result, result.ty, self.source.span(node))
+        return result
+
+    def place(self, node: ast.expr):
+        rule = EXPRESSION_RULES.get(type(node))
+        if rule is None:
+            what = UNSUPPORTED_EXPRESSIONS.get(type(node), type(node).__name__)
+            raise self.source.error(node, f"{what} are not supported in kernels")
+        return rule(self, node)
+
+    def condition(self, node: ast.expr, what: str = "condition") -> ir.Expr:
+        """A bool condition (no truthiness of numbers)."""
+        expr = self.value(node)
+        if expr.ty != t.bool_:
+            text = self.source.text(node)
+            hint = f"write bool({text}) or {text} != 0" if ops.scalar_kind(expr) else None
+            raise self.source.error(node, f"{what} must be bool, not {expr.ty!r}", hint)
+        return expr
+
+    def describe_meta(self, meta) -> str:
+        if isinstance(meta, ArrayParam):
+            return f"array '{meta.name}'"
+        kinds = {
+            "type": "type",
+            "function": "function",
+            "intrinsic": "function",
+            "special": "function",
+            "builtin": "function",
+            "namespace": "module",
+            "math": "module",
+            "tuple": "tuple constant",
+            "kernel": "kernel",
+            "annotation": "annotation",
+            "shape": "shape",
+        }
+        return f"{kinds.get(meta.kind, meta.kind)} '{meta.name}'"
+
+    # -- names and constants ---------------------------------------------
+
+    def lower_constant(self, node: ast.Constant):
+        if isinstance(node.value, (bool, int, float)):
+            return ops.abstract_literal(node.value, self.source.span(node))
+        if isinstance(node.value, str):
+            raise self.source.error(node, "strings are not supported in kernels")
+        raise self.source.error(node, f"{node.value!r} is not supported in kernels")
+
+    def lower_name(self, node: ast.Name):
+        binding = self.bindings.get(node.id)
+        span = self.source.span(node)
+        if binding is not None:
+            if isinstance(binding, ir.LocalVariable):
+                if binding.ty is None:
+                    raise self.source.error(
+                        node,
+                        f"'{node.id}' is used before it is assigned",
+                        f"assign it first, e.g. {node.id} = 0",
+                    )
+                return ir.LocalRef(binding, binding.ty, span)
+            if isinstance(binding, (ArrayParam, Meta)):
+                return binding
+            return binding(span)  # a parameter: a fresh expression for each use
+        if node.id in self.plan.variables or node.id in self.plan.assigned_params:
+            raise self.source.error(
+                node, f"'{node.id}' is used before it is assigned", f"assign it first"
+            )
+        return self.resolve_global(node.id, node)
+
+    def resolve_global(self, name: str, node: ast.AST):
+        value = self.source.lookup(name)
+        if value is MISSING:
+            raise self.source.error(node, f"name '{name}' is not defined")
+        meaning = classify(value, name)
+        if meaning is None:
+            kind = type(value).__name__
+            raise self.source.error(
+                node,
+                f"'{name}' ({kind}) cannot be used in a kernel",
+                "kernels may use numbers, tuples of numbers, @tx.func, @tx.struct, tx and math",
+            )
+        if isinstance(meaning, ir.Literal):
+            return ir.Literal(meaning.value, meaning.ty, self.source.span(node))
+        return meaning
+
+    # -- attributes --------------------------------------------------------
+
+    def lower_attribute(self, node: ast.Attribute):
+        base = self.place(node.value)
+        attr = node.attr
+        span = self.source.span(node)
+        if isinstance(base, Meta):
+            return self.meta_attribute(base, node)
+        if isinstance(base, ArrayParam):
+            if attr == "shape":
+                return Meta("shape", base, f"{base.name}.shape")
+            raise self.source.error(node, f"arrays have no attribute '{attr}' (only .shape)")
+        ty = base.ty
+        if isinstance(ty, t.VectorType):
+            return self.swizzle(base, node, ty)
+        if isinstance(ty, t.StructType):
+            try:
+                index = ty.field_index(attr)
+            except KeyError:
+                names = ", ".join(name for name, _ in ty.fields)
+                raise self.source.error(
+                    node, f"{ty.name} has no field '{attr}'", f"its fields are {names}"
+                ) from None
+            return ir.Member(base, index, ty.fields[index][1], span)
+        raise self.source.error(node, f"{ty!r} has no attribute '{attr}'")
+
+    def swizzle(self, base: ir.Expr, node: ast.Attribute, ty: t.VectorType):
+        attr = node.attr
+        for letters in SWIZZLE_SETS:
+            if all(c in letters for c in attr) and 1 <= len(attr) <= 4:
+                pattern = tuple(letters.index(c) for c in attr)
+                break
+        else:
+            raise self.source.error(node, f"{ty!r} has no attribute '{attr}'")
+        if max(pattern) >= ty.size:
+            raise self.source.error(node, f"{ty!r} has no component '{attr}'")
+        span = self.source.span(node)
+        if len(pattern) == 1:
+            return ir.Member(base, pattern[0], ty.scalar, span)
+        value = ir.Load(base, ty, base.span) if base.is_ref else base
+        return ir.Swizzle(value, pattern, t.VectorType(ty.scalar, len(pattern)), span)
+
+    def meta_attribute(self, base: Meta, node: ast.Attribute):
+        attr = node.attr
+        if base.kind in ("namespace", "math"):
+            if base.kind == "math" and attr in MATH_CONSTANTS_EXTRA:
+                return ops.abstract_literal(MATH_CONSTANTS_EXTRA[attr], self.source.span(node))
+            if base.kind == "math":
+                if attr in MATH_FUNCTIONS:
+                    return Meta("intrinsic", MATH_FUNCTIONS[attr], f"math.{attr}")
+                raise self.source.error(node, f"math.{attr} is not supported in kernels")
+            value = getattr(base.value, attr, MISSING)
+            if value is MISSING:
+                raise self.source.error(node, f"pyshader_tx has no attribute '{attr}'")
+            meaning = classify(value, f"tx.{attr}")
+            if meaning is None:
+                raise self.source.error(node, f"tx.{attr} cannot be used inside a kernel")
+            return meaning
+        if base.kind == "shape":
+            raise self.source.error(node, f"shape has no attribute '{attr}'")
+        raise self.source.error(node, f"{self.describe_meta(base)} has no attribute '{attr}'")
+
+    # -- subscripts ----------------------------------------------------------
+
+    def lower_subscript(self, node: ast.Subscript):
+        base = self.place(node.value)
+        if isinstance(base, ArrayParam):
+            return self.storage_index(base, node)
+        if isinstance(base, Meta):
+            if base.kind == "shape":
+                return self.shape_component(base.value, node)
+            if base.kind == "tuple":
+                return self.tuple_index(base, node)
+            raise self.source.error(node, f"{self.describe_meta(base)} cannot be indexed")
+        if isinstance(node.slice, ast.Tuple):
+            raise self.source.error(node.slice, f"{base.ty!r} takes one index")
+        ty = base.ty
+        if isinstance(ty, t.FixedArrayType):
+            element, length = ty.element, ty.length
+        elif isinstance(ty, t.VectorType):
+            element, length = ty.scalar, ty.size
+        elif isinstance(ty, t.MatrixType):
+            element, length = ty.column_type, ty.columns
+        else:
+            raise self.source.error(node.value, f"{ty!r} cannot be indexed")
+        index = self.index_value(node.slice, length)
+        return ir.Index(base, index, element, self.source.span(node))
+
+    def index_value(self, node: ast.expr, length: int | None) -> ir.Expr:
+        """An i32/u32 index; constant indices are range-checked (negative ones count from
+        the end, as in Python, when the length is known)."""
+        index = self.value(node)
+        if isinstance(index, ir.Literal) and index.ty in (t.ABSTRACT_INT, t.i32, t.u32):
+            value = index.value
+            if length is None:
+                if value < 0:
+                    raise self.source.error(
+                        node, f"negative index {value} into an array of unknown length"
+                    )
+            else:
+                if not -length <= value < length:
+                    raise self.source.error(
+                        node, f"index {value} is out of range for length {length}"
+                    )
+                value %= length
+            return ir.Literal(value, t.i32 if index.ty == t.ABSTRACT_INT else index.ty, index.span)
+        if index.ty not in (t.i32, t.u32):
+            raise self.source.error(node, f"index must be an integer, not {index.ty!r}")
+        return index
+
+    def storage_index(self, array: ArrayParam, node: ast.Subscript) -> ir.Expr:
+        indices = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        ndim = array.ty.ndim
+        if len(indices) != ndim:
+            raise self.source.error(
+                node.slice,
+                f"'{array.name}' is {ndim}-D: it takes {ndim} index(es), got {len(indices)}",
+            )
+        span = self.source.span(node)
+        ref = ir.GlobalRef(array.var, array.var.ty, self.source.span(node.value))
+        values = [self.index_value(index, None) for index in indices]
+        if ndim == 1:
+            flat = values[0]
+        else:
+            flat = self.flatten_index(array, values, span)
+        return ir.Index(ref, flat, array.ty.element, span)
+
+    def flatten_index(self, array: ArrayParam, values: list, span) -> ir.Expr:
+        """C-order linear index `((i * n1) + j) * n2 + k` in u32, or i32 when every index is
+        i32 (then the shape components are converted)."""
+        index_type = t.i32 if all(v.ty == t.i32 for v in values) else t.u32
+        values = [self.as_index_type(v, index_type) for v in values]
+        shape_ref = array.shape(span)
+        shape = ir.Load(shape_ref, shape_ref.ty, span)
+        flat = values[0]
+        for axis, value in enumerate(values[1:], start=1):
+            extent = ir.Member(shape, axis, t.u32, span)
+            if index_type == t.i32:
+                extent = ir.Convert(extent, t.i32, span)
+            flat = ir.Binary("mul", flat, extent, index_type, span)
+            flat = ir.Binary("add", flat, value, index_type, span)
+        return flat
+
+    def as_index_type(self, value: ir.Expr, index_type) -> ir.Expr:
+        if value.ty == index_type:
+            return value
+        if isinstance(value, ir.Literal):
+            return ir.Literal(value.value, index_type, value.span)
+        return ir.Convert(value, index_type, value.span)
+
+    def shape_component(self, array: ArrayParam, node: ast.Subscript) -> ir.Expr:
+        axis = self.value(node.slice)
+        if not isinstance(axis, ir.Literal) or axis.ty not in (t.ABSTRACT_INT, t.i32, t.u32):
+            raise self.source.error(node.slice, "shape index must be a constant integer")
+        ndim = array.ty.ndim
+        if not -ndim <= axis.value < ndim:
+            raise self.source.error(node.slice, f"'{array.name}' has {ndim} dimension(s)")
+        return self.array_extent(array, axis.value % ndim, self.source.span(node))
+
+    def array_extent(self, array: ArrayParam, axis: int, span) -> ir.Expr:
+        """Extent `axis` of an array parameter, u32."""
+        if array.ty.ndim == 1:
+            ref = ir.GlobalRef(array.var, array.var.ty, span)
+            return ir.ArrayLength(ref, t.u32, span)
+        shape_ref = array.shape(span)
+        return ir.Member(ir.Load(shape_ref, shape_ref.ty, span), axis, t.u32, span)
+
+    def tuple_index(self, meta: Meta, node: ast.Subscript):
+        values = meta.value
+        index = self.index_value(node.slice, len(values))
+        span = self.source.span(node)
+        if isinstance(index, ir.Literal):
+            return ops.abstract_literal(values[index.value], span)
+        array = self.constant_array(meta, span)
+        return ir.Index(array, index, array.ty.element, span)
+
+    # -- operators -------------------------------------------------------
+
+    def lower_binop(self, node: ast.BinOp):
+        left = self.value(node.left)
+        right = self.value(node.right)
+        return self.binary(type(node.op), left, right, node)
+
+    def lower_unaryop(self, node: ast.UnaryOp):
+        operand = self.value(node.operand)
+        span = self.source.span(node)
+        if isinstance(node.op, ast.UAdd):
+            self.require_numeric(operand, node.operand, "apply unary +")
+            return operand
+        if isinstance(node.op, ast.Not):
+            if operand.ty != t.bool_:
+                text = self.source.text(node.operand)
+                raise self.source.error(
+                    node, f"'not' needs a bool, not {operand.ty!r}", f"write {text} == 0"
+                )
+            if isinstance(operand, ir.Literal):
+                return ir.Literal(not operand.value, t.bool_, span)
+            return ir.Unary("not", operand, t.bool_, span)
+        if isinstance(node.op, ast.USub):
+            self.require_numeric(operand, node.operand, "negate")
+            if ops.is_abstract(operand):
+                return ops.abstract_literal(-operand.value, span)
+            if t.scalar_of(operand.ty).kind == "uint":
+                raise self.source.error(
+                    node, f"cannot negate {operand.ty!r}", "convert it first, e.g. i32(...)"
+                )
+            return ir.Unary("neg", operand, operand.ty, span)
+        # ast.Invert
+        kind = ops.scalar_kind(operand)
+        if kind not in ("sint", "uint"):
+            raise self.source.error(node, f"'~' needs an integer, not {operand.ty!r}")
+        if ops.is_abstract(operand):
+            return ops.abstract_literal(~operand.value, span)
+        return ir.Unary("bit_not", operand, operand.ty, span)
+
+    def require_numeric(self, expr: ir.Expr, node: ast.AST, verb: str) -> None:
+        if ops.scalar_kind(expr) not in ("sint", "uint", "float"):
+            raise self.source.error(node, f"cannot {verb} {expr.ty!r}")
+
+    def lower_boolop(self, node: ast.BoolOp):
+        op = "and" if isinstance(node.op, ast.And) else "or"
+        span = self.source.span(node)
+        result = None
+        for operand_node in node.values:
+            operand = self.value(operand_node)
+            if operand.ty != t.bool_:
+                text = self.source.text(operand_node)
+                raise self.source.error(
+                    operand_node,
+                    f"'{op}' needs bool operands, not {operand.ty!r}",
+                    f"write bool({text}) or {text} != 0",
+                )
+            result = operand if result is None else ir.Binary(op, result, operand, t.bool_, span)
+        return result
+
+    def lower_compare(self, node: ast.Compare):
+        span = self.source.span(node)
+        left = self.value(node.left)
+        result = None
+        for index, (op, right_node) in enumerate(zip(node.ops, node.comparators)):
+            if type(op) not in ops.PYTHON_COMPARE:
+                raise self.source.error(
+                    node, f"'{type(op).__name__}' comparisons are not supported in kernels"
+                )
+            right = self.value(right_node)
+            if index < len(node.ops) - 1:
+                right = self.reusable(right, "chained")
+            comparison = self.compare(type(op), left, right, node, span)
+            result = (
+                comparison
+                if result is None
+                else ir.Binary("and", result, comparison, t.bool_, span)
+            )
+            left = ir.clone(right)
+        return result
+
+    def lower_ifexp(self, node: ast.IfExp):
+        condition = self.condition(node.test)
+        accept = self.value(node.body)
+        reject = self.value(node.orelse)
+        accept, reject = self.unify(accept, reject, node, "choose between")
+        span = self.source.span(node)
+        if self.is_pure(accept) and self.is_pure(reject):
+            return ir.Select(condition, accept, reject, accept.ty, span)
+        # Arms with calls run only when chosen, as in Python.
+        result = self.temp("choice", accept.ty, span)
+        self.emit(
+            ir.If(
+                condition,
+                [ir.Store(ir.LocalRef(result, result.ty, span), accept, None, span)],
+                [ir.Store(ir.LocalRef(result, result.ty, span), reject, None, span)],
+                span,
+            )
+        )
+        return ir.Load(ir.LocalRef(result, result.ty, span), result.ty, span)
+
+    def lower_list(self, node: ast.List):
+        if not node.elts:
+            raise self.source.error(node, "empty lists are not supported; use tx.local_array")
+        elements = [self.value(element) for element in node.elts]
+        element_type = elements[0].ty
+        for element in elements[1:]:
+            if not ops.is_abstract(element):
+                element_type = element.ty if ops.is_abstract(elements[0]) else element_type
+        if isinstance(element_type, t.AbstractType):
+            kinds = {e.ty.kind for e in elements if ops.is_abstract(e)}
+            element_type = t.f32 if "float" in kinds else t.i32
+        elements = [ops.coerce(e, element_type, "list element") for e in elements]
+        ty = t.FixedArrayType(element_type, len(elements))
+        return ir.Compose(ty, tuple(elements), self.source.span(node))
+
+    def lower_tuple(self, node: ast.Tuple):
+        raise self.source.error(node, "tuples are only supported in tuple assignment (a, b = b, a)")
+
+    # -- helpers ------------------------------------------------------------
+
+    def unify(self, left: ir.Expr, right: ir.Expr, node: ast.AST, verb: str):
+        """Give two operands one type: literals adapt to the other side."""
+        if ops.is_abstract(left) and ops.is_abstract(right):
+            if left.ty != right.ty:
+                left = ir.Literal(float(left.value), t.ABSTRACT_FLOAT, left.span)
+                right = ir.Literal(float(right.value), t.ABSTRACT_FLOAT, right.span)
+            return ops.concretize(left), ops.concretize(right)
+        if ops.is_abstract(left):
+            return ops.coerce(left, right.ty), right
+        if ops.is_abstract(right):
+            return left, ops.coerce(right, left.ty)
+        if left.ty != right.ty:
+            raise self.mismatch(verb, left, right, node)
+        return left, right
+
+    def mismatch(self, verb: str, left: ir.Expr, right: ir.Expr, node: ast.AST):
+        """The error for two operands of different types, suggesting the conversion."""
+        lk, rk = ops.scalar_kind(left), ops.scalar_kind(right)
+        target, other_node = left.ty, getattr(node, "right", None)
+        if lk != "float" and rk == "float":
+            target, other_node = right.ty, getattr(node, "left", None)
+        hint = "convert one side"
+        if other_node is not None and isinstance(target, (t.ScalarType, t.VectorType)):
+            hint += f", e.g. {target!r}({self.source.text(other_node)})"
+        return self.source.error(node, f"cannot {verb} {left.ty!r} and {right.ty!r}", hint)
+
+    def is_pure(self, expr: ir.Expr) -> bool:
+        """No calls: safe to evaluate eagerly or twice."""
+        return not any(isinstance(e, ir.Call) for e in ir.walk_expr(expr))
+
+    def reusable(self, expr: ir.Expr, name: str) -> ir.Expr:
+        """An expression that can be evaluated twice (use `ir.clone` for the second use):
+        simple ones as they are, others through a `let` temporary."""
+        if isinstance(expr, (ir.Literal, ir.Argument)) or (
+            isinstance(expr, ir.Load) and isinstance(expr.ref, ir.LocalRef)
+        ):
+            return expr
+        if ops.is_abstract(expr):
+            return expr
+        var = self.temp(name, expr.ty, expr.span, init=expr)
+        return ir.Load(ir.LocalRef(var, var.ty, expr.span), var.ty, expr.span)
+
+
+MATH_CONSTANTS_EXTRA = {
+    "pi": math.pi,
+    "e": math.e,
+    "tau": math.tau,
+    "inf": math.inf,
+    "nan": math.nan,
+}
+
+EXPRESSION_RULES = {
+    ast.Constant: ExpressionLowering.lower_constant,
+    ast.Name: ExpressionLowering.lower_name,
+    ast.Attribute: ExpressionLowering.lower_attribute,
+    ast.Subscript: ExpressionLowering.lower_subscript,
+    ast.BinOp: ExpressionLowering.lower_binop,
+    ast.UnaryOp: ExpressionLowering.lower_unaryop,
+    ast.BoolOp: ExpressionLowering.lower_boolop,
+    ast.Compare: ExpressionLowering.lower_compare,
+    ast.IfExp: ExpressionLowering.lower_ifexp,
+    ast.List: ExpressionLowering.lower_list,
+    ast.Tuple: ExpressionLowering.lower_tuple,
+    ast.Call: lambda self, node: self.lower_call(node),
+}

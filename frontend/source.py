@@ -1,0 +1,155 @@
+"""Python source of kernels and device functions, with positions in the original file.
+
+`FunctionSource` holds a function's `ast.FunctionDef` whose line and column numbers are
+those of the file it was written in, the file's lines (for diagnostics) and a `lookup`
+that resolves the names it uses. It is built either from a live function (`inspect`,
+the decorator path) or from a module's AST alone (the command line, which never executes
+the file).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import linecache
+import textwrap
+from dataclasses import dataclass
+from typing import Callable
+
+from pyshader_tx.errors import CompileError, Span
+
+#: Returned by a lookup for names that are not defined.
+MISSING = object()
+
+
+@dataclass
+class FunctionSource:
+    """A function's AST (positions as in its file) and how to resolve its free names."""
+
+    node: ast.FunctionDef
+    filename: str
+    lines: tuple
+    lookup: Callable[[str], object]  # name -> Python value, or MISSING
+
+    def span(self, node: ast.AST) -> Span:
+        """The span of an AST node of this function."""
+        return Span(
+            self.filename,
+            node.lineno,
+            node.col_offset,
+            getattr(node, "end_lineno", node.lineno) or node.lineno,
+            getattr(node, "end_col_offset", node.col_offset + 1) or node.col_offset + 1,
+            self.lines,
+        )
+
+    def error(self, node: ast.AST | None, message: str, hint: str | None = None) -> CompileError:
+        """A CompileError at `node` (or at the function's name when None)."""
+        return CompileError(message, self.span(node if node is not None else self.node), hint)
+
+    def text(self, node: ast.AST) -> str:
+        """The source text of a node (for hints), e.g. `x[i]`."""
+        segment = None
+        if node.lineno == getattr(node, "end_lineno", None):
+            line = self.lines[node.lineno - 1] if node.lineno <= len(self.lines) else ""
+            segment = line[node.col_offset : node.end_col_offset]
+        return segment or ast.unparse(node)
+
+
+def from_function(fn) -> FunctionSource:
+    """Read a live Python function's source and resolve its names like Python would:
+    closure variables, then the module's globals, then builtins."""
+    try:
+        lines, first_line = inspect.getsourcelines(fn)
+        filename = inspect.getsourcefile(fn) or inspect.getfile(fn)
+    except (OSError, TypeError) as error:
+        name = getattr(fn, "__qualname__", repr(fn))
+        raise CompileError(
+            f"cannot read the source of {name}: {error}; kernels must be defined in a file"
+        ) from None
+    text = "".join(lines)
+    dedented = textwrap.dedent(text)
+    indent = _indent_width(text) - _indent_width(dedented)
+    try:
+        tree = ast.parse(dedented)
+    except SyntaxError as error:  # pragma: no cover - Python itself parsed it
+        raise CompileError(f"cannot parse {fn.__qualname__}: {error}") from None
+    node = next(n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
+    _shift_positions(node, first_line - 1, indent)
+    file_lines = tuple(linecache.getlines(filename)) or tuple(lines)
+    return FunctionSource(node, _display_name(filename), file_lines, _live_lookup(fn))
+
+
+def _indent_width(text: str) -> int:
+    first = text.lstrip("\n").splitlines()[0] if text.strip() else ""
+    return len(first) - len(first.lstrip())
+
+
+def _shift_positions(node: ast.AST, lines: int, columns: int) -> None:
+    """Move a parsed fragment to where it stands in its file."""
+    for child in ast.walk(node):
+        if hasattr(child, "lineno"):
+            child.lineno += lines
+            if getattr(child, "end_lineno", None) is not None:
+                child.end_lineno += lines
+            child.col_offset += columns
+            if getattr(child, "end_col_offset", None) is not None:
+                child.end_col_offset += columns
+
+
+def _display_name(filename: str) -> str:
+    """File names are shown as given by Python (absolute paths stay absolute)."""
+    return filename
+
+
+def _live_lookup(fn) -> Callable[[str], object]:
+    closure = {}
+    if fn.__closure__:
+        for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
+            try:
+                closure[name] = cell.cell_contents
+            except ValueError:  # an empty cell: defined later in the enclosing function
+                pass
+    module_globals = fn.__globals__
+
+    def lookup(name: str) -> object:
+        if name in closure:
+            return closure[name]
+        if name in module_globals:
+            return module_globals[name]
+        return getattr(builtins, name, MISSING)
+
+    return lookup
+
+
+def from_class(cls) -> tuple[FunctionSource, dict]:
+    """A class's source (for `@tx.struct`): its AST and its annotated fields in order."""
+    try:
+        lines, first_line = inspect.getsourcelines(cls)
+        filename = inspect.getsourcefile(cls) or inspect.getfile(cls)
+    except (OSError, TypeError) as error:
+        raise CompileError(f"cannot read the source of {cls.__qualname__}: {error}") from None
+    text = "".join(lines)
+    dedented = textwrap.dedent(text)
+    indent = _indent_width(text) - _indent_width(dedented)
+    node = next(n for n in ast.parse(dedented).body if isinstance(n, ast.ClassDef))
+    _shift_positions(node, first_line - 1, indent)
+    file_lines = tuple(linecache.getlines(filename)) or tuple(lines)
+    module = inspect.getmodule(cls)
+    namespace = vars(module) if module is not None else {}
+
+    def lookup(name: str) -> object:
+        if name in namespace:
+            return namespace[name]
+        return getattr(builtins, name, MISSING)
+
+    fields = {}
+    for statement in node.body:
+        if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+            if statement.value is not None:
+                raise CompileError(
+                    "struct fields have no default values",
+                    FunctionSource(node, filename, file_lines, lookup).span(statement.value),
+                )
+            fields[statement.target.id] = statement.annotation
+    return FunctionSource(node, filename, file_lines, lookup), fields

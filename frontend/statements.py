@@ -1,0 +1,357 @@
+"""Lowering of Python statements to structured IR statements (a mixin of FunctionLowerer).
+
+Locals are declared where `variables.plan_function` placed them. `for i in range(...)`
+becomes a `Loop` with an init, a condition and a continuing step; Python's semantics
+are kept (the bounds are evaluated once, assigning `i` in the body does not change the
+iteration, and `i` keeps its last value after the loop).
+"""
+
+from __future__ import annotations
+
+import ast
+from contextlib import contextmanager
+
+from pyshader_tx import ir
+from pyshader_tx import types as t
+
+from . import operators as ops
+from .annotations import evaluate_annotation
+from .expressions import Meta
+
+UNSUPPORTED_STATEMENTS = {
+    ast.Try: "try/except",
+    ast.With: "with",
+    ast.AsyncWith: "async with",
+    ast.AsyncFor: "async for",
+    ast.ClassDef: "class definitions",
+    ast.FunctionDef: "nested function definitions",
+    ast.AsyncFunctionDef: "nested function definitions",
+    ast.Global: "global declarations",
+    ast.Nonlocal: "nonlocal declarations",
+    ast.Import: "imports",
+    ast.ImportFrom: "imports",
+    ast.Delete: "del",
+    ast.Raise: "raise",
+    ast.Assert: "assert",
+    ast.Match: "match",
+}
+if hasattr(ast, "TryStar"):
+    UNSUPPORTED_STATEMENTS[ast.TryStar] = "try/except*"
+
+COMPOUND_OPS = {"add", "sub", "mul", "div", "rem", "bit_and", "bit_or", "bit_xor", "shl", "shr"}
+
+
+class StatementLowering:
+    """Statement rules; `self.block` is the IR statement list being filled."""
+
+    # -- blocks --------------------------------------------------------------
+
+    def emit(self, statement: ir.Stmt) -> None:
+        self.block.append(statement)
+
+    @contextmanager
+    def into(self, block: list):
+        outer, self.block = self.block, block
+        try:
+            yield block
+        finally:
+            self.block = outer
+
+    def lower_block(self, statements: list, out: list) -> list:
+        with self.into(out):
+            for name in self.plan.block_starts.get(id(statements), ()):
+                var = ir.LocalVariable(name, None, False, None)
+                self.bindings[name] = var
+                self.emit(ir.Declare(var, None, None))
+            for statement in statements:
+                self.lower_statement(statement)
+        return out
+
+    def lower_statement(self, node: ast.stmt) -> None:
+        rule = STATEMENT_RULES.get(type(node))
+        if rule is None:
+            what = UNSUPPORTED_STATEMENTS.get(type(node), type(node).__name__)
+            raise self.source.error(node, f"{what} is not supported in kernels")
+        rule(self, node)
+
+    def temp(self, name: str, ty: t.Type, span, init: ir.Expr | None = None) -> ir.LocalVariable:
+        """A compiler temporary, declared here (a `let` when it has a value)."""
+        var = ir.LocalVariable(name, ty, init is not None and t.is_constructible(ty), span)
+        self.emit(ir.Declare(var, init, span))
+        return var
+
+    # -- assignments -------------------------------------------------------
+
+    def lower_assign(self, node: ast.Assign) -> None:
+        if len(node.targets) > 1:
+            value = self.reusable(ops.concretize(self.value(node.value)), "value")
+            for target in node.targets:
+                self.assign(target, ir.clone(value), node)
+            return
+        target = node.targets[0]
+        if isinstance(target, (ast.Tuple, ast.List)):
+            return self.lower_tuple_assign(target, node)
+        self.assign(target, self.value(node.value), node)
+
+    def lower_tuple_assign(self, target: ast.Tuple, node: ast.Assign) -> None:
+        if not isinstance(node.value, (ast.Tuple, ast.List)):
+            raise self.source.error(
+                node.value, "tuple assignment needs a tuple of values on the right: a, b = x, y"
+            )
+        if len(node.value.elts) != len(target.elts):
+            raise self.source.error(
+                node, f"cannot assign {len(node.value.elts)} values to {len(target.elts)} names"
+            )
+        for element in target.elts:
+            if isinstance(element, (ast.Tuple, ast.List, ast.Starred)):
+                raise self.source.error(element, "nested or starred targets are not supported")
+        values = [self.value(element) for element in node.value.elts]
+        assigned = {n.id for e in target.elts for n in ast.walk(e) if isinstance(n, ast.Name)}
+        read = {n.id for e in node.value.elts for n in ast.walk(e) if isinstance(n, ast.Name)}
+        if assigned & read or not all(self.is_pure(v) for v in values):
+            # Evaluate every value before the first store, as Python does.
+            values = [
+                v if isinstance(v, ir.Literal) else self.snapshot(v, e)
+                for v, e in zip(values, target.elts)
+            ]
+        for element, value in zip(target.elts, values):
+            self.assign(element, value, node)
+
+    def snapshot(self, value: ir.Expr, target: ast.expr) -> ir.Expr:
+        name = f"{target.id}_new" if isinstance(target, ast.Name) else "value"
+        value = ops.concretize(value)
+        var = self.temp(name, value.ty, value.span, init=value)
+        return ir.Load(ir.LocalRef(var, var.ty, value.span), var.ty, value.span)
+
+    def lower_annassign(self, node: ast.AnnAssign) -> None:
+        if not isinstance(node.target, ast.Name):
+            if node.value is None:
+                raise self.source.error(node, "annotations need a value here")
+            return self.assign(node.target, self.value(node.value), node)
+        name = node.target.id
+        ty = evaluate_annotation(node.annotation, self.source, f"'{name}'")
+        if not t.is_constructible(ty):
+            raise self.source.error(node.annotation, f"a local variable cannot be {ty!r}")
+        span = self.source.span(node)
+        value = self.value(node.value) if node.value is not None else ir.Compose(ty, (), span)
+        if isinstance(value, ir.Compose) and not value.parts and isinstance(ty, t.ScalarType):
+            value = ir.Literal(False if ty == t.bool_ else 0, ty, span)
+        self.assign_name(name, ops.coerce(value, ty, f"value of '{name}'"), node, ty)
+
+    def assign(self, target: ast.expr, value: ir.Expr, statement: ast.stmt) -> None:
+        if isinstance(target, ast.Name):
+            return self.assign_name(target.id, value, statement)
+        ref = self.place(target)
+        if isinstance(ref, Meta) or not ref.is_ref:
+            raise self.source.error(target, f"cannot assign to {self.source.text(target)}")
+        self.check_writable(ref, target)
+        value = ops.coerce(value, ref.ty, f"value assigned to {self.source.text(target)}")
+        self.emit(ir.Store(ref, value, None, self.source.span(statement)))
+
+    def check_writable(self, ref: ir.Expr, node: ast.AST) -> None:
+        if isinstance(ref.ty, t.AtomicType):
+            raise self.source.error(node, "atomic elements are written with tx.atomic_store")
+
+    def assign_name(self, name: str, value: ir.Expr, statement, annotation=None) -> None:
+        span = self.source.span(statement)
+        var = self.bindings.get(name)
+        plan = self.plan.variables.get(name)
+        if var is None or not isinstance(var, ir.LocalVariable):
+            if plan is None or plan.declare_at is not statement:
+                raise self.source.error(statement, f"cannot assign to '{name}' here")
+            ty = annotation or self.value_type(value, statement, name)
+            let = plan.single_assignment and not isinstance(ty, t.FixedArrayType)
+            var = ir.LocalVariable(name, ty, let, span)
+            self.bindings[name] = var
+            self.emit(ir.Declare(var, ops.coerce(value, ty, f"value of '{name}'"), span))
+            return
+        if var.ty is None:
+            var.ty = annotation or self.value_type(value, statement, name)
+            var.span = span
+        elif annotation is not None and annotation != var.ty:
+            raise self.source.error(
+                statement, f"'{name}' was declared {var.ty!r}, not {annotation!r}"
+            )
+        value = ops.coerce(value, var.ty, f"value assigned to '{name}'")
+        self.emit(ir.Store(ir.LocalRef(var, var.ty, span), value, None, span))
+
+    def value_type(self, value: ir.Expr, statement, name: str) -> t.Type:
+        ty = ops.concretize(value).ty
+        if ty == t.VOID or ty is None:
+            raise self.source.error(statement, f"the value assigned to '{name}' is None")
+        if not t.is_constructible(ty):
+            raise self.source.error(statement, f"a local variable cannot hold {ty!r}")
+        return ty
+
+    def lower_augassign(self, node: ast.AugAssign) -> None:
+        ref = self.place(node.target)
+        if isinstance(ref, Meta) or not ref.is_ref:
+            raise self.source.error(
+                node.target, f"cannot assign to {self.source.text(node.target)}"
+            )
+        self.check_writable(ref, node.target)
+        span = self.source.span(node)
+        current = ir.Load(ref, ref.ty, ref.span)
+        result = self.binary(type(node.op), current, self.value(node.value), node)
+        if result.ty != ref.ty:
+            hint = "use //= for integer division" if isinstance(node.op, ast.Div) else None
+            raise self.source.error(
+                node,
+                f"{self.source.text(node.target)} is {ref.ty!r}; the result would be {result.ty!r}",
+                hint,
+            )
+        if isinstance(result, ir.Binary) and result.left is current and result.op in COMPOUND_OPS:
+            self.emit(ir.Store(ref, result.right, result.op, span))
+            return
+        if not self.is_pure(ref):
+            raise self.source.error(
+                node.target, "assign the index to a variable first: it contains a call"
+            )
+        self.emit(ir.Store(ir.clone(ref), result, None, span))
+
+    # -- control flow ------------------------------------------------------
+
+    def lower_if(self, node: ast.If) -> None:
+        condition = self.condition(node.test, "if condition")
+        accept = self.lower_block(node.body, [])
+        reject = self.lower_block(node.orelse, [])
+        self.emit(ir.If(condition, accept, reject, self.source.span(node)))
+
+    def lower_while(self, node: ast.While) -> None:
+        if node.orelse:
+            raise self.source.error(node.orelse[0], "while/else is not supported in kernels")
+        span = self.source.span(node)
+        prelude = []
+        with self.into(prelude):
+            condition = self.condition(node.test, "while condition")
+        body = []
+        if prelude:
+            # The condition needs statements: evaluate it at the top of every iteration.
+            negated = ir.Unary("not", condition, t.bool_, condition.span)
+            body = prelude + [ir.If(negated, [ir.Break(span)], [], span)]
+            condition = None
+        elif isinstance(condition, ir.Literal) and condition.value is True:
+            condition = None
+        self.lower_block(node.body, body)
+        self.emit(ir.Loop(None, condition, body, [], span))
+
+    def lower_for(self, node: ast.For) -> None:
+        if node.orelse:
+            raise self.source.error(node.orelse[0], "for/else is not supported in kernels")
+        if not isinstance(node.target, ast.Name):
+            raise self.source.error(node.target, "the loop variable must be a single name")
+        start, stop, step = self.range_bounds(node)
+        span = self.source.span(node)
+        name = node.target.id
+        simple = id(node) in self.plan.simple_loops
+        counter = ir.LocalVariable(name if simple else f"{name}_index", start.ty, False, span)
+        counter_ref = lambda: ir.LocalRef(counter, counter.ty, span)  # noqa: E731
+        compare = "lt" if step > 0 else "gt"
+        current = ir.Load(counter_ref(), counter.ty, span)
+        condition = ir.Binary(compare, current, stop, t.bool_, span)
+        increment = ir.Literal(abs(step), counter.ty, span)
+        continuing = [ir.Store(counter_ref(), increment, "add" if step > 0 else "sub", span)]
+        body = []
+        if simple:
+            self.bindings[name] = counter
+            self.lower_block(node.body, body)
+            del self.bindings[name]
+        else:
+            with self.into(body):
+                self.assign_name(name, ir.Load(counter_ref(), counter.ty, span), node)
+            self.lower_block(node.body, body)
+        self.emit(ir.Loop(ir.Declare(counter, start, span), condition, body, continuing, span))
+
+    def range_bounds(self, node: ast.For):
+        call = node.iter
+        callee = self.place(call.func) if isinstance(call, ast.Call) else None
+        if not (isinstance(callee, Meta) and callee.kind == "builtin" and callee.value == "range"):
+            raise self.source.error(
+                node.iter, "only range() loops are supported: for i in range(...)"
+            )
+        if call.keywords or not 1 <= len(call.args) <= 3:
+            raise self.source.error(call, "range() takes 1 to 3 positional arguments")
+        args = [self.value(arg) for arg in call.args]
+        if len(args) == 1:
+            args.insert(0, ops.abstract_literal(0, args[0].span))
+        step = 1
+        if len(args) == 3:
+            step_value = args.pop()
+            if not isinstance(step_value, ir.Literal) or step_value.ty not in (
+                t.ABSTRACT_INT,
+                t.i32,
+            ):
+                raise self.source.error(call.args[2], "the range step must be a constant integer")
+            step = step_value.value
+            if step == 0:
+                raise self.source.error(call.args[2], "the range step must not be zero")
+        start, stop = self.unify(args[0], args[1], call, "use in range")
+        if ops.scalar_kind(start) not in ("sint", "uint") or not isinstance(start.ty, t.ScalarType):
+            raise self.source.error(call, f"range() needs integers, not {start.ty!r}")
+        if not self.is_stable(stop):
+            var = self.temp(f"{node.target.id}_stop", stop.ty, stop.span, init=stop)
+            stop = ir.Load(ir.LocalRef(var, var.ty, stop.span), var.ty, stop.span)
+        return start, stop, step
+
+    def is_stable(self, expr: ir.Expr) -> bool:
+        """Whether re-evaluating `expr` every iteration gives the same value: no calls, no
+        mutable locals, no storage reads (array lengths are fine)."""
+        nodes = list(ir.walk_expr(expr))
+        lengths = {id(n.ref) for n in nodes if isinstance(n, ir.ArrayLength)}
+        for node in nodes:
+            if isinstance(node, ir.Call):
+                return False
+            if isinstance(node, ir.LocalRef) and not node.var.is_let:
+                return False
+            if isinstance(node, ir.GlobalRef) and node.var.space != "uniform":
+                if id(node) not in lengths:
+                    return False
+        return True
+
+    def lower_break(self, node: ast.Break) -> None:
+        self.emit(ir.Break(self.source.span(node)))
+
+    def lower_continue(self, node: ast.Continue) -> None:
+        self.emit(ir.Continue(self.source.span(node)))
+
+    def lower_return(self, node: ast.Return) -> None:
+        span = self.source.span(node)
+        result = self.result_type
+        if node.value is None:
+            if result != t.VOID:
+                raise self.source.error(node, f"return needs a {result!r} value")
+            self.emit(ir.Return(None, span))
+            return
+        if result == t.VOID:
+            what = "kernels return nothing" if self.is_kernel else "the function returns None"
+            raise self.source.error(node.value, f"cannot return a value: {what}")
+        value = ops.coerce(self.value(node.value), result, "return value")
+        self.emit(ir.Return(value, span))
+
+    def lower_expr_statement(self, node: ast.Expr) -> None:
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            return  # a docstring or a string used as a comment
+        if not isinstance(node.value, ast.Call):
+            raise self.source.error(node, "this expression has no effect")
+        value = self.value(node.value)
+        if not isinstance(value, ir.Call):
+            raise self.source.error(node, "the result of this call is unused")
+        self.emit(ir.CallStatement(value, self.source.span(node)))
+
+    def lower_pass(self, node: ast.Pass) -> None:
+        pass
+
+
+STATEMENT_RULES = {
+    ast.Assign: StatementLowering.lower_assign,
+    ast.AnnAssign: StatementLowering.lower_annassign,
+    ast.AugAssign: StatementLowering.lower_augassign,
+    ast.If: StatementLowering.lower_if,
+    ast.While: StatementLowering.lower_while,
+    ast.For: StatementLowering.lower_for,
+    ast.Break: StatementLowering.lower_break,
+    ast.Continue: StatementLowering.lower_continue,
+    ast.Return: StatementLowering.lower_return,
+    ast.Expr: StatementLowering.lower_expr_statement,
+    ast.Pass: StatementLowering.lower_pass,
+}

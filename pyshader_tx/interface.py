@@ -1,0 +1,144 @@
+"""The host-side interface of a compiled kernel: what the runtime binds and packs.
+
+The frontend produces a `KernelInterface` beside the IR module; the runtime reads it to
+check arguments, pack the uniform block and create bind groups; `reflection()` renders it
+as the plain dict users get from `k.reflection` (and that the CLI writes as JSON).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import types as t
+
+
+@dataclass(frozen=True)
+class ArrayBinding:
+    """A kernel parameter bound as a storage buffer (`Array`, `Array2D`, `Array3D`)."""
+
+    name: str  # the Python parameter name
+    param_index: int  # position among the kernel's Python parameters
+    group: int
+    binding: int
+    ty: t.StorageArrayType
+    access: str  # 'read' or 'read_write' (the kernel writes it: copied back after a call)
+
+
+@dataclass(frozen=True)
+class UniformMember:
+    """One member of the uniform block.
+
+    `source` says where the runtime takes the value from: ('param', i) is the kernel's
+    Python parameter i; ('shape', i) is the shape (all dimensions, as u32) of array
+    parameter i.
+    """
+
+    name: str
+    offset: int
+    ty: t.Type
+    source: tuple
+    python_type: t.Type | None = None  # the declared type when it differs (bool as u32)
+
+
+@dataclass(frozen=True)
+class UniformBlock:
+    """Scalar, vector, matrix and struct parameters plus array shapes, in one buffer."""
+
+    group: int
+    binding: int
+    struct: t.StructType
+    size: int
+    members: tuple
+
+
+@dataclass
+class KernelInterface:
+    """Everything the host needs to launch one compiled kernel."""
+
+    name: str  # the entry point's name in the shader
+    params: list  # [(python name, Type)] in declaration order, Const params included
+    arrays: list  # ArrayBinding
+    uniforms: UniformBlock | None
+    workgroup_size: tuple
+    # Device features: {wgpu feature name: (filename, line)} of the first use.
+    features: dict = field(default_factory=dict)
+    constants: dict = field(default_factory=dict)  # the Const parameter values
+
+    @property
+    def runtime_params(self) -> list:
+        """Indices of the parameters a call passes (Const parameters are not passed)."""
+        return [i for i, (_, ty) in enumerate(self.params) if not isinstance(ty, t.ConstParamType)]
+
+    def reflection(self) -> dict:
+        """The interface as plain data (JSON-compatible)."""
+        bindings = [
+            {
+                "group": a.group,
+                "binding": a.binding,
+                "name": a.name,
+                "kind": "storage",
+                "access": a.access,
+                "ndim": a.ty.ndim,
+                "element": type_layout(a.ty.element),
+            }
+            for a in self.arrays
+        ]
+        uniforms = None
+        if self.uniforms is not None:
+            block = self.uniforms
+            bindings.append(
+                {
+                    "group": block.group,
+                    "binding": block.binding,
+                    "name": "params",
+                    "kind": "uniform",
+                    "access": "read",
+                    "type": block.struct.name,
+                    "size": block.size,
+                }
+            )
+            uniforms = {
+                "group": block.group,
+                "binding": block.binding,
+                "size": block.size,
+                "members": [
+                    {
+                        "name": m.name,
+                        "offset": m.offset,
+                        **type_layout(m.ty),
+                        "source": {"param": self.params[m.source[1]][0], "value": m.source[0]},
+                    }
+                    for m in block.members
+                ],
+            }
+        return {
+            "entry_point": self.name,
+            "workgroup_size": list(self.workgroup_size),
+            "parameters": [
+                {"name": name, "type": repr(ty)}
+                for name, ty in self.params
+                if not isinstance(ty, t.ConstParamType)
+            ],
+            "constants": dict(self.constants),
+            "bindings": bindings,
+            "uniforms": uniforms,
+            "features": sorted(self.features),
+        }
+
+
+def type_layout(ty: t.Type) -> dict:
+    """Name, size, alignment and array stride of a host-shareable type (structs with
+    member offsets)."""
+    layout = {
+        "type": repr(ty),
+        "size": t.size_of(ty),
+        "align": t.align_of(ty),
+        "stride": t.array_stride(ty),
+    }
+    if isinstance(ty, t.StructType):
+        offsets = t.struct_offsets(ty)
+        layout["members"] = [
+            {"name": name, "offset": offset, **type_layout(member)}
+            for (name, member), offset in zip(ty.fields, offsets)
+        ]
+    return layout

@@ -1,0 +1,235 @@
+"""Intrinsics declared once: built-in values and math functions.
+
+Each entry names the intrinsic as the IR knows it (`Intrinsic.name`), its overloads as
+signature patterns, what it needs (entry point only, device features) and its WGSL
+spelling. The frontend type-checks calls with `match_signature`; each backend lowers
+entries from this table.
+
+Signature pattern letters (the first generic letter fixes the generic type `T`):
+
+    F   float scalar or vector          N   numeric (int or float) scalar or vector
+    I   integer scalar or vector        A   any scalar or vector, bool included
+    Fv  float vector                    Nv  numeric vector
+    F3  float vec3
+    S   the scalar component type of T  B   bool of T's shape (bool or vecNb)
+    T   (results) the generic type      other names: that concrete type (u32, vec3u, ...)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import types as t
+
+
+@dataclass(frozen=True)
+class IntrinsicDef:
+    """One intrinsic: overloads, requirements and backend spellings."""
+
+    name: str
+    overloads: tuple  # ((argument patterns...), result pattern) pairs, tried in order
+    wgsl: str  # the WGSL function name, or the @builtin name for built-in values
+    kind: str = "math"  # 'math' | 'builtin_value'
+    entry_only: bool = False  # built-in values exist only in kernels
+    features: tuple = ()  # wgpu feature names the intrinsic needs
+
+
+def _math(name: str, overloads, wgsl: str | None = None) -> IntrinsicDef:
+    return IntrinsicDef(name, tuple(overloads), wgsl or name)
+
+
+def _builtin(name: str, result: str, features: tuple = ()) -> IntrinsicDef:
+    return IntrinsicDef(name, (((), result),), name, "builtin_value", True, features)
+
+
+UNARY_F = [(("F",), "T")]
+BINARY_F = [(("F", "F"), "T")]
+TERNARY_F = [(("F", "F", "F"), "T")]
+
+_DEFINITIONS = [
+    # Built-in values (kernels only).
+    _builtin("global_invocation_id", "vec3u"),
+    _builtin("local_invocation_id", "vec3u"),
+    _builtin("local_invocation_index", "u32"),
+    _builtin("workgroup_id", "vec3u"),
+    _builtin("num_workgroups", "vec3u"),
+    _builtin("subgroup_size", "u32", ("subgroup",)),
+    _builtin("subgroup_invocation_id", "u32", ("subgroup",)),
+    # Float math.
+    *(
+        _math(name, UNARY_F)
+        for name in (
+            "sqrt sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh exp exp2 log log2"
+            " floor ceil round trunc fract degrees radians"
+        ).split()
+    ),
+    _math("inverse_sqrt", UNARY_F, "inverseSqrt"),
+    _math("atan2", BINARY_F),
+    _math("pow", BINARY_F),
+    _math("step", BINARY_F),
+    _math("fma", TERNARY_F),
+    _math("smoothstep", TERNARY_F),
+    _math("mix", [(("F", "F", "F"), "T"), (("Fv", "Fv", "S"), "T")]),
+    _math("length", [(("F",), "S")]),
+    _math("distance", [(("F", "F"), "S")]),
+    _math("normalize", [(("Fv",), "T")]),
+    _math("cross", [(("F3", "F3"), "T")]),
+    _math("dot", [(("Nv", "Nv"), "S")]),
+    # Numeric.
+    _math("abs", [(("N",), "T")]),
+    _math("sign", [(("N",), "T")]),
+    _math("min", [(("N", "N"), "T")]),
+    _math("max", [(("N", "N"), "T")]),
+    _math("clamp", [(("N", "N", "N"), "T")]),
+    _math("select", [(("A", "A", "B"), "T")]),
+    # Bits.
+    _math("count_one_bits", [(("I",), "T")], "countOneBits"),
+    _math("reverse_bits", [(("I",), "T")], "reverseBits"),
+    _math("first_leading_bit", [(("I",), "T")], "firstLeadingBit"),
+    _math("first_trailing_bit", [(("I",), "T")], "firstTrailingBit"),
+    _math("extract_bits", [(("I", "u32", "u32"), "T")], "extractBits"),
+    _math("insert_bits", [(("I", "I", "u32", "u32"), "T")], "insertBits"),
+]
+
+INTRINSICS: dict[str, IntrinsicDef] = {d.name: d for d in _DEFINITIONS}
+
+#: Python names that map to intrinsics: builtins and the `math` module.
+PYTHON_BUILTINS = {"abs": "abs", "min": "min", "max": "max", "round": "round"}
+MATH_FUNCTIONS = {
+    **{
+        name: name
+        for name in (
+            "sqrt sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh exp exp2 log"
+            " log2 floor ceil trunc degrees radians pow fma"
+        ).split()
+    },
+    "fabs": "abs",
+    "atan2": "atan2",
+}
+MATH_CONSTANTS = {"pi": 3.141592653589793, "e": 2.718281828459045, "tau": 6.283185307179586}
+
+
+# ---------------------------------------------------------------------------
+# Signature matching
+# ---------------------------------------------------------------------------
+
+_GENERIC_CHECKS = {
+    "F": lambda ty: _is_shape(ty) and _component(ty).kind == "float",
+    "N": lambda ty: _is_shape(ty) and _component(ty).kind != "bool",
+    "I": lambda ty: _is_shape(ty) and _component(ty).kind in ("sint", "uint"),
+    "A": lambda ty: _is_shape(ty),
+    "Fv": lambda ty: isinstance(ty, t.VectorType) and ty.scalar.kind == "float",
+    "Nv": lambda ty: isinstance(ty, t.VectorType) and ty.scalar.kind != "bool",
+    "F3": lambda ty: isinstance(ty, t.VectorType) and ty.scalar.kind == "float" and ty.size == 3,
+}
+
+_DESCRIPTIONS = {
+    "F": "a float or float vector",
+    "N": "a number or numeric vector",
+    "I": "an integer or integer vector",
+    "A": "a scalar or vector",
+    "Fv": "a float vector",
+    "Nv": "a numeric vector",
+    "F3": "a vec3 of floats",
+    "S": "a scalar",
+    "B": "a bool",
+}
+
+
+def _is_shape(ty) -> bool:
+    return isinstance(ty, (t.ScalarType, t.AbstractType, t.VectorType))
+
+
+def _component(ty):
+    return ty.scalar if isinstance(ty, t.VectorType) else ty
+
+
+def _default_concrete(ty, pattern: str):
+    """The concrete type an abstract literal takes for a generic pattern."""
+    if not isinstance(ty, t.AbstractType):
+        return ty
+    if ty.kind == "float" or pattern in ("F", "Fv", "F3"):
+        return t.f32
+    return t.i32
+
+
+def _literal_fits(ty, target) -> bool:
+    """Whether an abstract literal type can take concrete scalar type `target`."""
+    if not isinstance(ty, t.AbstractType):
+        return ty == target
+    if not isinstance(target, t.ScalarType):
+        return False
+    if ty.kind == "float":
+        return target.kind == "float"
+    return target.kind != "bool"
+
+
+def match_signature(defn: IntrinsicDef, arg_types: list):
+    """Choose the overload of `defn` for `arg_types`.
+
+    Returns `(param_types, result_type)` with concrete parameter types (abstract literal
+    arguments take the generic type), or raises `TypeError` with a sentence that names
+    what was expected.
+    """
+    errors = []
+    for params, result in defn.overloads:
+        if len(params) != len(arg_types):
+            errors.append(f"takes {len(params)} argument{'s' * (len(params) != 1)}")
+            continue
+        try:
+            return _match_overload(params, result, arg_types)
+        except TypeError as error:
+            errors.append(str(error))
+    raise TypeError(errors[0] if len(errors) == 1 else "; or ".join(errors))
+
+
+def _match_overload(params, result, arg_types):
+    generic = None
+    # First pass: the generic type from concrete (non-literal) arguments.
+    for pattern, ty in zip(params, arg_types):
+        if pattern in _GENERIC_CHECKS and not isinstance(ty, t.AbstractType):
+            if not _GENERIC_CHECKS[pattern](ty):
+                raise TypeError(f"expected {_DESCRIPTIONS[pattern]}, got {ty!r}")
+            if generic is None:
+                generic = ty
+            elif ty != generic:
+                raise TypeError(f"arguments must have one type, got {generic!r} and {ty!r}")
+    # Literal-only generic arguments: take the default concrete type.
+    if generic is None:
+        for pattern, ty in zip(params, arg_types):
+            if pattern in _GENERIC_CHECKS:
+                if not _GENERIC_CHECKS[pattern](ty):
+                    raise TypeError(f"expected {_DESCRIPTIONS[pattern]}, got {ty!r}")
+                generic = _default_concrete(ty, pattern)
+                break
+    concrete = []
+    for pattern, ty in zip(params, arg_types):
+        if pattern in _GENERIC_CHECKS:
+            want = generic
+        elif pattern == "S":
+            want = _component(generic)
+        elif pattern == "B":
+            want = (
+                t.VectorType(t.bool_, generic.size)
+                if isinstance(generic, t.VectorType)
+                else t.bool_
+            )
+        else:
+            want = _concrete_type(pattern)
+        # A literal fits a scalar of its kind, or is splat into a vector of one.
+        if ty != want and not _literal_fits(ty, _component(want)):
+            raise TypeError(f"expected {want!r}, got {ty!r}")
+        concrete.append(want)
+    if result == "T":
+        result_type = generic
+    elif result == "S":
+        result_type = _component(generic)
+    else:
+        result_type = _concrete_type(result)
+    return concrete, result_type
+
+
+def _concrete_type(name: str):
+    if name in t.SCALARS:
+        return t.SCALARS[name]
+    return t.VECTORS[name]

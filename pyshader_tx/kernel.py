@@ -1,0 +1,216 @@
+"""The decorators: `@tx.kernel`, `@tx.func` and `@tx.struct`, and the `Kernel` object.
+
+A `Kernel` compiles lazily (on first call or first look at `.wgsl`/`.reflection`), once
+per specialization (the values of its `Const` parameters) and launch variant, and keeps
+the results. Calling it runs it through the runtime.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from . import types as t
+from .backend_wgsl import write_wgsl
+from .frontend import annotations, compiler, source
+from .ir.printer import print_module
+
+
+class Func:
+    """A `@tx.func` device function: callable from kernels and other device functions."""
+
+    __tx_func__ = True
+
+    def __init__(self, fn):
+        self.fn = fn
+        self._source = None
+        functools.update_wrapper(self, fn)
+
+    def function_source(self) -> source.FunctionSource:
+        if self._source is None:
+            self._source = source.from_function(self.fn)
+        return self._source
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"{self.__name__} is a @tx.func: call it from a kernel or device function")
+
+    def __repr__(self) -> str:
+        return f"<pyshader_tx func {self.__qualname__}>"
+
+
+def func(fn) -> Func:
+    """Declare a device function (parameters and result annotated)."""
+    return Func(fn)
+
+
+def struct(cls):
+    """Declare a struct type from a class with annotated fields. The class gets
+    `__tx_type__` (the StructType) and `dtype` (its numpy dtype in WGSL storage layout)."""
+    class_source, fields = source.from_class(cls)
+    ty = annotations.struct_from_class(cls, class_source, fields)
+    cls.__tx_type__ = ty
+    cls.dtype = t.numpy_dtype(ty) if t.is_host_shareable(ty) else None
+    return cls
+
+
+class CompiledKernel:
+    """One specialization of a kernel: IR, interface and shader text per variant."""
+
+    def __init__(self, kernel: "Kernel", constants: dict):
+        self.kernel = kernel
+        self.constants = constants
+        self.module, self.interface = kernel._compile_module(constants, fold_1d=False)
+        self._code = {}
+
+    def code(self, dialect: str, fold_1d: bool = False) -> str:
+        key = (dialect, fold_1d)
+        if key not in self._code:
+            module = self.module
+            if fold_1d:
+                module, _ = self.kernel._compile_module(self.constants, fold_1d=True)
+            self._code[key] = write_wgsl(module, dialect)
+        return self._code[key]
+
+    def naga_code(self, fold_1d: bool) -> str:
+        """What the runtime hands to wgpu (naga's dialect)."""
+        return self.code("naga", fold_1d)
+
+
+def _normalize_workgroup_size(size) -> tuple:
+    if isinstance(size, int):
+        size = (size,)
+    if not isinstance(size, (tuple, list)) or not 1 <= len(size) <= 3:
+        raise ValueError(f"workgroup_size must be an int or a tuple of 1 to 3 ints, not {size!r}")
+    size = tuple(size) + (1,) * (3 - len(size))
+    if not all(isinstance(v, int) and v >= 1 for v in size):
+        raise ValueError(f"workgroup_size must be positive ints, not {size!r}")
+    return size
+
+
+class Kernel:
+    """A `@tx.kernel` compute entry point."""
+
+    __tx_kernel__ = True
+
+    def __init__(self, fn, workgroup_size, constants: dict | None = None):
+        self.fn = fn
+        self.workgroup_size = _normalize_workgroup_size(workgroup_size)
+        self.constants = dict(constants or {})
+        self._source = None
+        self._compiled: dict = {}
+        self._default: CompiledKernel | None = None  # the specialization with no extra constants
+        self._names = None
+        functools.update_wrapper(self, fn)
+
+    # -- compilation ---------------------------------------------------------
+
+    def function_source(self) -> source.FunctionSource:
+        if self._source is None:
+            self._source = source.from_function(self.fn)
+        return self._source
+
+    def _compile_module(self, constants: dict, fold_1d: bool):
+        return compiler.compile_kernel(
+            self.function_source(), self.workgroup_size, constants, fold_1d
+        )
+
+    def compiled(self, constants: dict | None = None) -> CompiledKernel:
+        """The compiled specialization for `constants` (merged over the kernel's own)."""
+        merged = {**self.constants, **(constants or {})}
+        key = tuple(sorted(merged.items()))
+        if key not in self._compiled:
+            self._compiled[key] = CompiledKernel(self, merged)
+        return self._compiled[key]
+
+    def specialize(self, **constants) -> "Kernel":
+        """This kernel with its Const parameters fixed: a kernel of its own."""
+        kernel = Kernel(self.fn, self.workgroup_size, {**self.constants, **constants})
+        kernel._source = self._source
+        kernel.compiled()
+        return kernel
+
+    # -- inspection ------------------------------------------------------------
+
+    @property
+    def wgsl(self) -> str:
+        """Standard WGSL (what browsers and Tint accept)."""
+        return self.compiled().code("standard")
+
+    @property
+    def wgsl_naga(self) -> str:
+        """WGSL in the dialect naga (wgpu) accepts: what the runtime runs."""
+        return self.compiled().code("naga")
+
+    @property
+    def reflection(self) -> dict:
+        """Bindings, uniform layout, workgroup size and required device features."""
+        return self.compiled().interface.reflection()
+
+    @property
+    def ir(self) -> str:
+        """The IR module as text (for debugging and tests)."""
+        return print_module(self.compiled().module)
+
+    # -- running -------------------------------------------------------------
+
+    def __call__(self, *args, threads=None, workgroups=None, **kwargs):
+        from . import runtime
+
+        names, const_names = self._parameter_names()
+        if not kwargs and not const_names and len(args) == len(names):
+            compiled = self._default or self.compiled()  # the hot path: no binding work
+            self._default = compiled
+            values = args
+        else:
+            constants = {k: kwargs.pop(k) for k in list(kwargs) if k in const_names}
+            compiled = self.compiled(constants)
+            values = _bind_arguments(self.__name__, names, const_names, args, kwargs)
+        runtime.launch(compiled.interface, compiled.naga_code, values, threads, workgroups)
+
+    def _parameter_names(self) -> tuple:
+        """(all parameter names, names of Const parameters not fixed by specialize)."""
+        if self._names is None:
+            src = self.function_source()
+            names = [arg.arg for arg in src.node.args.args]
+            consts = {
+                arg.arg
+                for arg in src.node.args.args
+                if arg.annotation is not None
+                and isinstance(
+                    annotations.evaluate_annotation(arg.annotation, src, f"parameter '{arg.arg}'"),
+                    t.ConstParamType,
+                )
+            }
+            self._names = (names, consts)
+        return self._names
+
+    def __repr__(self) -> str:
+        return f"<pyshader_tx kernel {self.__qualname__} workgroup_size={self.workgroup_size}>"
+
+
+def _bind_arguments(kernel_name, names, const_names, args, kwargs) -> list:
+    """One value per parameter (None for Const parameters), from positional and keyword
+    arguments, with Python's errors for missing or extra ones."""
+    runtime_names = [n for n in names if n not in const_names]
+    if len(args) > len(runtime_names):
+        raise TypeError(
+            f"{kernel_name}() takes {len(runtime_names)} argument(s)"
+            f" ({', '.join(runtime_names)}), got {len(args)}"
+        )
+    given = dict(zip(runtime_names, args))
+    for key, value in kwargs.items():
+        if key not in runtime_names:
+            raise TypeError(f"{kernel_name}() got an unexpected keyword argument '{key}'")
+        if key in given:
+            raise TypeError(f"{kernel_name}() got multiple values for argument '{key}'")
+        given[key] = value
+    missing = [n for n in runtime_names if n not in given]
+    if missing:
+        raise TypeError(f"{kernel_name}() is missing argument(s): {', '.join(missing)}")
+    return [given.get(n) for n in names]
+
+
+def kernel(fn=None, *, workgroup_size=64):
+    """Declare a compute kernel: `@tx.kernel(workgroup_size=64)`."""
+    if fn is None:
+        return lambda f: Kernel(f, workgroup_size)
+    return Kernel(fn, workgroup_size)

@@ -1,0 +1,26 @@
+"""The runtime: runs compiled kernels on numpy data through wgpu-py.
+
+* `device.py`: the lazily created adapter and device, feature checks, pipeline cache;
+* `arrays.py`: `DeviceArray` and the element layouts (vec3 padding);
+* `arguments.py`: checking and binding array arguments;
+* `uniforms.py`: packing scalar, vector, matrix and struct parameters and array shapes;
+* `launch.py`: the dispatch shape (with folding of large 1-D launches), bind group cache,
+  encoding and readback.
+"""
+
+from .arrays import DeviceArray, empty, to_device, zeros
+from .device import adapter_summary, check_features, get_device
+from .launch import Launcher, fold_workgroups, launch
+
+__all__ = [
+    "DeviceArray",
+    "to_device",
+    "empty",
+    "zeros",
+    "get_device",
+    "launch",
+    "Launcher",
+    "fold_workgroups",
+    "adapter_summary",
+    "check_features",
+]

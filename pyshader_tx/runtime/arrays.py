@@ -1,0 +1,321 @@
+"""`DeviceArray`: data that stays on the GPU between launches, and the element layouts.
+
+An array of element type T holds, on the GPU, WGSL's storage layout of `array<T>`: every
+element takes `array_stride(T)` bytes. Users hold the same data in numpy with the
+element's *user* shape as trailing dimensions (`element_shape`): an `Array[vec3f]` is an
+`(n, 3)` float32 array, an `Array[mat3x3f]` an `(n, 3, 3)` one (row c of the numpy matrix
+is column c in WGSL), an `Array[Particle]` an `(n,)` array of `numpy_dtype(Particle)`.
+Where the two layouts differ (vec3 and mat*x3 elements take 4 slots per 3 values) the
+runtime pads on upload and unpads on download (`ElementLayout.to_storage` /
+`from_storage`).
+
+A `DeviceArray` made without an element type holds plain data (the bytes of a C-ordered
+numpy array). It binds to every parameter whose GPU layout is that plain data; only
+padded layouts need the element type (`tx.to_device(arr, tx.vec3f)`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import wgpu
+
+from .. import types as t
+from .device import device_limit, get_device
+
+__all__ = [
+    "DeviceArray",
+    "ElementLayout",
+    "element_layout",
+    "resolve_type",
+    "to_device",
+    "empty",
+    "zeros",
+    "create_storage_buffer",
+    "write_storage",
+    "STORAGE_USAGE",
+]
+
+STORAGE_USAGE = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
+
+
+def resolve_type(obj) -> t.Type | None:
+    """The pyshader_tx type `obj` stands for (a Type, or a `@tx.struct` class), else None."""
+    if isinstance(obj, t.Type):
+        return obj
+    struct_type = getattr(obj, "__tx_type__", None)
+    if isinstance(struct_type, t.StructType):
+        return struct_type
+    return None
+
+
+@dataclass(frozen=True)
+class ElementLayout:
+    """How one array element looks to users (numpy) and on the GPU."""
+
+    element: t.Type | None  # None: plain data of `dtype`
+    dtype: np.dtype  # users' dtype: the scalar dtype, or the struct's structured dtype
+    shape: tuple  # users' trailing dimensions of one element: (), (3,), (3, 3)
+    storage_shape: tuple  # the same dimensions on the GPU: (4,) for vec3f, (3, 4) mat3x3f
+    stride: int  # bytes per element on the GPU
+
+    @property
+    def padded(self) -> bool:
+        return self.shape != self.storage_shape
+
+    def describe(self) -> str:
+        """Words for error messages: 'vec3f', 'float32'."""
+        return repr(self.element) if self.element is not None else str(self.dtype)
+
+    def storage_nbytes(self, shape: tuple) -> int:
+        """Bytes on the GPU for an array of users' shape `shape`."""
+        outer = shape[: len(shape) - len(self.shape)]
+        return math.prod(outer) * self.stride
+
+    def to_storage(self, array: np.ndarray) -> np.ndarray:
+        """A C-contiguous array with the GPU layout of `array` (padded when needed)."""
+        if not self.padded:
+            return np.ascontiguousarray(array)
+        outer = array.shape[: array.ndim - len(self.shape)]
+        storage = np.zeros(outer + self.storage_shape, self.dtype)
+        storage[..., : self.shape[-1]] = array
+        return storage
+
+    def from_storage(self, data, shape: tuple, out: np.ndarray | None = None) -> np.ndarray:
+        """Users' view of GPU bytes `data` for an array of shape `shape`; written into `out`
+        (in place) when given, else a new array."""
+        outer = shape[: len(shape) - len(self.shape)]
+        count = math.prod(outer) * math.prod(self.storage_shape)
+        storage = np.frombuffer(data, self.dtype, count=count).reshape(outer + self.storage_shape)
+        if self.padded:
+            storage = storage[..., : self.shape[-1]]
+        if out is None:
+            return storage.copy()
+        np.copyto(out, storage)
+        return out
+
+
+_layouts: dict = {}
+
+
+def element_layout(element: t.Type) -> ElementLayout:
+    """The layout of an array of `element` (cached per type)."""
+    layout = _layouts.get(element)
+    if layout is None:
+        dtype = t.element_scalar_dtype(element)
+        stride = t.array_stride(element)
+        if isinstance(element, t.VectorType):
+            storage_shape = (stride // dtype.itemsize,)  # vec3: 4 slots
+        elif isinstance(element, t.MatrixType):
+            column = t.array_stride(element.column_type) // dtype.itemsize
+            storage_shape = (element.columns, column)
+        else:
+            storage_shape = ()
+        layout = ElementLayout(
+            element=element,
+            dtype=dtype,
+            shape=t.element_shape(element),
+            storage_shape=storage_shape,
+            stride=stride,
+        )
+        _layouts[element] = layout
+    return layout
+
+
+def plain_layout(dtype: np.dtype) -> ElementLayout:
+    """The layout of plain data: one numpy scalar (or record) per element."""
+    return ElementLayout(None, dtype, (), (), dtype.itemsize)
+
+
+def create_storage_buffer(nbytes: int, label: str = "pyshader_tx array"):
+    """A storage buffer (STORAGE | COPY_SRC | COPY_DST) of `nbytes` rounded up to 4, at
+    least 4 bytes (WebGPU binds whole 4-byte words)."""
+    limit = device_limit("max-storage-buffer-binding-size")
+    if nbytes > limit:
+        raise ValueError(
+            f"{label}: {nbytes} bytes exceed the device's max-storage-buffer-binding-size "
+            f"({limit} bytes)"
+        )
+    size = max(4, (nbytes + 3) & ~3)
+    return get_device().create_buffer(label=label, size=size, usage=STORAGE_USAGE)
+
+
+def write_storage(buffer, storage: np.ndarray) -> None:
+    """Queue a write of the C-contiguous `storage` array to the start of `buffer`."""
+    nbytes = storage.nbytes
+    if nbytes == 0:
+        return
+    data = storage.reshape(-1).view(np.uint8)
+    if nbytes & 3:  # queue.write_buffer copies whole 4-byte words
+        data = np.concatenate([data, np.zeros(4 - (nbytes & 3), np.uint8)])
+    get_device().queue.write_buffer(buffer, 0, data)
+
+
+class DeviceArray:
+    """An array that lives in a GPU storage buffer.
+
+    `shape` and `dtype` are the numpy view users see (`(n, 3)` float32 for vec3f
+    elements); `element` is the pyshader_tx element type, or None for plain data.
+    `numpy()` waits for the queued launches and returns a new numpy array. Passing a
+    DeviceArray to a kernel binds its buffer directly: nothing is copied.
+    """
+
+    __slots__ = ("buffer", "shape", "dtype", "element", "_layout", "_sig", "__weakref__")
+
+    def __init__(self, buffer, shape: tuple, layout: ElementLayout):
+        self.buffer = buffer  # the wgpu GPUBuffer (usage STORAGE | COPY_SRC | COPY_DST)
+        self.shape = tuple(shape)
+        self.dtype = layout.dtype
+        self.element = layout.element
+        self._layout = layout
+        # What argument checks look at, one hashable value (cached acceptance per parameter).
+        self._sig = (layout.dtype, self.shape, layout.padded)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        """The number of numpy scalars (or records) users see, as `ndarray.size`."""
+        return math.prod(self.shape)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the numpy view (`numpy().nbytes`); the GPU buffer may be larger (vec3)."""
+        return self.size * self.dtype.itemsize
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d DeviceArray")
+        return self.shape[0]
+
+    def __repr__(self) -> str:
+        element = f", element={self.element!r}" if self.element is not None else ""
+        return f"DeviceArray(shape={self.shape}, dtype={self.dtype}{element})"
+
+    def numpy(self) -> np.ndarray:
+        """Wait for the queued work and return the contents as a new numpy array."""
+        if self.size == 0:
+            return np.zeros(self.shape, self.dtype)
+        nbytes = self._layout.storage_nbytes(self.shape)
+        size = (nbytes + 3) & ~3
+        data = get_device().queue.read_buffer(self.buffer, 0, size)
+        return self._layout.from_storage(data, self.shape)
+
+    def __array__(self, dtype=None, copy=None):
+        array = self.numpy()
+        return array if dtype is None else array.astype(dtype, copy=False)
+
+    def write(self, array) -> None:
+        """Replace the contents with `array` (same shape and dtype); queued like a launch."""
+        array = np.asarray(array)
+        if array.shape != self.shape or array.dtype != self.dtype:
+            raise ValueError(
+                f"DeviceArray.write: expected shape {self.shape} and dtype {self.dtype}, "
+                f"got shape {array.shape} and dtype {array.dtype}"
+            )
+        write_storage(self.buffer, self._layout.to_storage(array))
+
+
+def _shape_tuple(shape) -> tuple:
+    if isinstance(shape, (int, np.integer)):
+        shape = (shape,)
+    try:
+        shape = tuple(int(n) for n in shape)
+    except TypeError:
+        raise TypeError(f"shape must be an int or a tuple of ints, not {shape!r}") from None
+    if any(n < 0 for n in shape):
+        raise ValueError(f"negative dimension in shape {shape}")
+    return shape
+
+
+def _layout_for_dtype(dtype) -> ElementLayout:
+    """The layout `empty`/`zeros` use for their dtype argument."""
+    ty = resolve_type(dtype)
+    if ty is not None:
+        if isinstance(ty, t.ScalarType) and ty.kind == "bool":
+            raise TypeError("bool arrays cannot live in GPU buffers; use tx.u32 (0 or 1)")
+        try:
+            return element_layout(ty)
+        except TypeError as error:
+            raise TypeError(f"cannot make an array of {ty!r}: {error}") from None
+    try:
+        return plain_layout(np.dtype(dtype))
+    except TypeError:
+        raise TypeError(
+            f"dtype must be a numpy dtype or a pyshader_tx type (tx.f32, tx.vec3f, a struct), "
+            f"not {dtype!r}"
+        ) from None
+
+
+def empty(shape, dtype) -> DeviceArray:
+    """A new DeviceArray. `shape` counts elements: with a vector, matrix type the users'
+    shape gets the element's dims (`empty(n, tx.vec3f).shape == (n, 3)`). WebGPU
+    zero-initialises new buffers, so the contents are zeros."""
+    layout = _layout_for_dtype(dtype)
+    shape = _shape_tuple(shape) + layout.shape
+    buffer = create_storage_buffer(layout.storage_nbytes(shape))
+    return DeviceArray(buffer, shape, layout)
+
+
+def zeros(shape, dtype) -> DeviceArray:
+    """A new DeviceArray of zeros (see `empty` for `shape` and `dtype`)."""
+    return empty(shape, dtype)
+
+
+def to_device(array, element=None) -> DeviceArray:
+    """Copy a numpy array to a new DeviceArray.
+
+    Without `element` the array is plain data (any C-ordered numpy array). With an element
+    type (`tx.vec3f`, a `@tx.struct`), `array` must have that element's dtype and trailing
+    shape; the GPU copy gets the element's storage layout (vec3 padded to 4). Lists and
+    tuples are converted to the element's dtype.
+    """
+    if isinstance(array, DeviceArray):
+        if element is None or resolve_type(element) == array.element:
+            return array
+        raise TypeError(
+            f"to_device: the DeviceArray holds {array._layout.describe()} elements, "
+            f"not {element!r}"
+        )
+    if element is None:
+        array = np.asarray(array)
+        if array.dtype.hasobject:
+            raise TypeError("to_device: arrays of Python objects cannot live on the GPU")
+        layout = plain_layout(array.dtype)
+    else:
+        ty = resolve_type(element)
+        if ty is None:
+            raise TypeError(f"to_device: element must be a pyshader_tx type, not {element!r}")
+        layout = _layout_for_dtype(ty)
+        if not isinstance(array, np.ndarray):
+            array = np.asarray(array, dtype=layout.dtype)
+        if array.dtype != layout.dtype:
+            raise TypeError(
+                f"to_device: {ty!r} elements need a {layout.dtype} array, got {array.dtype}"
+                f"{astype_hint('array', layout.dtype)}"
+            )
+        trailing = array.shape[array.ndim - len(layout.shape) :] if layout.shape else ()
+        if array.ndim < len(layout.shape) + 1 or trailing != layout.shape:
+            raise ValueError(
+                f"to_device: {ty!r} elements need an array of shape (n, ..., "
+                f"{', '.join(map(str, layout.shape))}), got shape {array.shape}"
+                if layout.shape
+                else f"to_device: expected at least a 1-D array, got shape {array.shape}"
+            )
+    if array.ndim == 0:
+        array = array.reshape(1)
+    storage = layout.to_storage(array)
+    buffer = create_storage_buffer(storage.nbytes)
+    write_storage(buffer, storage)
+    return DeviceArray(buffer, array.shape, layout)
+
+
+def astype_hint(name: str, dtype: np.dtype) -> str:
+    """' (use x.astype(np.float32))' for plain scalar dtypes, '' for structs."""
+    if dtype.names is not None or dtype.subdtype is not None:
+        return ""
+    return f" (use {name}.astype(np.{dtype.name}))"

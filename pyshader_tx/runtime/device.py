@@ -1,0 +1,199 @@
+"""The wgpu device the runtime uses, feature checks, and the compute pipeline cache.
+
+One adapter and one device per process, created lazily by `get_device()`: the adapter is
+requested with `power_preference="high-performance"`; the device asks for every optional
+feature kernels may need (`WANTED_FEATURES`) that the adapter has, and for the adapter's
+own maxima of the limits that bound array sizes and workgroup shapes (the WebGPU defaults
+are far lower: 128 MiB storage bindings, 256 invocations per workgroup).
+
+Pipelines are cached by shader code, entry point and bind group layout
+(`pipeline_for`). Layouts are explicit, built from the kernel interface rather than
+`layout="auto"`: an auto layout drops bindings the shader does not use, and one explicit
+layout serves both the normal and the folded 1-D variant of a kernel, so one bind group
+fits both.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import wgpu
+
+from ..errors import FeatureError
+
+__all__ = [
+    "WANTED_FEATURES",
+    "get_adapter",
+    "get_device",
+    "adapter_summary",
+    "check_features",
+    "pipeline_for",
+    "device_limit",
+]
+
+# Optional features requested whenever the adapter has them (kernels declare what they use).
+WANTED_FEATURES = ("shader-f16", "subgroup", "shader-float32-atomic", "timestamp-query")
+
+# Limits raised to the adapter's maximum: array sizes and compute shapes.
+WANTED_LIMITS = (
+    "max-storage-buffer-binding-size",
+    "max-buffer-size",
+    "max-storage-buffers-per-shader-stage",
+    "max-compute-invocations-per-workgroup",
+    "max-compute-workgroup-size-x",
+    "max-compute-workgroup-size-y",
+    "max-compute-workgroup-size-z",
+    "max-compute-workgroup-storage-size",
+    "max-compute-workgroups-per-dimension",
+)
+
+# wgpu's names of the buffer binding types, by ArrayBinding.access / 'uniform'.
+BINDING_TYPES = {
+    "read": wgpu.BufferBindingType.read_only_storage,
+    "read_write": wgpu.BufferBindingType.storage,
+    "uniform": wgpu.BufferBindingType.uniform,
+}
+
+_lock = threading.Lock()
+_adapter = None
+_device = None
+_limits: dict = {}
+# (code, entry point, layout key) -> (GPUComputePipeline, GPUBindGroupLayout)
+_pipelines: dict = {}
+# code -> GPUShaderModule
+_modules: dict = {}
+
+
+def get_adapter():
+    """The wgpu adapter in use (requested once, high-performance preference)."""
+    global _adapter
+    if _adapter is None:
+        with _lock:
+            if _adapter is None:
+                adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
+                if adapter is None:
+                    raise RuntimeError("pyshader_tx: wgpu found no GPU adapter")
+                _adapter = adapter
+    return _adapter
+
+
+def get_device():
+    """The wgpu device kernels run on, created on first use.
+
+    It has every feature of `WANTED_FEATURES` that the adapter offers and the adapter's
+    maxima for `WANTED_LIMITS`.
+    """
+    global _device
+    if _device is not None:
+        return _device
+    adapter = get_adapter()
+    with _lock:
+        if _device is None:
+            features = [name for name in WANTED_FEATURES if name in adapter.features]
+            adapter_limits = adapter.limits
+            limits = {
+                name: adapter_limits[name] for name in WANTED_LIMITS if name in adapter_limits
+            }
+            device = adapter.request_device_sync(
+                label="pyshader_tx", required_features=features, required_limits=limits
+            )
+            _limits.update(device.limits)
+            _device = device
+    return _device
+
+
+def device_limit(name: str) -> int:
+    """A limit of the device in use, e.g. 'max-compute-workgroups-per-dimension'."""
+    if not _limits:
+        get_device()
+    return _limits[name]
+
+
+def adapter_summary() -> str:
+    """One line naming the adapter and backend, e.g. 'llvmpipe (LLVM 15.0.6, 256 bits) via
+    Vulkan'."""
+    info = get_adapter().info
+    name = info.get("device") or info.get("description") or info.get("vendor") or "unknown"
+    backend = info.get("backend_type") or "unknown backend"
+    return f"{name} via {backend}"
+
+
+def check_features(interface) -> None:
+    """Raise `FeatureError` when the device lacks a feature the kernel needs.
+
+    The message names the feature, the kernel and the Python file:line of the first use
+    (`interface.features` maps feature name -> (filename, line)).
+    """
+    if not interface.features:
+        return
+    available = get_device().features
+    for feature, location in interface.features.items():
+        if feature in available:
+            continue
+        where = _location_text(location)
+        if feature in get_adapter().features:
+            reason = "the pyshader_tx device was created without it"
+        else:
+            reason = f"the adapter {adapter_summary()!r} does not support it"
+        raise FeatureError(
+            f"{where}kernel {interface.name!r} needs the device feature {feature!r}, "
+            f"but {reason}"
+        )
+
+
+def _location_text(location) -> str:
+    if not location:
+        return ""
+    filename, line = location[0], location[1] if len(location) > 1 else 0
+    return f"{filename}:{line}: " if line else f"{filename}: "
+
+
+def _shader_module(code):
+    module = _modules.get(code)
+    if module is None:
+        # wgpu-py takes WGSL as str and SPIR-V as bytes.
+        module = get_device().create_shader_module(label="pyshader_tx", code=code)
+        _modules[code] = module
+    return module
+
+
+def layout_key(bindings) -> tuple:
+    """A hashable description of a bind group layout: ((binding, type name), ...) where the
+    type name is a key of BINDING_TYPES."""
+    return tuple(sorted(bindings))
+
+
+def pipeline_for(code, entry_point: str, bindings: tuple | None = None):
+    """The compute pipeline of `entry_point` in `code` (WGSL text or SPIR-V bytes), cached.
+
+    `bindings` describes group 0 as ((binding, 'read' | 'read_write' | 'uniform'), ...);
+    the pipeline then gets that explicit layout. With None the layout is wgpu's "auto".
+    Returns (pipeline, bind group layout of group 0).
+    """
+    key = (code, entry_point, bindings)
+    cached = _pipelines.get(key)
+    if cached is not None:
+        return cached
+    device = get_device()
+    module = _shader_module(code)
+    stage = {"module": module, "entry_point": entry_point}
+    if bindings is None:
+        pipeline = device.create_compute_pipeline(label=entry_point, layout="auto", compute=stage)
+        group_layout = pipeline.get_bind_group_layout(0)
+    else:
+        group_layout = device.create_bind_group_layout(
+            label=entry_point,
+            entries=[
+                {
+                    "binding": binding,
+                    "visibility": wgpu.ShaderStage.COMPUTE,
+                    "buffer": {"type": BINDING_TYPES[kind]},
+                }
+                for binding, kind in bindings
+            ],
+        )
+        layout = device.create_pipeline_layout(label=entry_point, bind_group_layouts=[group_layout])
+        pipeline = device.create_compute_pipeline(label=entry_point, layout=layout, compute=stage)
+    cached = (pipeline, group_layout)
+    _pipelines[key] = cached
+    return cached

@@ -1,0 +1,330 @@
+"""Launching a compiled kernel: argument binding, dispatch shape, encoding and readback.
+
+`launch(interface, get_code, args, threads=..., workgroups=...)` runs one kernel call. It
+keeps one `Launcher` per kernel interface (and shader source kind); kernels may also hold
+a `Launcher` themselves and call it directly.
+
+Per call, a Launcher
+
+1. maps the arguments (one per `interface.params` entry; Const entries are ignored; a
+   call may also pass only the runtime parameters),
+2. computes the dispatch: `threads=` rounds up per dimension to whole workgroups,
+   `workgroups=` is taken as given; a launch of zero threads or workgroups does nothing,
+3. binds arrays: DeviceArrays bind their buffers, numpy arrays are uploaded into buffers
+   pooled per parameter (see `arguments.py`),
+4. packs the uniform block and rewrites the launcher's one uniform buffer only when the
+   bytes changed (`queue.write_buffer` is ordered with submissions, so reuse is safe),
+5. finds the bind group in a small cache keyed by the bound buffers (the layout is
+   explicit and shared by both shader variants, so the pipeline is not part of the key),
+6. encodes one compute pass, submits it, and copies back the numpy arrays the kernel
+   writes (in place). Work on DeviceArrays is only queued.
+
+Large 1-D launches. When `threads=N` needs W workgroups in x and W exceeds the device's
+`max-compute-workgroups-per-dimension` L, the launcher dispatches the folded variant of
+the shader (`get_code(True)`), which numbers workgroups linearly as
+`workgroup_id.x + workgroup_id.y * num_workgroups.x`, with the grid (X, Y, 1) chosen by
+`fold_workgroups`: Y is the least count that makes X <= L possible (ceil(W / L)),
+raised by up to 256 when a larger Y divides W exactly (then X * Y == W); otherwise
+X = ceil(W / Y) and the X * Y - W < Y surplus workgroups run invocations whose linear ids
+lie past the rounded-up thread count, like the round-up tail of any launch, which the
+kernel's bounds check already skips.
+"""
+
+from __future__ import annotations
+
+import operator
+import weakref
+
+import wgpu
+
+from .. import types as t
+from ..options import options
+from .arguments import ArrayParam
+from .arrays import DeviceArray
+from .device import check_features, device_limit, get_device, pipeline_for
+from .uniforms import UniformPacker
+
+__all__ = ["Launcher", "launch", "fold_workgroups", "launcher_for"]
+
+BIND_GROUPS_PER_LAUNCHER = 32  # distinct sets of bound buffers remembered per kernel
+FOLD_SEARCH = 256  # how far above the least Y `fold_workgroups` looks for an exact divisor
+UNIFORM_USAGE = wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST
+
+
+def fold_workgroups(total: int, limit: int) -> tuple[int, int]:
+    """The (X, Y) grid for `total` workgroups when X may be at most `limit` (see module doc)."""
+    least_y = -(-total // limit)
+    if least_y > limit:
+        raise ValueError(
+            f"{total} workgroups exceed what a folded 1-D launch can reach ({limit} x {limit})"
+        )
+    for y in range(least_y, min(least_y + FOLD_SEARCH, limit) + 1):
+        if total % y == 0:
+            return total // y, y
+    return -(-total // least_y), least_y
+
+
+def _count_tuple(value, what: str) -> tuple:
+    """An int or a tuple of 1 to 3 ints, as a tuple of non-negative ints."""
+    items = (value,) if not isinstance(value, (tuple, list)) else tuple(value)
+    if not 1 <= len(items) <= 3:
+        raise TypeError(f"{what} takes an int or a tuple of 1 to 3 ints, got {value!r}")
+    try:
+        counts = tuple(operator.index(n) for n in items)
+    except TypeError:
+        raise TypeError(f"{what} takes an int or a tuple of 1 to 3 ints, got {value!r}") from None
+    if any(n < 0 for n in counts):
+        raise ValueError(f"{what} must not be negative, got {value!r}")
+    return counts
+
+
+class Launcher:
+    """Runs one compiled kernel (one `KernelInterface`) on the device.
+
+    `get_code(fold_1d)` returns the shader (WGSL text, or SPIR-V bytes) of the normal
+    variant (False) or of the folded 1-D variant (True, compiled only when a launch
+    needs it). `max_workgroups_per_dimension` defaults to the device limit; tests lower
+    it to exercise folding.
+    """
+
+    def __init__(self, interface, get_code, max_workgroups_per_dimension: int | None = None):
+        check_features(interface)
+        self.interface = interface
+        self.name = interface.name
+        self.get_code = get_code
+        device = get_device()
+        self._device = device
+        self._queue = device.queue
+        self.max_workgroups = max_workgroups_per_dimension or device_limit(
+            "max-compute-workgroups-per-dimension"
+        )
+        size = tuple(interface.workgroup_size) + (1,) * (3 - len(interface.workgroup_size))
+        self.workgroup_size = size
+        self._params = list(interface.params)
+        self._runtime = interface.runtime_params
+        self._nparams = len(self._params)
+
+        groups = {a.group for a in interface.arrays}
+        if interface.uniforms is not None:
+            groups.add(interface.uniforms.group)
+        if groups - {0}:
+            raise NotImplementedError(
+                f"kernel {self.name!r}: the runtime binds group 0 only, got groups {sorted(groups)}"
+            )
+        arrays = sorted(interface.arrays, key=lambda a: a.binding)
+        self._arrays = [ArrayParam(self.name, binding) for binding in arrays]
+        layout = [(a.binding, a.access) for a in arrays]
+
+        self._packer = None
+        self._uniform_entry = None
+        self._last_uniform = None
+        if interface.uniforms is not None:
+            block = interface.uniforms
+            self._packer = UniformPacker(self.name, self._params, block)
+            buffer = device.create_buffer(
+                label=f"{self.name} uniforms", size=self._packer.size, usage=UNIFORM_USAGE
+            )
+            self._uniform_buffer = buffer
+            self._uniform_entry = {
+                "binding": block.binding,
+                "resource": {"buffer": buffer, "offset": 0, "size": buffer.size},
+            }
+            layout.append((block.binding, "uniform"))
+        self._layout = tuple(sorted(layout))
+        self._pipeline, self._group_layout = pipeline_for(get_code(False), self.name, self._layout)
+        self._folded_pipeline = None
+        self._bind_groups = {}
+        self._dispatch_cache = {}
+
+    # -- arguments and dispatch shape ---------------------------------------------------
+
+    def _full_args(self, args):
+        """Arguments indexed like `interface.params` (a call may pass runtime ones only)."""
+        count = len(args)
+        runtime = self._runtime
+        if count == len(runtime):
+            full = [None] * self._nparams
+            for index, value in zip(runtime, args):
+                full[index] = value
+            return full
+        names = ", ".join(self._params[i][0] for i in runtime)
+        raise TypeError(
+            f"{self.name}() takes {len(runtime)} argument{'s' if len(runtime) != 1 else ''} "
+            f"({names}), got {count}"
+        )
+
+    def _folded(self):
+        if self._folded_pipeline is None:
+            code = self.get_code(True)
+            self._folded_pipeline, _ = pipeline_for(code, self.name, self._layout)
+        return self._folded_pipeline
+
+    def dispatch_shape(self, threads=None, workgroups=None):
+        """((X, Y, Z), folded) for a call's `threads`/`workgroups`, or None for an empty
+        launch."""
+        key = (threads, workgroups)
+        try:
+            cached = self._dispatch_cache.get(key, False)
+        except TypeError:  # unhashable (a list)
+            cached = False
+        if cached is not False:
+            return cached
+        shape = self._compute_dispatch(threads, workgroups)
+        if len(self._dispatch_cache) < 64:
+            try:
+                self._dispatch_cache[key] = shape
+            except TypeError:
+                pass
+        return shape
+
+    def _compute_dispatch(self, threads, workgroups):
+        limit = self.max_workgroups
+        if workgroups is not None:
+            if threads is not None:
+                raise TypeError(f"{self.name}(): give threads= or workgroups=, not both")
+            counts = _count_tuple(workgroups, "workgroups")
+            counts = counts + (1,) * (3 - len(counts))
+            if 0 in counts:
+                return None
+            for axis, n in zip("xyz", counts):
+                if n > limit:
+                    raise ValueError(
+                        f"{self.name}(): workgroups={workgroups!r} asks for {n} workgroups in "
+                        f"{axis}, more than the device's limit of {limit} per dimension "
+                        f"(threads=N folds large 1-D launches)"
+                    )
+            return counts, False
+        if threads is None:
+            raise TypeError(
+                f"{self.name}() needs threads=N, (X, Y) or (X, Y, Z) (the global invocation "
+                f"count) or workgroups=(X, Y, Z)"
+            )
+        counts = _count_tuple(threads, "threads")
+        if 0 in counts:
+            return None
+        groups = tuple(-(-n // size) for n, size in zip(counts, self.workgroup_size))
+        groups = groups + (1,) * (3 - len(groups))
+        if len(counts) == 1 and groups[0] > limit:
+            x, y = fold_workgroups(groups[0], limit)
+            return (x, y, 1), True
+        for axis, n in zip("xyz", groups):
+            if n > limit:
+                raise ValueError(
+                    f"{self.name}(): threads={threads!r} needs {n} workgroups in {axis}, more "
+                    f"than the device's limit of {limit} per dimension (only 1-D launches are "
+                    f"folded)"
+                )
+        return groups, False
+
+    # -- the call -----------------------------------------------------------------------
+
+    def __call__(self, args, threads=None, workgroups=None) -> None:
+        if len(args) != self._nparams:
+            args = self._full_args(args)
+        shape = self.dispatch_shape(threads, workgroups)
+        if shape is None:
+            return
+        counts, folded = shape
+
+        buffers = []
+        readbacks = None
+        for param in self._arrays:
+            value = args[param.index]
+            if type(value) is DeviceArray:
+                if value._sig is not param.last_sig:
+                    param.accept(value)
+                buffers.append(value.buffer)
+            else:
+                if isinstance(value, DeviceArray):
+                    param.accept(value)
+                    buffers.append(value.buffer)
+                    continue
+                array = param.check_numpy(value)
+                buffer = param.upload(array)
+                buffers.append(buffer)
+                if param.writes:
+                    if readbacks is None:
+                        readbacks = []
+                    readbacks.append((param, buffer, array))
+
+        packer = self._packer
+        if packer is not None:
+            data = packer.pack(args)
+            if data != self._last_uniform:
+                self._queue.write_buffer(self._uniform_buffer, 0, data)
+                self._last_uniform = data
+
+        key = tuple(buffers)
+        bind_group = self._bind_groups.get(key)
+        if bind_group is None:
+            bind_group = self._create_bind_group(buffers)
+            if len(self._bind_groups) >= BIND_GROUPS_PER_LAUNCHER:
+                self._bind_groups.pop(next(iter(self._bind_groups)))
+            self._bind_groups[key] = bind_group
+
+        encoder = self._device.create_command_encoder()
+        compute_pass = encoder.begin_compute_pass()
+        compute_pass.set_pipeline(self._folded() if folded else self._pipeline)
+        compute_pass.set_bind_group(0, bind_group)
+        compute_pass.dispatch_workgroups(*counts)
+        compute_pass.end()
+        self._queue.submit([encoder.finish()])
+
+        if readbacks is not None:
+            for param, buffer, array in readbacks:
+                param.read_back(buffer, array)
+
+    def _create_bind_group(self, buffers):
+        self._check_aliasing(buffers)
+        entries = [
+            {
+                "binding": param.binding,
+                "resource": {"buffer": buffer, "offset": 0, "size": buffer.size},
+            }
+            for param, buffer in zip(self._arrays, buffers)
+        ]
+        if self._uniform_entry is not None:
+            entries.append(self._uniform_entry)
+        return self._device.create_bind_group(
+            label=self.name, layout=self._group_layout, entries=entries
+        )
+
+    def _check_aliasing(self, buffers) -> None:
+        """WebGPU forbids a buffer the dispatch writes to be bound twice; say which
+        parameters share it (checked when a bind group is made, so never on a cache hit)."""
+        seen = {}
+        for param, buffer in zip(self._arrays, buffers):
+            other = seen.get(buffer)
+            if other is not None and (param.writes or other.writes):
+                written = param if param.writes else other
+                raise ValueError(
+                    f"parameter {param.name!r} of {self.name}: the same array is also passed "
+                    f"as {other.name!r}, and the kernel writes {written.name!r}; WebGPU does not "
+                    f"allow a buffer that a launch writes to be bound twice (pass a copy)"
+                )
+            seen.setdefault(buffer, param)
+
+
+# (id(interface), shader source kind) -> (weak reference to the interface, Launcher)
+_launchers: dict = {}
+
+
+def launcher_for(interface, get_code) -> Launcher:
+    """The cached Launcher of `interface` (created on first use)."""
+    key = (id(interface), options.shader_source)
+    entry = _launchers.get(key)
+    if entry is not None and entry[0]() is interface:
+        return entry[1]
+    launcher = Launcher(interface, get_code)
+    _launchers[key] = (
+        weakref.ref(interface, lambda _, key=key: _launchers.pop(key, None)),
+        launcher,
+    )
+    return launcher
+
+
+def launch(interface, get_code, args, threads=None, workgroups=None) -> None:
+    """Run a kernel: `args` has one value per `interface.params` entry (Const entries are
+    ignored) or one per runtime parameter; exactly one of `threads` (global invocation
+    count: N, (X, Y) or (X, Y, Z)) and `workgroups` ((X, Y, Z) or an int)."""
+    launcher_for(interface, get_code)(args, threads=threads, workgroups=workgroups)

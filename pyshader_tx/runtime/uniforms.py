@@ -1,0 +1,258 @@
+"""Packing the uniform block: scalar, vector, matrix and struct parameters plus array shapes.
+
+`interface.uniforms` lists the block's members with their byte offset, their WGSL type
+and where the value comes from: ('param', i) is the kernel's parameter i, ('shape', i)
+the dimensions of array parameter i (a u32, or a vecNu holding N dimensions in C order).
+Parameters declared `bool` are u32 members (0 or 1) with `python_type` bool.
+
+`UniformPacker.pack(args)` returns the block's bytes. The common case (scalars, vectors
+and shapes) is one precompiled `struct.Struct.pack` call. Matrices and structs, and any
+value the fast path cannot take, go through `pack_checked`, which checks every value
+(number kind, integer range, vector length, struct fields) and raises a `TypeError` or
+`ValueError` that names the parameter.
+"""
+
+from __future__ import annotations
+
+import operator
+import struct
+
+import numpy as np
+
+from .. import types as t
+from .arguments import argument_error_prefix
+
+__all__ = ["UniformPacker", "encode_scalar", "uniform_buffer_size"]
+
+# struct module format characters of the host-shareable scalars.
+SCALAR_FORMATS = {"f32": "f", "f16": "e", "i32": "i", "u32": "I"}
+INT_RANGES = {"i32": (-(2**31), 2**31 - 1), "u32": (0, 2**32 - 1)}
+
+# Kinds of fast-path members.
+_SCALAR, _VECTOR, _SHAPE = 0, 1, 2
+
+
+def uniform_buffer_size(block) -> int:
+    """Bytes of the uniform buffer: the block size rounded up to 16 (at least 16)."""
+    return max(16, t.round_up(block.size, 16))
+
+
+def encode_scalar(scalar: t.ScalarType, value, what: str) -> bytes:
+    """The little-endian bytes of `value` as `scalar`; `what` prefixes error messages."""
+    fmt = "<" + SCALAR_FORMATS[scalar.name]
+    if scalar.kind == "float":
+        if isinstance(value, (str, bytes)) or not _is_number(value):
+            raise TypeError(f"{what}expected a number for {scalar!r}, got {_describe(value)}")
+        try:
+            return struct.pack(fmt, float(value))
+        except OverflowError:
+            raise ValueError(f"{what}{value!r} is out of range for {scalar!r}") from None
+    if isinstance(value, (float, np.floating)):
+        raise TypeError(
+            f"{what}expected an int for {scalar!r}, got float {value!r} (use int(...) to convert)"
+        )
+    try:
+        number = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{what}expected an int for {scalar!r}, got {_describe(value)}") from None
+    low, high = INT_RANGES[scalar.name]
+    if not low <= number <= high:
+        raise ValueError(f"{what}{number} is out of range for {scalar!r} ({low}..{high})")
+    return struct.pack(fmt, number)
+
+
+def _is_number(value) -> bool:
+    if isinstance(value, (int, float, np.integer, np.floating, np.bool_)):
+        return True
+    return isinstance(value, np.ndarray) and value.shape == () and value.dtype.kind in "biuf"
+
+
+def _describe(value) -> str:
+    if isinstance(value, np.ndarray):
+        return f"an array of shape {value.shape}"
+    return f"{type(value).__name__} {value!r}" if isinstance(value, str) else type(value).__name__
+
+
+def _encode_bool(value, what: str) -> bytes:
+    if isinstance(value, (bool, np.bool_)) or (
+        isinstance(value, (int, np.integer)) and value in (0, 1)
+    ):
+        return struct.pack("<I", 1 if value else 0)
+    raise TypeError(f"{what}expected a bool, got {_describe(value)}")
+
+
+def _encode_vector(ty: t.VectorType, value, what: str, python_type=None) -> bytes:
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
+        raise TypeError(
+            f"{what}expected a sequence of {ty.size} values for {ty!r}, got {_describe(value)}"
+        )
+    if isinstance(value, np.ndarray) and value.ndim != 1:
+        raise ValueError(f"{what}expected {ty.size} values for {ty!r}, got shape {value.shape}")
+    if len(value) != ty.size:
+        raise ValueError(f"{what}expected {ty.size} values for {ty!r}, got {len(value)}")
+    if isinstance(python_type, t.VectorType) and python_type.scalar.kind == "bool":
+        return b"".join(_encode_bool(v, f"{what}component {k}: ") for k, v in enumerate(value))
+    return b"".join(
+        encode_scalar(ty.scalar, v, f"{what}component {k}: ") for k, v in enumerate(value)
+    )
+
+
+def _encode_matrix(ty: t.MatrixType, value, what: str) -> bytes:
+    try:
+        array = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"{what}expected a ({ty.columns}, {ty.rows}) array for {ty!r}, got {_describe(value)}"
+        ) from None
+    if array.shape != (ty.columns, ty.rows):
+        raise ValueError(
+            f"{what}expected a ({ty.columns}, {ty.rows}) array for {ty!r} (row c of the array "
+            f"is column c of the matrix), got shape {array.shape}"
+        )
+    storage = np.zeros(t.numpy_dtype(ty).shape, t.numpy_dtype(ty.scalar))
+    storage[:, : ty.rows] = array
+    return storage.tobytes()
+
+
+def _encode_struct(ty: t.StructType, value, what: str) -> bytes:
+    dtype = t.numpy_dtype(ty)
+    names = [name for name, _ in ty.fields]
+    if isinstance(value, (np.void, np.ndarray)):
+        array = np.asarray(value)
+        if array.dtype != dtype or array.shape != ():
+            raise TypeError(
+                f"{what}expected a {ty.name} record (dtype {ty.name}.dtype, shape ()), got "
+                f"dtype {array.dtype} and shape {array.shape}"
+            )
+        return array.tobytes()
+    if isinstance(value, dict):
+        missing = [name for name in names if name not in value]
+        extra = [key for key in value if key not in names]
+        if missing or extra:
+            problem = f"missing fields {missing}" if missing else f"unknown fields {extra}"
+            raise ValueError(f"{what}{ty.name} has fields {names}: {problem}")
+        items = [value[name] for name in names]
+    elif isinstance(value, (tuple, list)):
+        if len(value) != len(names):
+            raise ValueError(
+                f"{what}{ty.name} has {len(names)} fields {names}, got {len(value)} values"
+            )
+        items = list(value)
+    elif all(hasattr(value, name) for name in names):
+        items = [getattr(value, name) for name in names]
+    else:
+        raise TypeError(
+            f"{what}expected a {ty.name} value (a tuple of fields, a dict, or a record of "
+            f"{ty.name}.dtype), got {_describe(value)}"
+        )
+    record = np.zeros((), dtype)
+    for (name, field_type), item in zip(ty.fields, items):
+        try:
+            if isinstance(field_type, t.ScalarType) and field_type.name in INT_RANGES:
+                encode_scalar(field_type, item, "")  # range and kind check
+            record[name] = item
+        except (TypeError, ValueError, OverflowError) as error:
+            raise type(error)(f"{what}field {name!r}: {error}") from None
+    return record.tobytes()
+
+
+class UniformPacker:
+    """Packs one kernel's uniform block from its call arguments."""
+
+    def __init__(self, kernel: str, params: list, block):
+        self.kernel = kernel
+        self.params = params  # [(python name, Type)]
+        self.members = sorted(block.members, key=lambda m: m.offset)
+        self.size = uniform_buffer_size(block)
+        self._struct, self._plan, self._getter = self._compile_fast_path()
+
+    def _compile_fast_path(self):
+        """A struct.Struct covering the whole block and how to gather its values, or
+        (None, None, None) when some member needs the checked path."""
+        fmt = ["<"]
+        plan = []
+        position = 0
+        for member in self.members:
+            kind, index = member.source
+            ty = member.ty
+            fmt.append("x" * (member.offset - position))
+            if kind == "shape":
+                count = ty.size if isinstance(ty, t.VectorType) else 1
+                fmt.append("I" * count)
+                plan.append((_SHAPE, index, count))
+            elif isinstance(ty, t.ScalarType) and ty.name in SCALAR_FORMATS:
+                is_bool = member.python_type is not None and member.python_type == t.bool_
+                # bools: True/False pack as 1/0; np.bool_ (no __index__) takes the checked path
+                fmt.append("I" if is_bool else SCALAR_FORMATS[ty.name])
+                plan.append((_SCALAR, index, 1))
+            elif (
+                isinstance(ty, t.VectorType)
+                and ty.scalar.name in SCALAR_FORMATS
+                and member.python_type is None
+            ):
+                fmt.append(SCALAR_FORMATS[ty.scalar.name] * ty.size)
+                plan.append((_VECTOR, index, ty.size))
+            else:
+                return None, None, None
+            position = member.offset + t.size_of(ty)
+        fmt.append("x" * (self.size - position))
+        packer = struct.Struct("".join(fmt))
+        getter = None
+        if all(kind == _SCALAR for kind, _, _ in plan):
+            indices = [index for _, index, _ in plan]
+            if len(indices) == 1:
+                only = indices[0]
+                getter = lambda args: (args[only],)  # noqa: E731
+            else:
+                getter = operator.itemgetter(*indices)
+        return packer, plan, getter
+
+    def pack(self, args) -> bytes:
+        """The block's bytes for a call's arguments (one per kernel parameter)."""
+        packer = self._struct
+        if packer is not None:
+            try:
+                if self._getter is not None:
+                    return packer.pack(*self._getter(args))
+                values = []
+                for kind, index, count in self._plan:
+                    value = args[index]
+                    if kind == _SCALAR:
+                        values.append(value)
+                    elif kind == _SHAPE:
+                        values.extend(value.shape[:count])
+                    else:
+                        if len(value) != count:
+                            raise ValueError
+                        values.extend(value)
+                return packer.pack(*values)
+            except Exception:
+                pass  # the checked path says what is wrong
+        return self.pack_checked(args)
+
+    def pack_checked(self, args) -> bytes:
+        """`pack` with every value checked; errors name the parameter."""
+        data = bytearray(self.size)
+        for member in self.members:
+            kind, index = member.source
+            name = self.params[index][0]
+            what = argument_error_prefix(self.kernel, name)
+            value = args[index]
+            ty = member.ty
+            if kind == "shape":
+                dims = value.shape[: ty.size if isinstance(ty, t.VectorType) else 1]
+                encoded = b"".join(encode_scalar(t.u32, n, what) for n in dims)
+            elif member.python_type is not None and member.python_type == t.bool_:
+                encoded = _encode_bool(value, what)
+            elif isinstance(ty, t.ScalarType):
+                encoded = encode_scalar(ty, value, what)
+            elif isinstance(ty, t.VectorType):
+                encoded = _encode_vector(ty, value, what, member.python_type)
+            elif isinstance(ty, t.MatrixType):
+                encoded = _encode_matrix(ty, value, what)
+            elif isinstance(ty, t.StructType):
+                encoded = _encode_struct(ty, value, what)
+            else:
+                raise TypeError(f"{what}{ty!r} cannot be passed in the uniform block")
+            data[member.offset : member.offset + len(encoded)] = encoded
+        return bytes(data)

@@ -1,0 +1,1 @@
+"""GPU primitives written in pyshader_tx's Python subset."""

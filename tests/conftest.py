@@ -1,0 +1,38 @@
+"""Project-wide pytest configuration.
+
+* ``--update-goldens``: rewrite the expected outputs of the golden tests instead of comparing
+  against them (fixture :func:`update_goldens`).
+* ``XDG_RUNTIME_DIR`` is set (to a private temporary folder) when unset, which silences Mesa
+  lavapipe's warnings when wgpu creates a device.
+"""
+
+import os
+import tempfile
+
+import pytest
+
+
+def _ensure_xdg_runtime_dir() -> None:
+    if os.environ.get("XDG_RUNTIME_DIR"):
+        return
+    path = os.path.join(tempfile.gettempdir(), f"pyshader_tx-xdg-{os.getuid()}")
+    os.makedirs(path, mode=0o700, exist_ok=True)
+    os.environ["XDG_RUNTIME_DIR"] = path
+
+
+_ensure_xdg_runtime_dir()
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--update-goldens",
+        action="store_true",
+        default=False,
+        help="rewrite golden files with the current output instead of comparing against them",
+    )
+
+
+@pytest.fixture
+def update_goldens(request) -> bool:
+    """True when pytest runs with ``--update-goldens``."""
+    return bool(request.config.getoption("--update-goldens"))
