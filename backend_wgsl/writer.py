@@ -148,10 +148,10 @@ class ModuleWriter:
             self.names.declare(struct, struct.name)
         for variable in module.globals:
             self.names.declare(variable, variable.name)
-        for key, (helper, ty) in self.scan.helpers.items():
-            self.names.declare(key, helper_name(helper, ty))
         for function in module.functions:
             self.names.declare(function, function.name)
+        for key, (helper, ty) in self.scan.helpers.items():
+            self.names.declare(key, helper_name(helper, ty))
 
     def write(self) -> str:
         sections = [
@@ -330,12 +330,14 @@ class FunctionWriter:
             self._block(stmt.body, depth + 1)
             self._line(depth, "}")
         elif self._fits_for(stmt):
-            parts = [
-                self._declaration(stmt.init) if stmt.init is not None else "",
-                self.expressions.write(stmt.condition) if stmt.condition is not None else "",
-                self._assignment(stmt.continuing[0]) if stmt.continuing else "",
-            ]
-            self._line(depth, f"for ({'; '.join(parts).rstrip()}) {{")
+            header = self._declaration(stmt.init) if stmt.init is not None else ""
+            if stmt.condition is not None:
+                header += f"; {self.expressions.write(stmt.condition)};"
+            else:
+                header += ";;"
+            if stmt.continuing:
+                header += f" {self._assignment(stmt.continuing[0])}"
+            self._line(depth, f"for ({header}) {{")
             self._block(stmt.body, depth + 1)
             self._line(depth, "}")
         else:

@@ -21,7 +21,7 @@ from . import analysis
 from .annotations import evaluate_annotation
 from .calls import CallLowering
 from .expressions import ArrayParam, ExpressionLowering
-from .operators import OperatorLowering, abstract_literal
+from .operators import OperatorLowering, abstract_literal, coerce
 from .source import FunctionSource
 from .statements import StatementLowering
 from .variables import plan_function
@@ -41,6 +41,8 @@ class FunctionLowerer(OperatorLowering, ExpressionLowering, CallLowering, Statem
         # Python name -> LocalVariable, ArrayParam, Meta, or a factory `span -> ir.Expr`.
         self.bindings: dict = {}
         self.block: list = []
+        # Tuple constants indexed at run time: name -> local array, declared up front.
+        self.constant_arrays: dict = {}
 
     def lower_body(self, params: dict) -> list:
         """The function's IR body; `params` binds parameter names to value factories."""
@@ -60,7 +62,9 @@ class FunctionLowerer(OperatorLowering, ExpressionLowering, CallLowering, Statem
                 var = ir.LocalVariable(name, init.ty, False, span)
                 self.emit(ir.Declare(var, init, span))
                 self.bindings[name] = var
-        return self.lower_block(self.source.node.body, body)
+        self.lower_block(self.source.node.body, body)
+        body[:0] = [ir.Declare(var, init, var.span) for var, init in self.constant_arrays.values()]
+        return body
 
     def builtin_value(self, name: str, span) -> ir.Expr:
         """A built-in value; folded 1-D launches rebuild the linear ids from a 2-D grid."""
@@ -91,17 +95,18 @@ class FunctionLowerer(OperatorLowering, ExpressionLowering, CallLowering, Statem
         return ir.Compose(t.VECTORS["vec3u"], parts, span)
 
     def constant_array(self, meta, span) -> ir.Expr:
-        """A tuple constant indexed at run time, as a local array variable."""
-        values = [abstract_literal(v, span) for v in meta.value]
-        kinds = {v.ty.kind for v in values}
-        element = t.bool_ if values[0].ty == t.bool_ else t.f32 if "float" in kinds else t.i32
-        from .operators import coerce
-
-        parts = tuple(coerce(v, element) for v in values)
-        ty = t.FixedArrayType(element, len(parts))
-        var = ir.LocalVariable(meta.name, ty, False, span)
-        self.emit(ir.Declare(var, ir.Compose(ty, parts, span), span))
-        return ir.LocalRef(var, ty, span)
+        """A tuple constant indexed at run time: a local array declared at the top of the
+        function (WGSL indexes value arrays only with constants)."""
+        if meta.name not in self.constant_arrays:
+            values = [abstract_literal(v, span) for v in meta.value]
+            kinds = {v.ty.kind for v in values}
+            element = t.bool_ if values[0].ty == t.bool_ else t.f32 if "float" in kinds else t.i32
+            parts = tuple(coerce(v, element) for v in values)
+            ty = t.FixedArrayType(element, len(parts))
+            var = ir.LocalVariable(meta.name, ty, False, span)
+            self.constant_arrays[meta.name] = (var, ir.Compose(ty, parts, span))
+        var = self.constant_arrays[meta.name][0]
+        return ir.LocalRef(var, var.ty, span)
 
 
 def _builtin_type(name: str) -> t.Type:
@@ -275,10 +280,11 @@ def _kernel_parameters(source: FunctionSource, constants: dict):
             array = _KernelArray(name, var, ty, None, index)
             arrays.append(array)
             bindings[name] = array
-            if ty.ndim > 1:
-                uniform_fields.append(
-                    (f"{name}_shape", t.VectorType(t.u32, ty.ndim), ("shape", index), None, array)
-                )
+            if ty.ndim > 1 or element == t.f16:
+                # 2-D/3-D shapes, and lengths of f16 arrays (their buffers are rounded up
+                # to 4 bytes, so arrayLength could count one element too many).
+                shape_type = t.VectorType(t.u32, ty.ndim) if ty.ndim > 1 else t.u32
+                uniform_fields.append((f"{name}_shape", shape_type, ("shape", index), None, array))
             continue
         if isinstance(ty, (t.ScalarType, t.VectorType, t.MatrixType, t.StructType)):
             stored = ty

@@ -358,11 +358,12 @@ class ExpressionLowering:
 
     def array_extent(self, array: ArrayParam, axis: int, span) -> ir.Expr:
         """Extent `axis` of an array parameter, u32."""
-        if array.ty.ndim == 1:
+        if array.shape is None:
             ref = ir.GlobalRef(array.var, array.var.ty, span)
             return ir.ArrayLength(ref, t.u32, span)
         shape_ref = array.shape(span)
-        return ir.Member(ir.Load(shape_ref, shape_ref.ty, span), axis, t.u32, span)
+        shape = ir.Load(shape_ref, shape_ref.ty, span)
+        return shape if array.ty.ndim == 1 else ir.Member(shape, axis, t.u32, span)
 
     def tuple_index(self, meta: Meta, node: ast.Subscript):
         values = meta.value

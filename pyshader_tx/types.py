@@ -377,10 +377,10 @@ def uniform_layout_problem(ty: Type) -> str | None:
 def numpy_dtype(ty: Type) -> np.dtype:
     """The numpy dtype of one element of type `ty` in a storage buffer, padding included.
 
-    Scalars map to numpy scalars, vectors to `(dtype, (n,))` sub-arrays of their padded
-    size (vec3 takes 4 slots), matrices to `(dtype, (columns, padded rows))`, structs to
-    structured dtypes with WGSL offsets and size. Callers that want the user-facing shape
-    (vec3 as 3 values) use `element_shape`.
+    Scalars map to numpy scalars, vectors to `(dtype, (n,))` sub-arrays (a vec3 has 3
+    values; its 16-byte alignment shows in the offsets of what follows it), matrices to
+    `(dtype, (columns, padded rows))` (mat3x3f columns take 4 slots), structs to structured
+    dtypes with WGSL offsets and size. `user_dtype` gives the unpadded view of a matrix.
     """
     if isinstance(ty, AtomicType):
         ty = ty.scalar
@@ -406,7 +406,7 @@ def numpy_dtype(ty: Type) -> np.dtype:
         return np.dtype(
             {
                 "names": [name for name, _ in ty.fields],
-                "formats": [user_dtype(t) for _, t in ty.fields],
+                "formats": [numpy_dtype(t) for _, t in ty.fields],
                 "offsets": offsets,
                 "itemsize": size_of(ty),
             }

@@ -13,6 +13,7 @@ What is checked:
   in `module.features`.
 - Globals: unique names, a known space and access, group/binding on buffers (unique
   pairs) and none on workgroup memory.
+- Trees: no expression node appears in two places (passes `clone` what they reuse).
 - References: `Load`, `Store` and `ArrayLength` take references, operands take values;
   `GlobalRef`s name module globals, `LocalRef`s variables declared (by a `Declare` or a
   `Loop.init`) in an enclosing block earlier in program order. A loop's `continuing` also
@@ -270,6 +271,7 @@ class ModuleValidator:
         self.struct_positions: dict = {}  # StructType -> its index in module.structs
         self.known_types: set = set()  # types whose structs and features were checked
         self.global_ids: set = set()  # id() of each module global
+        self.expression_ids: set = set()  # id() of each expression node seen (no sharing)
 
     def fail(self, message: str, span: Span | None = None):
         where = f" ({span.filename}:{span.lineno})" if span is not None else ""
@@ -603,6 +605,9 @@ class FunctionValidator:
         if not isinstance(expr, Expr):
             self.fail(f"expected an expression, got {type(expr).__name__}")
         kind = type(expr).__name__
+        if id(expr) in self.module_validator.expression_ids:
+            self.fail(f"{kind} node used in two places (IR trees share no nodes: clone it)", expr)
+        self.module_validator.expression_ids.add(id(expr))
         if expr.ty == VOID:
             if not (discarded and isinstance(expr, (Call, Intrinsic))):
                 self.fail(f"{kind} of type None used as a value", expr)
@@ -627,7 +632,7 @@ class FunctionValidator:
             low, high = INTEGER_RANGES[ty.name]
             ok = isinstance(value, int) and low <= value <= high
         if not ok:
-            (lambda *a, **k: None)(f"Literal {value!r} does not fit its type {ty!r}", expr)
+            self.fail(f"Literal {value!r} does not fit its type {ty!r}", expr)
 
     def check_argument(self, expr: Argument) -> None:
         params = self.fn.params

@@ -37,7 +37,6 @@ import weakref
 
 import wgpu
 
-from .. import types as t
 from ..options import options
 from .arguments import ArrayParam
 from .arrays import DeviceArray

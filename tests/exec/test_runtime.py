@@ -222,15 +222,10 @@ def test_error_wrong_rank(saxpy):
     assert str(info.value) == "parameter 'y' of saxpy: expected a 1-D array, got shape (3, 4)"
 
 
-def test_error_non_contiguous_written_array(saxpy):
+def test_error_written_array_not_updatable(saxpy):
     x = np.ones(4, np.float32)
-    out = np.zeros(8, np.float32)[::2]
     with pytest.raises(ValueError, match=r"parameter 'out' of saxpy: .*not C-contiguous"):
-        saxpy(1.0, x, x, out, threads=4)
-
-
-def test_error_read_only_written_array(saxpy):
-    x = np.ones(4, np.float32)
+        saxpy(1.0, x, x, np.zeros(8, np.float32)[::2], threads=4)
     out = np.zeros(4, np.float32)
     out.flags.writeable = False
     with pytest.raises(ValueError, match=r"parameter 'out' of saxpy: .*read-only"):
@@ -244,14 +239,10 @@ def test_error_argument_count(saxpy):
     assert str(info.value) == "saxpy() takes 4 arguments (a, x, y, out), got 3"
 
 
-def test_error_not_an_array(saxpy):
+def test_error_argument_kinds(saxpy):
     x = np.ones(4, np.float32)
     with pytest.raises(TypeError, match=r"parameter 'x' of saxpy: expected a numpy array or tx"):
         saxpy(1.0, [1.0, 2.0], x, x.copy(), threads=4)
-
-
-def test_error_scalar_kind(saxpy):
-    x = np.ones(4, np.float32)
     with pytest.raises(TypeError, match=r"parameter 'a' of saxpy: expected a number for f32"):
         saxpy("2", x, x, x.copy(), threads=4)
     with pytest.raises(ValueError, match=r"parameter 'a' of saxpy: .* out of range for f32"):
@@ -798,23 +789,19 @@ def test_device_array_api():
         rt.empty(3, t.bool_)
 
 
-def test_missing_feature_names_python_line():
+def test_features_and_missing_feature_error():
+    device = rt.get_device()
+    adapter_features = rt.device.get_adapter().features
+    for name in ("shader-f16", "subgroup", "shader-float32-atomic", "timestamp-query"):
+        assert (name in device.features) == (name in adapter_features)
     interface = iota_interface()
     interface.features = {"shader-imaginary-feature": ("kernels.py", 12)}
     with pytest.raises(FeatureError) as info:
         rt.check_features(interface)
     message = str(info.value)
     assert message.startswith(
-        "kernels.py:12: kernel 'iota' needs the device feature " "'shader-imaginary-feature'"
+        "kernels.py:12: kernel 'iota' needs the device feature 'shader-imaginary-feature'"
     )
     assert rt.adapter_summary() in message
     with pytest.raises(FeatureError):
         rt.launch(interface, lambda fold: IOTA_WGSL, [np.zeros(4, np.uint32)], threads=4)
-
-
-def test_device_has_the_wanted_features():
-    device = rt.get_device()
-    adapter_features = rt.device.get_adapter().features
-    for name in ("shader-f16", "subgroup", "shader-float32-atomic", "timestamp-query"):
-        assert (name in device.features) == (name in adapter_features)
-    assert " via " in rt.adapter_summary()

@@ -44,6 +44,7 @@ from pyshader_tx.ir.nodes import (
     Store,
     Swizzle,
     Unary,
+    clone,
 )
 from pyshader_tx.ir.printer import print_expr, print_function, print_module
 from pyshader_tx.ir.validate import (
@@ -215,18 +216,17 @@ def build_kitchen_sink() -> SimpleNamespace:
     k.tile = GlobalVariable("tile", FixedArrayType(f32, 64), "workgroup")
 
     # def length2(v: vec3f) -> f32: return dot(v, v)
-    v = Argument(0, vec3f)
     k.length2 = Function("length2", [Parameter("v", vec3f)], f32)
-    k.length2.body = [Return(Intrinsic("dot", (v, v), f32))]
+    k.length2.body = [Return(Intrinsic("dot", (Argument(0, vec3f), Argument(0, vec3f)), f32))]
 
     # def magnitude(x: f32) -> f32: if x > 0: return x else: return -x
-    x = Argument(0, f32)
+    x = Argument(0, f32)  # cloned below: IR trees share no nodes
     k.magnitude = Function("magnitude", [Parameter("x", f32)], f32)
     k.magnitude.body = [
         If(
             Binary("gt", x, flt(0.0), bool_),
-            [Return(x)],
-            [Return(Unary("neg", x, f32))],
+            [Return(clone(x))],
+            [Return(Unary("neg", clone(x), f32))],
         )
     ]
 
@@ -248,17 +248,20 @@ def build_kitchen_sink() -> SimpleNamespace:
     w = LocalVariable("w", f32, is_let=True)
     mask = LocalVariable("mask", vec3b, is_let=True)
     particle_ref = element(glob(k.particles), load_local(idx))
-    inner_ref = Member(particle_ref, 0, inner)
-    one = flt(1.0)
+    inner_ref = Member(clone(particle_ref), 0, inner)
     body = [
         Declare(idx, Intrinsic("local_invocation_index", (), u32)),
         Declare(p, load(Member(inner_ref, 0, vec3f))),
-        Store(Member(local(p), 0, f32), one),  # p.x = 1.0
+        Store(Member(local(p), 0, f32), flt(1.0)),  # p.x = 1.0
         Declare(
             m,
             Compose(
                 mat3x3f,
-                (Splat(vec3f, one), Compose(vec3f, (one, Compose(vec2f, ()))), load_local(p)),
+                (
+                    Splat(vec3f, flt(1.0)),
+                    Compose(vec3f, (flt(1.0), Compose(vec2f, ()))),
+                    load_local(p),
+                ),
             ),
         ),
         # q = m @ (p * 2.0) + p
@@ -274,7 +277,7 @@ def build_kitchen_sink() -> SimpleNamespace:
         Declare(
             t,
             Select(
-                Binary("gt", load(Member(particle_ref, 1, f32)), one, bool_),
+                Binary("gt", load(Member(particle_ref, 1, f32)), flt(1.0), bool_),
                 Convert(load_local(idx), f32),
                 Bitcast(load_local(idx), f32),
                 f32,
@@ -654,6 +657,11 @@ BROKEN = [
         "parameter 'v' has type array<f32>",
     ),
     # References and values.
+    (
+        "shared-node",
+        lambda k: _set(k.declare_acc, init=k.x_i),
+        "Load node used in two places (IR trees share no nodes: clone it)",
+    ),
     (
         "load-of-value",
         lambda k: _set(k.x_i, ref=load(k.x_i.ref)),
