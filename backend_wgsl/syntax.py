@@ -101,8 +101,10 @@ def type_name(ty: t.Type, struct_names) -> str:
     """The WGSL spelling of `ty`; `struct_names` maps struct types to their WGSL names."""
     if isinstance(ty, t.ScalarType):
         return ty.name
+    if isinstance(ty, t.VectorType) and ty.scalar.kind == "bool":
+        return f"vec{ty.size}<bool>"  # WGSL has no vec3b alias
     if isinstance(ty, (t.VectorType, t.MatrixType)):
-        return repr(ty)  # the predeclared aliases: vec3f, mat4x4h, vec2b ...
+        return repr(ty)  # the predeclared aliases: vec3f, mat4x4h, vec2i ...
     if isinstance(ty, t.AtomicType):
         return f"atomic<{ty.scalar.name}>"
     if isinstance(ty, t.FixedArrayType):
@@ -116,6 +118,8 @@ def type_name(ty: t.Type, struct_names) -> str:
 
 def type_identifiers(ty: t.Type) -> set:
     """The predeclared identifiers (type names and type generators) that spelling `ty` uses."""
+    if isinstance(ty, t.VectorType) and ty.scalar.kind == "bool":
+        return {f"vec{ty.size}", "bool"}
     if isinstance(ty, (t.ScalarType, t.VectorType, t.MatrixType)):
         return {type_name(ty, {})}
     if isinstance(ty, t.AtomicType):

@@ -122,11 +122,11 @@ def shade(normals: Array[vec4f], out: Array[vec4f], light: vec3f):
         return
     n = tx.normalize(normals[i].xyz)
     l = tx.normalize(light)
-    d = max(tx.dot(n, l), 0.0)
+    d = max(tx.dot(n, l), 0.0) * (1.0 / math.pi)
     h = tx.normalize(l + vec3f(0.0, 0.0, 1.0))
     s = tx.pow(max(tx.dot(n, h), 0.0), 32.0)
     c = vec3f(0.2) + vec3f(0.7, 0.6, 0.5) * d + vec3f(s)
-    out[i] = vec4f(tx.clamp(c, vec3f(0.0), vec3f(1.0)), 1.0 + math.pi * 0.0)
+    out[i] = vec4f(tx.clamp(c, vec3f(0.0), vec3f(1.0)), 1.0)
 
 
 TRANSPILE_KERNELS = {
