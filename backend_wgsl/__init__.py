@@ -10,6 +10,6 @@ their parentheses), `syntax` (type and literal spellings, operator grammar), `le
 identifiers).
 """
 
-from .writer import DIALECTS, ENABLE_EXTENSIONS, entry_point_name, write_wgsl
+from .writer import DIALECTS, Dialect, entry_point_name, write_wgsl
 
-__all__ = ["write_wgsl", "entry_point_name", "DIALECTS", "ENABLE_EXTENSIONS"]
+__all__ = ["write_wgsl", "entry_point_name", "Dialect", "DIALECTS"]

@@ -116,16 +116,6 @@ class ExpressionWriter:
         """`!expr`, parenthesised as needed (for `if !(cond) { break; }`)."""
         return self._prefix("!", self._text(expr)).text
 
-    def python_operator(self, op: str, left: Text | str, right: Text | str, ty) -> Text:
-        """`left op right` for a Python operator (`floor_div`, `py_mod`, `pow`) on type `ty`:
-        a helper call or a plain WGSL operator."""
-        lowered = lower_python_operator(op, ty)
-        left, right = (Text(x) if isinstance(x, str) else x for x in (left, right))
-        if isinstance(lowered, Helper):
-            name = self.module_names[helper_key(lowered, ty)]
-            return Text(f"{name}({left.text}, {right.text})")
-        return self._infix(lowered, left, right)
-
     # -- dispatch ----------------------------------------------------------------------------
 
     def _text(self, expr: Expr) -> Text:
@@ -228,11 +218,19 @@ class ExpressionWriter:
             return self._literal_text(expr, suffixed=True)
         return self._text(expr)
 
+    def _operands(self, exprs) -> list:
+        """Operands of an operator or built-in. When all are literals, they are written with
+        their type suffix: WGSL would otherwise evaluate `2147483647 + 1` or `0.1 + 0.2` as
+        abstract (64-bit) numbers, not in the IR's i32 or f32."""
+        if exprs and all(isinstance(expr, Literal) for expr in exprs):
+            return [self._concrete(expr) for expr in exprs]
+        return [self._argument_text(expr) for expr in exprs]
+
     def _intrinsic(self, expr: Intrinsic) -> Text:
         definition = INTRINSICS[expr.name]
         if definition.kind == "builtin_value":
             return Text(self.local_names[("builtin", definition.wgsl)])
-        arguments = self._join([self._argument_text(arg) for arg in expr.args])
+        arguments = self._join(self._operands(expr.args))
         return Text(f"{definition.wgsl}({arguments})")
 
     def _call(self, expr: Call) -> Text:
@@ -257,9 +255,13 @@ class ExpressionWriter:
 
     def _binary(self, expr: Binary) -> Text:
         spelling, _ = BINARY_OPS[expr.op]
-        left, right = self._text(expr.left), self._text(expr.right)
-        if spelling is None:
-            return self.python_operator(expr.op, left, right, expr.left.ty)
+        if spelling is None:  # a Python operator: a helper call or a WGSL operator
+            lowered = lower_python_operator(expr.op, expr.left.ty)
+            if isinstance(lowered, Helper):
+                name = self.module_names[helper_key(lowered, expr.left.ty)]
+                return Text(f"{name}({self._arguments((expr.left, expr.right))})")
+            spelling = lowered
+        left, right = self._operands((expr.left, expr.right))
         return self._infix(spelling, left, right)
 
     @staticmethod

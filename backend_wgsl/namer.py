@@ -19,16 +19,13 @@ import re
 __all__ = ["KEYWORDS", "RESERVED_WORDS", "Namer", "FunctionNamer", "legal_base"]
 
 #: WGSL keywords (spec section "Keyword Summary").
-KEYWORDS = frozenset(
-    """
+KEYWORDS = frozenset("""
     alias break case const const_assert continue continuing default diagnostic discard else
     enable false fn for if let loop override requires return struct switch true var while
-    """.split()
-)
+    """.split())
 
 #: WGSL reserved words (spec section "Reserved Words"), plus `bitcast`, which naga reserves.
-RESERVED_WORDS = frozenset(
-    """
+RESERVED_WORDS = frozenset("""
     NULL Self abstract active alignas alignof as asm asm_fragment async attribute auto await
     become binding_array bitcast cast catch class co_await co_return co_yield coherent
     column_major common compile compile_fragment concept const_cast consteval constexpr
@@ -43,8 +40,7 @@ RESERVED_WORDS = frozenset(
     static_cast std subroutine super target template this thread_local throw trait try type
     typedef typeid typename typeof union unless unorm unsafe unsized use using varying virtual
     volatile wgsl where with writeonly yield
-    """.split()
-)
+    """.split())
 
 _NOT_IDENTIFIER_CHARACTER = re.compile(r"\W")
 _DOUBLE_UNDERSCORE_PREFIX = re.compile(r"^__+")

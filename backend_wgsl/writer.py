@@ -7,10 +7,12 @@ built-in values its body uses. Every IR statement becomes one WGSL statement; lo
 the most specific form that expresses them (`for`, `while`, `loop`).
 
 Two dialects: "standard" is what Tint (Chrome, Dawn) accepts, "naga" what wgpu-py 0.32's
-naga accepts. They differ only in `ENABLE_EXTENSIONS`.
+naga accepts; `DIALECTS` lists how they differ.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from pyshader_tx import types as t
 from pyshader_tx.ir.intrinsics import INTRINSICS
@@ -38,22 +40,32 @@ from pyshader_tx.ir.nodes import (
 )
 
 from . import syntax
-from .expressions import ExpressionWriter, Text, helper_key
+from .expressions import ExpressionWriter, helper_key
 from .legalize import FROM_BITS, Helper, helper_builtins, helper_name, helper_source
 from .legalize import lower_python_operator
 from .namer import Namer
 
-__all__ = ["write_wgsl", "entry_point_name", "DIALECTS", "ENABLE_EXTENSIONS"]
+__all__ = ["write_wgsl", "entry_point_name", "Dialect", "DIALECTS"]
 
-DIALECTS = ("standard", "naga")
 
-#: wgpu feature name -> the `enable` extension each dialect wants for it (None: none).
-ENABLE_EXTENSIONS = {
-    # Both compilers require `enable f16;` before any f16 type or literal.
-    "shader-f16": {"standard": "f16", "naga": "f16"},
-    # Tint requires `enable subgroups;` for subgroup built-ins; naga (wgpu 0.32) rejects
-    # the directive ("not yet supported") and accepts the built-ins without it.
-    "subgroup": {"standard": "subgroups", "naga": None},
+@dataclass(frozen=True)
+class Dialect:
+    """What one WGSL compiler wants beyond the WGSL the writer shares between them."""
+
+    #: wgpu feature name -> the `enable` extension it needs (features not listed need none).
+    enable_extensions: dict
+    #: Whether a function with a result must end with a `return` statement even where WGSL's
+    #: behaviour analysis sees that it cannot reach its end (`loop { return x; }`).
+    needs_final_return: bool
+
+
+DIALECTS = {
+    # Tint requires `enable f16;` for f16 and `enable subgroups;` for subgroup built-ins.
+    "standard": Dialect({"shader-f16": "f16", "subgroup": "subgroups"}, False),
+    # naga (wgpu 0.32) requires `enable f16;` too, but rejects `enable subgroups;` ("not yet
+    # supported") and takes the built-ins without it. Its validator only accepts a body that
+    # ends in `return` (through both arms of a final `if`), whatever follows from loops.
+    "naga": Dialect({"shader-f16": "f16"}, True),
 }
 
 _INDENT = "    "
@@ -62,14 +74,14 @@ _INDENT = "    "
 def write_wgsl(module: Module, dialect: str = "standard") -> str:
     """The WGSL source of `module` for `dialect` ("standard": Tint, "naga": wgpu-py)."""
     if dialect not in DIALECTS:
-        raise ValueError(f"unknown WGSL dialect {dialect!r}; expected one of {DIALECTS}")
-    return ModuleWriter(module, dialect).write()
+        raise ValueError(f"unknown WGSL dialect {dialect!r}; expected one of {list(DIALECTS)}")
+    return ModuleWriter(module, DIALECTS[dialect]).write()
 
 
 def entry_point_name(module: Module) -> str:
     """The WGSL name of the entry point (its Python name unless that is not a legal WGSL
     identifier), as pipelines must name it."""
-    return ModuleWriter(module, "standard").names[module.entry_point]
+    return ModuleWriter(module, DIALECTS["standard"]).names[module.entry_point]
 
 
 class ModuleScan:
@@ -110,8 +122,6 @@ class ModuleScan:
         for stmt in walk_statements(function.body):
             if isinstance(stmt, Declare):
                 self._type(stmt.var.ty)
-            if isinstance(stmt, Store) and stmt.op is not None and BINARY_OPS[stmt.op][0] is None:
-                self._python_operator(stmt.op, stmt.ref.ty)
             for expr in statement_exprs(stmt):
                 for node in walk_expr(expr):
                     self._expression(node)
@@ -137,7 +147,7 @@ class ModuleScan:
 class ModuleWriter:
     """Names a module's declarations, then writes them section by section."""
 
-    def __init__(self, module: Module, dialect: str):
+    def __init__(self, module: Module, dialect: Dialect):
         self.module = module
         self.dialect = dialect
         self.scan = ModuleScan(module)
@@ -173,7 +183,7 @@ class ModuleWriter:
     def _enables(self) -> list:
         extensions = []
         for feature in self.module.features:
-            extension = ENABLE_EXTENSIONS.get(feature, {}).get(self.dialect)
+            extension = self.dialect.enable_extensions.get(feature)
             if extension is not None and extension not in extensions:
                 extensions.append(extension)
         return [f"enable {extension};" for extension in extensions]
@@ -224,6 +234,10 @@ class FunctionWriter:
             if isinstance(stmt, Declare):
                 self.names.declare(stmt.var, stmt.var.name)
         self._block(self.function.body, 1)
+        if self.function.result != t.VOID and not _ends_in_return(self.function.body):
+            if self.module_writer.dialect.needs_final_return:
+                zero = f"{self.module_writer.type_name(self.function.result)}()"
+                self._line(1, f"return {zero};  // not reached")
         self.lines.append("}")
         return self.lines
 
@@ -279,24 +293,18 @@ class FunctionWriter:
         self._line(depth, self._assignment(stmt) + ";")
 
     def _assignment(self, stmt: Store) -> str:
-        """`ref = value` or `ref op= value`, without the semicolon."""
+        """`ref = value` or `ref op= value` (op a WGSL operator), without the semicolon."""
         target = self.expressions.write(stmt.ref)
         value = self.expressions.write(stmt.value)
         if stmt.op is None:
             return f"{target} = {value}"
-        operator = BINARY_OPS[stmt.op][0] or lower_python_operator(stmt.op, stmt.ref.ty)
-        if isinstance(operator, Helper):
-            # No compound form: the target is written twice (references have no side
-            # effects in the IR, so evaluating it twice is safe).
-            call = self.expressions.python_operator(stmt.op, Text(target), Text(value), stmt.ref.ty)
-            return f"{target} = {call.text}"
-        return f"{target} {operator}= {value}"
+        return f"{target} {BINARY_OPS[stmt.op][0]}= {value}"
 
     def _call(self, stmt: CallStatement, depth: int) -> None:
         text = self.expressions.write(stmt.call)
         call = stmt.call
-        if isinstance(call, Intrinsic) and INTRINSICS[call.name].kind == "math":
-            text = f"_ = {text}"  # WGSL's math built-ins are @must_use
+        if isinstance(call, Intrinsic) and call.ty != t.VOID:
+            text = f"_ = {text}"  # most WGSL built-ins with a result are @must_use
         self._line(depth, text + ";")
 
     def _return(self, stmt: Return, depth: int) -> None:
@@ -379,3 +387,14 @@ class FunctionWriter:
         self._line(depth, "}")
         if stmt.init is not None:
             self._line(depth - 1, "}")
+
+
+def _ends_in_return(block: list) -> bool:
+    """Whether `block` ends in a `return` the way naga checks it: a final `Return`, or a
+    final `If` whose two arms both end in one."""
+    if not block:
+        return False
+    last = block[-1]
+    if isinstance(last, Return):
+        return True
+    return isinstance(last, If) and _ends_in_return(last.accept) and _ends_in_return(last.reject)

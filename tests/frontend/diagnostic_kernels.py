@@ -335,3 +335,92 @@ def const_without_value(out: Array[f32], BLOCK: Const[int]):
 @tx.kernel(workgroup_size=64)
 def too_big_for_u32(out: Array[u32]):
     out[0] = 5000000000
+
+
+# -- launch-time errors: valid kernels called wrongly ---------------------------------------
+
+
+@tx.kernel(workgroup_size=64)
+def launch_target(a: f32, x: Array[f32], out: Array[f32]):
+    i = tx.global_invocation_id().x
+    if i < len(out):
+        out[i] = a * x[i]
+
+
+@tx.kernel(workgroup_size=64)
+def launch_target_2d(m: tx.Array2D[f32], out: Array[f32]):
+    i = tx.global_invocation_id().x
+    if i < len(out):
+        out[i] = m[i, 0]
+
+
+@tx.kernel(workgroup_size=64)
+def shift_too_far(n: i32, out: Array[i32]):
+    out[0] = n << 40
+
+
+# -- more variants -----------------------------------------------------------------------------
+
+
+@tx.kernel(workgroup_size=64)
+def float_literal_into_int_array(out: Array[i32]):
+    out[0] = 1.5
+
+
+@tx.kernel(workgroup_size=64)
+def add_i32_float_literal(n: i32, out: Array[f32]):
+    out[0] = n + 2.5
+
+
+@tx.kernel(workgroup_size=64)
+def too_many_arguments(out: Array[f32]):
+    out[0] = scale2(1.0, 2.0, 3.0)
+
+
+@tx.func
+def unannotated_func(x) -> f32:
+    return 1.0
+
+
+@tx.kernel(workgroup_size=64)
+def calls_unannotated_func(out: Array[f32]):
+    out[0] = unannotated_func(1.0)
+
+
+@tx.func
+def never_returns(x: f32) -> f32:
+    y = x * 2.0  # noqa: F841
+
+
+@tx.kernel(workgroup_size=64)
+def calls_never_returns(out: Array[f32]):
+    out[0] = never_returns(1.0)
+
+
+@tx.kernel(workgroup_size=64)
+def kernel_return_annotation(out: Array[f32]) -> f32:
+    out[0] = 1.0
+
+
+@tx.kernel(workgroup_size=64)
+def swizzle_mixed_sets(out: Array[f32]):
+    v = vec3f(1.0, 2.0, 3.0)
+    out[0] = v.xg.x
+
+
+@tx.kernel(workgroup_size=64)
+def swizzle_past_size(out: Array[f32]):
+    v = vec3f(1.0, 2.0, 3.0)
+    out[0] = v.xyw.x
+
+
+@tx.kernel(workgroup_size=64)
+def augmented_mixed(n: i32, out: Array[f32]):
+    y = 1.0
+    y += n
+    out[0] = y
+
+
+@tx.kernel(workgroup_size=64)
+def ternary_mixed(n: i32, x: f32, out: Array[f32]):
+    out[0] = x if n > 0 else n

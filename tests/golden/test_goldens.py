@@ -46,3 +46,12 @@ def test_goldens_pass_naga(name):
         validate_naga((GOLDEN_DIR / f"{name}.wgsl").read_text().replace("enable subgroups;\n", ""))
         == []
     )
+
+
+@pytest.mark.parametrize("name, kernel", GOLDEN_KERNELS, ids=NAMES)
+def test_golden_ir_is_valid(name, kernel):
+    from pyshader_tx.ir.validate import validate_module
+
+    validate_module(kernel.compiled().module)
+    folded, _ = kernel._compile_module(kernel.compiled().constants, fold_1d=True)
+    validate_module(folded)

@@ -1,0 +1,365 @@
+"""Host-side costs of pyshader_tx: transpile time per kernel, and the per-call overhead of
+a cached kernel call against raw wgpu-py code doing the same dispatch.
+
+    XDG_RUNTIME_DIR=/tmp/xdg .venv/bin/python benchmarks/host_overhead.py [--quick] [--profile]
+
+1. Transpile time. For each kernel of `bench_kernels.TRANSPILE_KERNELS` the module is
+   imported and the kernel's source already read and parsed (`FunctionSource`, kept from
+   one `Kernel.function_source()` call). Each timed repetition makes a fresh `Kernel`
+   object (so nothing compiled is cached), hands it that source and runs the pure
+   compile: `kernel._compile_module(constants, fold_1d=False)` (source AST -> IR, with
+   checks and analyses) then `backend_wgsl.write_wgsl(module, "standard")` (IR -> WGSL).
+   Device functions the kernel calls are compiled anew every time too (only their parsed
+   source is reused, like the kernel's). The columns: median of the whole compile (the
+   target, <= 2 ms), its IR and WGSL parts, and, for reference, the median when the
+   source is also read and parsed anew (`inspect.getsourcelines` + `ast.parse`; the file
+   text sits in `linecache`, as it does once the module is imported) with device-function
+   sources dropped as well, and the very first compile of that kernel in the process.
+   Times are wall-clock (`perf_counter`); the thread's CPU time (`thread_time`) of the
+   same compiles is given too, since on a shared machine other processes stretch the
+   wall-clock time (the target is judged on the wall-clock median).
+   The output is checked to be identical in every repetition.
+
+2. Call overhead. Tiny dispatches (saxpy over 64 elements: one workgroup) so that the
+   GPU's work stays small against the host's. Both sides run the same WGSL (the
+   kernel's `wgsl_naga`) on buffers of the same size:
+   * pyshader_tx: `saxpy(2.0, x, y, out, threads=64)` with `DeviceArray` arguments
+     (cached kernel: compiled, pipeline and bind group made during warm-up);
+   * raw wgpu-py: pipeline and bind group made beforehand; per call
+     `create_command_encoder`, `begin_compute_pass`, `set_pipeline`, `set_bind_group`,
+     `dispatch_workgroups`, `end`, `queue.submit([encoder.finish()])`.
+   A timed block is N calls followed by a `queue.read_buffer` of a 4-byte buffer (which
+   waits until the queue is drained); per-call time = block time / N. Blocks of the two
+   sides alternate in ABBA order; the table gives the median over blocks of each side,
+   their ratio (the target, <= 1.25x) and, as a check against drift, the median of the
+   ratios of neighbouring blocks. A second pair changes the scalar argument on every call (pyshader_tx
+   rewrites its uniform buffer; the raw side does a `queue.write_buffer` per call).
+   With `--profile`, or when the ratio is above target, the pyshader_tx call loop is run
+   under cProfile and the functions that take the time are listed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import gc
+import io
+import os
+import pstats
+import struct
+import sys
+import time
+
+os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp/xdg")
+os.makedirs(os.environ["XDG_RUNTIME_DIR"], exist_ok=True)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import numpy as np  # noqa: E402
+import wgpu  # noqa: E402
+
+import pyshader_tx as tx  # noqa: E402
+from pyshader_tx.backend_wgsl import write_wgsl  # noqa: E402
+from pyshader_tx.kernel import Func, Kernel  # noqa: E402
+
+import bench_kernels  # noqa: E402
+from _common import environment, median, table  # noqa: E402
+
+COMPILE_TARGET_MS = 2.0
+RATIO_TARGET = 1.25
+
+
+# -- 1. transpile time ------------------------------------------------------------------
+
+
+def _funcs_of(kernel) -> list:
+    """The @tx.func objects the kernel's module defines (their parsed sources are cached)."""
+    return [v for v in kernel.fn.__globals__.values() if isinstance(v, Func)]
+
+
+def _compile(kernel: Kernel, source) -> tuple[int, int, int, str]:
+    """(wall ns for source->IR, wall ns for IR->WGSL, thread CPU ns of both, WGSL) on a
+    fresh Kernel."""
+    fresh = Kernel(kernel.fn, kernel.workgroup_size, kernel.constants)
+    if source is not None:
+        fresh._source = source
+    c0 = time.thread_time_ns()
+    t0 = time.perf_counter_ns()
+    module, _ = fresh._compile_module(dict(fresh.constants), fold_1d=False)
+    t1 = time.perf_counter_ns()
+    text = write_wgsl(module, "standard")
+    t2 = time.perf_counter_ns()
+    c1 = time.thread_time_ns()
+    return t1 - t0, t2 - t1, c1 - c0, text
+
+
+def _compile_with_parse(kernel: Kernel) -> tuple[int, str]:
+    for f in _funcs_of(kernel):
+        f._source = None
+    fresh = Kernel(kernel.fn, kernel.workgroup_size, kernel.constants)
+    t0 = time.perf_counter_ns()
+    fresh.function_source()
+    module, _ = fresh._compile_module(dict(fresh.constants), fold_1d=False)
+    text = write_wgsl(module, "standard")
+    return time.perf_counter_ns() - t0, text
+
+
+def bench_transpile(repeats: int) -> tuple[str, bool]:
+    rows = []
+    all_ok = True
+    for name, kernel in bench_kernels.TRANSPILE_KERNELS.items():
+        gc.collect()
+        first_ns, reference = _compile_with_parse(kernel)  # the first compile in the process
+        source = Kernel(kernel.fn, kernel.workgroup_size).function_source()
+        for _ in range(5):  # warm-up
+            _compile(kernel, source)
+        ir_ns, wgsl_ns, total_ns, parse_ns, cpu_ns = [], [], [], [], []
+        for _ in range(repeats):
+            a, b, c, text = _compile(kernel, source)
+            assert text == reference, f"{name}: the WGSL differs between repetitions"
+            cpu_ns.append(c)
+            ir_ns.append(a)
+            wgsl_ns.append(b)
+            total_ns.append(a + b)
+        for _ in range(max(repeats // 4, 5)):
+            ns, text = _compile_with_parse(kernel)
+            assert text == reference
+            parse_ns.append(ns)
+        med = median(total_ns) / 1e6
+        ok = med <= COMPILE_TARGET_MS
+        all_ok &= ok
+        rows.append(
+            [
+                name,
+                len(reference.splitlines()),
+                f"{med:.3f}",
+                f"{median(ir_ns) / 1e6:.3f}",
+                f"{median(wgsl_ns) / 1e6:.3f}",
+                f"{min(total_ns) / 1e6:.3f}..{max(total_ns) / 1e6:.3f}",
+                f"{median(cpu_ns) / 1e6:.3f}",
+                f"{median(parse_ns) / 1e6:.3f}",
+                f"{first_ns / 1e6:.2f}",
+                "yes" if ok else "NO",
+            ]
+        )
+    headers = [
+        "kernel",
+        "WGSL lines",
+        "compile ms (median)",
+        "src->IR ms",
+        "IR->WGSL ms",
+        "min..max ms",
+        "thread CPU ms (median)",
+        "with parse ms",
+        "first in process ms",
+        f"<= {COMPILE_TARGET_MS:g} ms",
+    ]
+    return table(headers, rows), all_ok
+
+
+# -- 2. call overhead -------------------------------------------------------------------
+
+N_ELEMENTS = 64  # one workgroup of 64
+
+
+class RawSaxpy:
+    """The same dispatch, written against wgpu-py directly."""
+
+    def __init__(self, device, wgsl: str, n: int, a: float):
+        self.device = device
+        self.queue = device.queue
+        usage = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
+        self.data = data = np.random.rand(n).astype(np.float32)
+        self.x = device.create_buffer_with_data(data=data, usage=usage)
+        self.y = device.create_buffer_with_data(data=data, usage=usage)
+        self.out = device.create_buffer(size=4 * n, usage=usage)
+        self.uniform = device.create_buffer_with_data(
+            data=struct.pack("<f", a), usage=wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST
+        )
+        module = device.create_shader_module(code=wgsl)
+        self.pipeline = device.create_compute_pipeline(
+            layout="auto", compute={"module": module, "entry_point": "saxpy"}
+        )
+        entries = [
+            {"binding": i, "resource": {"buffer": b, "offset": 0, "size": b.size}}
+            for i, b in enumerate([self.x, self.y, self.out, self.uniform])
+        ]
+        self.bind_group = device.create_bind_group(
+            layout=self.pipeline.get_bind_group_layout(0), entries=entries
+        )
+        self.groups = -(-n // 64)
+
+    def call(self):
+        encoder = self.device.create_command_encoder()
+        compute_pass = encoder.begin_compute_pass()
+        compute_pass.set_pipeline(self.pipeline)
+        compute_pass.set_bind_group(0, self.bind_group)
+        compute_pass.dispatch_workgroups(self.groups, 1, 1)
+        compute_pass.end()
+        self.queue.submit([encoder.finish()])
+
+    def call_with_uniform(self, a: float):
+        self.queue.write_buffer(self.uniform, 0, struct.pack("<f", a))
+        self.call()
+
+
+def _block(fn, n: int, drain) -> float:
+    """Seconds per call over a block of n calls, the queue drained at the end."""
+    t0 = time.perf_counter()
+    fn(n)
+    drain()
+    return (time.perf_counter() - t0) / n
+
+
+def bench_calls(blocks: int, calls: int, profile: bool) -> tuple[str, float, str | None]:
+    device = tx.device()
+    queue = device.queue
+    kernel = bench_kernels.saxpy
+    n = N_ELEMENTS
+    host_x = np.random.rand(n).astype(np.float32)
+    x = tx.to_device(host_x)
+    y = tx.to_device(np.ones(n, np.float32))
+    out = tx.empty(n, np.float32)
+    raw = RawSaxpy(device, kernel.wgsl_naga, n, 2.0)
+    probe = device.create_buffer(
+        size=4, usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC
+    )
+
+    def drain():
+        queue.read_buffer(probe, 0, 4)
+
+    def ours(count):
+        for _ in range(count):
+            kernel(2.0, x, y, out, threads=n)
+
+    def ours_varying(count):
+        for i in range(count):
+            kernel(float(i & 1) + 1.0, x, y, out, threads=n)
+
+    def raw_calls(count):
+        call = raw.call
+        for _ in range(count):
+            call()
+
+    def raw_varying(count):
+        call = raw.call_with_uniform
+        for i in range(count):
+            call(float(i & 1) + 1.0)
+
+    # correctness of both sides, then warm-up
+    kernel(2.0, x, y, out, threads=n)
+    assert np.allclose(out.numpy(), 2.0 * host_x + 1.0)
+    raw.call()
+    got = np.frombuffer(queue.read_buffer(raw.out), np.float32)
+    assert np.allclose(got, 3.0 * raw.data)  # x == y == data, a == 2
+    for fn in (ours, raw_calls, ours_varying, raw_varying):
+        fn(max(calls // 4, 50))
+        drain()
+
+    pairs = [("same args", ours, raw_calls), ("scalar arg changes each call", ours_varying, raw_varying)]
+    results = {}
+    for label, mine, theirs in pairs:
+        t_ours, t_raw = [], []
+        for b in range(blocks):
+            # ABBA order: slow drifts of the machine's load hit both sides alike
+            order = ((mine, t_ours), (theirs, t_raw)) if b % 2 == 0 else ((theirs, t_raw), (mine, t_ours))
+            for fn, sink in order:
+                gc.collect()
+                sink.append(_block(fn, calls, drain))
+        results[label] = (t_ours, t_raw)
+
+    rows = []
+    main_ratio = None
+    for label, (t_ours, t_raw) in results.items():
+        mo, mr = median(t_ours) * 1e6, median(t_raw) * 1e6
+        ratio = mo / mr
+        pair_ratio = median([a / b for a, b in zip(t_ours, t_raw)])
+        if main_ratio is None:
+            main_ratio = ratio
+        rows.append(
+            [
+                label,
+                f"{mo:.2f}",
+                f"{mr:.2f}",
+                f"{mo - mr:+.2f}",
+                f"{ratio:.3f}x",
+                f"{pair_ratio:.3f}x",
+                f"{min(t_ours) * 1e6:.1f}..{max(t_ours) * 1e6:.1f}",
+                f"{min(t_raw) * 1e6:.1f}..{max(t_raw) * 1e6:.1f}",
+                ("yes" if ratio <= RATIO_TARGET else "NO") if label == "same args" else "(info)",
+            ]
+        )
+    headers = [
+        "call",
+        "pyshader_tx us/call",
+        "raw wgpu-py us/call",
+        "difference us",
+        "ratio of medians",
+        "median of paired ratios",
+        "pyshader_tx min..max",
+        "raw min..max",
+        f"<= {RATIO_TARGET:g}x",
+    ]
+    text = table(headers, rows)
+
+    profile_text = None
+    if profile or main_ratio > RATIO_TARGET:
+        profile_text = _profile(ours, raw_calls, drain, calls * 2)
+    return text, main_ratio, profile_text
+
+
+def _profile(ours, raw_calls, drain, count) -> str:
+    out = io.StringIO()
+    for label, fn in (("pyshader_tx call loop", ours), ("raw wgpu-py call loop", raw_calls)):
+        profiler = cProfile.Profile()
+        profiler.enable()
+        fn(count)
+        drain()
+        profiler.disable()
+        stats = pstats.Stats(profiler, stream=out)
+        out.write(f"\n### cProfile: {label}, {count} calls (sorted by own time)\n")
+        stats.sort_stats("tottime").print_stats(18)
+    return out.getvalue()
+
+
+def _load() -> str:
+    try:
+        return " ".join(f"{v:.2f}" for v in os.getloadavg())
+    except OSError:
+        return "?"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions")
+    parser.add_argument("--profile", action="store_true", help="always print the cProfile")
+    args = parser.parse_args(argv)
+    repeats, blocks, calls = (40, 8, 250) if args.quick else (300, 40, 250)
+
+    print(f"# pyshader_tx host overhead ({time.strftime('%Y-%m-%d %H:%M')})")
+    print(environment(tx.device().adapter.info))
+    print(f"adapter summary: {tx.adapter_summary()}; load average at start: {_load()}")
+    print()
+    print(f"## Transpile time (source -> IR -> standard WGSL), {repeats} repetitions per kernel")
+    text, compile_ok = bench_transpile(repeats)
+    print(text)
+    print()
+    print(
+        f"## Cached call, DeviceArray arguments, saxpy over {N_ELEMENTS} elements "
+        f"({blocks} blocks of {calls} calls per side)"
+    )
+    text, ratio, profile_text = bench_calls(blocks, calls, args.profile)
+    print(text)
+    print()
+    print(
+        f"transpile target (<= {COMPILE_TARGET_MS:g} ms median per kernel): "
+        f"{'met' if compile_ok else 'NOT met'}; call-overhead target (<= {RATIO_TARGET:g}x): "
+        f"{'met' if ratio <= RATIO_TARGET else 'NOT met'} ({ratio:.3f}x)"
+    )
+    print(f"load average at end: {_load()} (other processes share this machine's CPUs)")
+    if profile_text:
+        print(profile_text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
