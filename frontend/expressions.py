@@ -329,11 +329,9 @@ class ExpressionLowering:
         i32 (then the shape components are converted)."""
         index_type = t.i32 if all(v.ty == t.i32 for v in values) else t.u32
         values = [self.as_index_type(v, index_type) for v in values]
-        shape_ref = array.shape(span)
-        shape = ir.Load(shape_ref, shape_ref.ty, span)
         flat = values[0]
         for axis, value in enumerate(values[1:], start=1):
-            extent = ir.Member(shape, axis, t.u32, span)
+            extent = self.array_extent(array, axis, span)
             if index_type == t.i32:
                 extent = ir.Convert(extent, t.i32, span)
             flat = ir.Binary("mul", flat, extent, index_type, span)
