@@ -54,9 +54,10 @@ __all__ = [
 class Helper:
     """A WGSL helper function template.
 
-    `source` uses `{name}` (the helper's name), `{T}` (the operand type) and the typed
+    `source` uses `{name}` (the helper's name), `{T}` (the operand type), the typed
     constants `{zero}`, `{one}`, `{half}` (of type T), `{u_zero}` and `{u_one}` (u32 or
-    vecNu of T's shape).
+    vecNu of T's shape), and for `INT_POW` the signed/unsigned pieces `{exponent_bits}` and
+    `{negative_exponent}`.
     """
 
     name_pattern: str  # e.g. "py_mod_{T}"
@@ -165,7 +166,7 @@ PYTHON_OPERATORS = {
 
 def lower_python_operator(op: str, ty: t.Type):
     """How to write Python operator `op` on operands of type `ty` (scalar or vector): a WGSL
-    operator spelling, or a `Helper`. Raises `KeyError` for an op that is no Python op."""
+    operator spelling, or a `Helper`. Raises `TypeError` for pairs the table lacks."""
     scalar = ty.scalar if isinstance(ty, t.VectorType) else ty
     if (op, scalar.kind) not in PYTHON_OPERATORS:
         raise TypeError(f"Python operator {op!r} is not defined on {ty!r}")

@@ -1,13 +1,15 @@
 """Names for the WGSL backend: Python names where WGSL allows them, renamed where it does not.
 
 WGSL rejects its keywords and reserved words as identifiers, the name `_` and names that
-start with `__` (both checked with Tint and naga: every word below is refused by both, as a
-local, a function and a struct member). Beyond that, a WGSL declaration may shadow a
-predeclared type or built-in function, which is legal but breaks any later use of that
-built-in in the scope. The namer therefore also keeps every built-in identifier the module
-actually uses (`min`, `vec3f`, `floor` inside a helper, ...) free, and it keeps names unique:
-across module scope (structs, globals, helpers, functions, the entry point), and inside each
-function (parameters, entry-point inputs, locals), where locals also avoid module names.
+start with `__`: Tint and naga refuse every word listed below as a local, a function and a
+struct member, except `binding_array` and `bitcast` (kept for the reasons given).
+
+Beyond that, a WGSL declaration may shadow a predeclared type or built-in function, which
+is legal but breaks any later use of that built-in in the scope. The namer therefore also
+keeps every built-in identifier the module actually uses (`min`, `vec3f`, `floor` inside a
+helper, ...) free, and it keeps names unique: across module scope (structs, globals,
+helpers, functions, the entry point), and inside each function (parameters, entry-point
+inputs, locals), where locals also avoid module names.
 
 A clash is resolved by a numeric suffix: `min` -> `min_1`, `_` -> `_1`.
 """
@@ -24,7 +26,8 @@ KEYWORDS = frozenset("""
     enable false fn for if let loop override requires return struct switch true var while
     """.split())
 
-#: WGSL reserved words (spec section "Reserved Words"), plus `bitcast`, which naga reserves.
+#: WGSL reserved words (spec section "Reserved Words", which still lists `binding_array`),
+#: plus `bitcast`: a predeclared name that the writer spells with a template argument.
 RESERVED_WORDS = frozenset("""
     NULL Self abstract active alignas alignof as asm asm_fragment async attribute auto await
     become binding_array bitcast cast catch class co_await co_return co_yield coherent

@@ -18,6 +18,7 @@ from pyshader_tx import types as t
 from pyshader_tx.ir.intrinsics import INTRINSICS
 from pyshader_tx.ir.nodes import (
     BINARY_OPS,
+    ArrayLength,
     Binary,
     Break,
     CallStatement,
@@ -32,7 +33,6 @@ from pyshader_tx.ir.nodes import (
     Module,
     Return,
     Select,
-    ArrayLength,
     Store,
     statement_exprs,
     walk_expr,
@@ -130,7 +130,9 @@ class ModuleScan:
         self._type(node.ty)
         if isinstance(node, Binary) and BINARY_OPS[node.op][0] is None:
             self._python_operator(node.op, node.left.ty)
-        elif isinstance(node, Literal) and syntax.special_float_bits(node.value, node.ty):
+        elif (
+            isinstance(node, Literal) and syntax.special_float_bits(node.value, node.ty) is not None
+        ):
             self._helper(FROM_BITS, None)
         elif isinstance(node, Intrinsic):
             definition = INTRINSICS[node.name]
@@ -245,13 +247,8 @@ class FunctionWriter:
         function = self.function
         name = self.module_writer.names[function]
         if function.is_entry_point:
-            parameters = [
-                f"@builtin({INTRINSICS[value].wgsl}) "
-                f"{self.names.declare(('builtin', INTRINSICS[value].wgsl), value)}: "
-                f"{INTRINSICS[value].overloads[0][1]}"
-                for value in INTRINSICS
-                if value in self.module_writer.scan.builtin_values
-            ]
+            used = self.module_writer.scan.builtin_values
+            parameters = [self._builtin_parameter(name) for name in INTRINSICS if name in used]
             size = list(function.workgroup_size)
             while len(size) > 1 and size[-1] == 1:
                 size.pop()  # (64, 1, 1) -> 64
@@ -265,6 +262,13 @@ class FunctionWriter:
         if function.result != t.VOID:
             result = f" -> {self.module_writer.type_name(function.result)}"
         return [f"fn {name}({', '.join(parameters)}){result} {{"]
+
+    def _builtin_parameter(self, name: str) -> str:
+        """`@builtin(global_invocation_id) global_invocation_id: vec3u`."""
+        definition = INTRINSICS[name]
+        parameter = self.names.declare(("builtin", definition.wgsl), name)
+        (_, result_type), *_ = definition.overloads
+        return f"@builtin({definition.wgsl}) {parameter}: {result_type}"
 
     # -- statements --------------------------------------------------------------------------
 

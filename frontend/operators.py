@@ -46,6 +46,13 @@ PYTHON_COMPARE = {
 }
 
 NATIVE_VECTOR_SCALAR = {"add", "sub", "mul", "div", "rem"}
+DIVISIONS = {"div", "rem", "floor_div", "py_mod"}
+
+
+def _is_integer_zero(expr) -> bool:
+    if isinstance(expr, ir.Splat):
+        expr = expr.value
+    return isinstance(expr, ir.Literal) and expr.ty.kind in ("sint", "uint") and expr.value == 0
 
 
 def is_abstract(expr) -> bool:
@@ -169,6 +176,8 @@ class OperatorLowering:
         if isinstance(left.ty, t.MatrixType) or isinstance(right.ty, t.MatrixType):
             return self.matrix_arithmetic(op, left, right, node, verb, span)
         left, right = self.shape_operands(op, left, right, node, verb)
+        if op in DIVISIONS and _is_integer_zero(right):
+            raise self.source.error(node, "integer division by zero")
         result = left.ty if isinstance(left.ty, t.VectorType) else right.ty
         return ir.Binary(op, left, right, result, span)
 

@@ -250,6 +250,12 @@ class StatementLowering:
         current = ir.Load(counter_ref(), counter.ty, span)
         condition = ir.Binary(compare, current, stop, t.bool_, span)
         increment = ir.Literal(abs(step), counter.ty, span)
+        if counter.ty == t.u32 and step < -1:
+            # Stepping down by more than 1 must not wrap around below 0: c -= min(3u, c - stop)
+            distance = ir.Binary(
+                "sub", ir.Load(counter_ref(), t.u32, span), ir.clone(stop), t.u32, span
+            )
+            increment = ir.Intrinsic("min", (increment, distance), t.u32, span)
         continuing = [ir.Store(counter_ref(), increment, "add" if step > 0 else "sub", span)]
         body = []
         if simple:

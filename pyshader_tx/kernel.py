@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 
 from . import types as t
-from .backend_wgsl import write_wgsl
+from .backend_wgsl import entry_point_name, write_wgsl
 from .frontend import annotations, compiler, source
 from .ir.printer import print_module
 
@@ -59,6 +59,8 @@ class CompiledKernel:
         self.kernel = kernel
         self.constants = constants
         self.module, self.interface = kernel._compile_module(constants, fold_1d=False)
+        # The WGSL name of the entry point (a kernel named like a WGSL keyword is renamed).
+        self.interface.name = entry_point_name(self.module)
         self._code = {}
 
     def code(self, dialect: str, fold_1d: bool = False) -> str:

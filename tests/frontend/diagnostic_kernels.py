@@ -1,9 +1,11 @@
 """Deliberately broken kernels for tests/frontend/test_diagnostics.py.
 
-One kernel (or device function) per diagnostic case, each in a file of its own so that
-the file name, line and column of every message are stable. Adding a case at the end of
-the file keeps the others' line numbers; moving code around means updating the expected
-messages in the test. Nothing here compiles at import time: compilation is lazy.
+One kernel (or device function) per diagnostic case, all in this one file so that the
+file name, line and column of every message are stable: the test compares the full
+rendered diagnostics, so moving code here means updating the expected messages there
+(append new cases at the end of a section and re-check the line numbers below it).
+Nothing here compiles at import time: compilation is lazy (`k.wgsl` or a call).
+The kernels at the end are valid; the tests call them with wrong arguments.
 """
 
 import numpy as np
@@ -24,7 +26,7 @@ class Particle:
     mass: f32
 
 
-# -- types and operators ------------------------------------------------------------------
+# -- types and operators -------------------------------------------------------------------
 
 
 @tx.kernel(workgroup_size=64)
@@ -34,15 +36,42 @@ def add_f32_i32(x: Array[f32], out: Array[f32]):
 
 
 @tx.kernel(workgroup_size=64)
+def add_i32_float_literal(n: i32, out: Array[f32]):
+    out[0] = n + 2.5
+
+
+@tx.kernel(workgroup_size=64)
 def compare_u32_i32(n: i32, out: Array[f32]):
     if tx.global_invocation_id().x < n:
         out[0] = 1.0
 
 
 @tx.kernel(workgroup_size=64)
+def augmented_mixed(n: i32, out: Array[f32]):
+    y = 1.0
+    y += n
+    out[0] = y
+
+
+@tx.kernel(workgroup_size=64)
+def ternary_mixed(n: i32, x: f32, out: Array[f32]):
+    out[0] = x if n > 0 else n
+
+
+@tx.kernel(workgroup_size=64)
+def shift_too_far(n: i32, out: Array[i32]):
+    out[0] = n << 40
+
+
+@tx.kernel(workgroup_size=64)
 def float_literal_into_int(out: Array[i32]):
     k: i32 = 2.5
     out[0] = k
+
+
+@tx.kernel(workgroup_size=64)
+def float_literal_into_int_array(out: Array[i32]):
+    out[0] = 1.5
 
 
 @tx.kernel(workgroup_size=64)
@@ -53,6 +82,11 @@ def negative_into_u32(out: Array[u32]):
 
 @tx.kernel(workgroup_size=64)
 def too_big_for_i32(out: Array[i32]):
+    out[0] = 5000000000
+
+
+@tx.kernel(workgroup_size=64)
+def too_big_for_u32(out: Array[u32]):
     out[0] = 5000000000
 
 
@@ -101,7 +135,7 @@ def calls_python_function(x: Array[f32], out: Array[f32]):
     out[0] = python_helper(x[0])
 
 
-# -- unsupported Python -------------------------------------------------------------------
+# -- unsupported Python --------------------------------------------------------------------
 
 
 @tx.kernel(workgroup_size=64)
@@ -126,7 +160,7 @@ def uses_try(out: Array[f32]):
 
 @tx.kernel(workgroup_size=64)
 def uses_with(out: Array[f32]):
-    with open("f") as f:  # noqa: F841
+    with open("f") as f:
         out[0] = 1.0
 
 
@@ -204,7 +238,7 @@ def star_star_kwargs_call(out: Array[f32]):
     out[0] = tx.clamp(**{"x": 1.0})
 
 
-# -- functions ------------------------------------------------------------------------------
+# -- functions -----------------------------------------------------------------------------
 
 
 @tx.func
@@ -269,109 +303,6 @@ def wrong_argument_type(n: i32, out: Array[f32]):
     out[0] = scale2(1.0, n)
 
 
-# -- indexing, fields, swizzles --------------------------------------------------------------
-
-
-@tx.kernel(workgroup_size=64)
-def local_array_out_of_range(out: Array[f32]):
-    t = tx.local_array(f32, 4)
-    out[0] = t[4]
-
-
-@tx.kernel(workgroup_size=64)
-def vector_index_out_of_range(out: Array[f32]):
-    v = vec3f(1.0, 2.0, 3.0)
-    out[0] = v[3]
-
-
-@tx.kernel(workgroup_size=64)
-def unknown_struct_field(ps: Array[Particle], out: Array[f32]):
-    out[0] = ps[0].weight
-
-
-@tx.kernel(workgroup_size=64)
-def bad_swizzle(out: Array[f32]):
-    v = vec3f(1.0, 2.0, 3.0)
-    out[0] = v.xq.x
-
-
-# -- loops -----------------------------------------------------------------------------------
-
-
-@tx.kernel(workgroup_size=64)
-def range_runtime_step(n: i32, out: Array[i32]):
-    for k in range(0, 10, n):
-        out[k] = k
-
-
-@tx.kernel(workgroup_size=64)
-def range_zero_step(out: Array[i32]):
-    for k in range(0, 10, 0):
-        out[k] = k
-
-
-@tx.kernel(workgroup_size=64)
-def for_over_tuple(out: Array[f32]):
-    for w in WEIGHTS:
-        out[0] += w
-
-
-# -- parameters -----------------------------------------------------------------------------
-
-
-@tx.kernel(workgroup_size=64)
-def bool_array_parameter(flags: Array[tx.bool], out: Array[f32]):
-    out[0] = 1.0
-
-
-@tx.kernel(workgroup_size=64)
-def const_without_value(out: Array[f32], BLOCK: Const[int]):
-    out[0] = f32(BLOCK)
-
-
-# -- more cases (appended; keep the lines above stable) --------------------------------------
-
-
-@tx.kernel(workgroup_size=64)
-def too_big_for_u32(out: Array[u32]):
-    out[0] = 5000000000
-
-
-# -- launch-time errors: valid kernels called wrongly ---------------------------------------
-
-
-@tx.kernel(workgroup_size=64)
-def launch_target(a: f32, x: Array[f32], out: Array[f32]):
-    i = tx.global_invocation_id().x
-    if i < len(out):
-        out[i] = a * x[i]
-
-
-@tx.kernel(workgroup_size=64)
-def launch_target_2d(m: tx.Array2D[f32], out: Array[f32]):
-    i = tx.global_invocation_id().x
-    if i < len(out):
-        out[i] = m[i, 0]
-
-
-@tx.kernel(workgroup_size=64)
-def shift_too_far(n: i32, out: Array[i32]):
-    out[0] = n << 40
-
-
-# -- more variants -----------------------------------------------------------------------------
-
-
-@tx.kernel(workgroup_size=64)
-def float_literal_into_int_array(out: Array[i32]):
-    out[0] = 1.5
-
-
-@tx.kernel(workgroup_size=64)
-def add_i32_float_literal(n: i32, out: Array[f32]):
-    out[0] = n + 2.5
-
-
 @tx.kernel(workgroup_size=64)
 def too_many_arguments(out: Array[f32]):
     out[0] = scale2(1.0, 2.0, 3.0)
@@ -402,6 +333,32 @@ def kernel_return_annotation(out: Array[f32]) -> f32:
     out[0] = 1.0
 
 
+# -- indexing, fields, swizzles ------------------------------------------------------------
+
+
+@tx.kernel(workgroup_size=64)
+def local_array_out_of_range(out: Array[f32]):
+    t = tx.local_array(f32, 4)
+    out[0] = t[4]
+
+
+@tx.kernel(workgroup_size=64)
+def vector_index_out_of_range(out: Array[f32]):
+    v = vec3f(1.0, 2.0, 3.0)
+    out[0] = v[3]
+
+
+@tx.kernel(workgroup_size=64)
+def unknown_struct_field(ps: Array[Particle], out: Array[f32]):
+    out[0] = ps[0].weight
+
+
+@tx.kernel(workgroup_size=64)
+def bad_swizzle(out: Array[f32]):
+    v = vec3f(1.0, 2.0, 3.0)
+    out[0] = v.xq.x
+
+
 @tx.kernel(workgroup_size=64)
 def swizzle_mixed_sets(out: Array[f32]):
     v = vec3f(1.0, 2.0, 3.0)
@@ -414,13 +371,52 @@ def swizzle_past_size(out: Array[f32]):
     out[0] = v.xyw.x
 
 
-@tx.kernel(workgroup_size=64)
-def augmented_mixed(n: i32, out: Array[f32]):
-    y = 1.0
-    y += n
-    out[0] = y
+# -- loops ---------------------------------------------------------------------------------
 
 
 @tx.kernel(workgroup_size=64)
-def ternary_mixed(n: i32, x: f32, out: Array[f32]):
-    out[0] = x if n > 0 else n
+def range_runtime_step(n: i32, out: Array[i32]):
+    for k in range(0, 10, n):
+        out[k] = k
+
+
+@tx.kernel(workgroup_size=64)
+def range_zero_step(out: Array[i32]):
+    for k in range(0, 10, 0):
+        out[k] = k
+
+
+@tx.kernel(workgroup_size=64)
+def for_over_tuple(out: Array[f32]):
+    for w in WEIGHTS:
+        out[0] += w
+
+
+# -- parameters ----------------------------------------------------------------------------
+
+
+@tx.kernel(workgroup_size=64)
+def bool_array_parameter(flags: Array[tx.bool], out: Array[f32]):
+    out[0] = 1.0
+
+
+@tx.kernel(workgroup_size=64)
+def const_without_value(out: Array[f32], BLOCK: Const[int]):
+    out[0] = f32(BLOCK)
+
+
+# -- launch-time errors: valid kernels, called wrongly by the tests -------------------------
+
+
+@tx.kernel(workgroup_size=64)
+def launch_target(a: f32, x: Array[f32], out: Array[f32]):
+    i = tx.global_invocation_id().x
+    if i < len(out):
+        out[i] = a * x[i]
+
+
+@tx.kernel(workgroup_size=64)
+def launch_target_2d(m: tx.Array2D[f32], out: Array[f32]):
+    i = tx.global_invocation_id().x
+    if i < len(out):
+        out[i] = m[i, 0]
