@@ -220,9 +220,7 @@ def bench_calls(blocks: int, calls: int, profile: bool) -> tuple[str, float, str
     y = tx.to_device(np.ones(n, np.float32))
     out = tx.empty(n, np.float32)
     raw = RawSaxpy(device, kernel.wgsl_naga, n, 2.0)
-    probe = device.create_buffer(
-        size=4, usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC
-    )
+    probe = device.create_buffer(size=4, usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC)
 
     def drain():
         queue.read_buffer(probe, 0, 4)
@@ -255,13 +253,20 @@ def bench_calls(blocks: int, calls: int, profile: bool) -> tuple[str, float, str
         fn(max(calls // 4, 50))
         drain()
 
-    pairs = [("same args", ours, raw_calls), ("scalar arg changes each call", ours_varying, raw_varying)]
+    pairs = [
+        ("same args", ours, raw_calls),
+        ("scalar arg changes each call", ours_varying, raw_varying),
+    ]
     results = {}
     for label, mine, theirs in pairs:
         t_ours, t_raw = [], []
         for b in range(blocks):
             # ABBA order: slow drifts of the machine's load hit both sides alike
-            order = ((mine, t_ours), (theirs, t_raw)) if b % 2 == 0 else ((theirs, t_raw), (mine, t_ours))
+            order = (
+                ((mine, t_ours), (theirs, t_raw))
+                if b % 2 == 0
+                else ((theirs, t_raw), (mine, t_ours))
+            )
             for fn, sink in order:
                 gc.collect()
                 sink.append(_block(fn, calls, drain))

@@ -187,7 +187,8 @@ def lower_device_function(module: ModuleBuilder, source: FunctionSource) -> ir.F
     body = lowerer.lower_body(bindings)
     if result != t.VOID and not analysis.always_returns(body):
         raise source.error(
-            node, f"function '{node.name}' can reach its end without returning a {result!r}"
+            node,
+            f"function '{node.name}' can reach its end without returning a value of type {result!r}",
         )
     return ir.Function(node.name, params, result, body, None, source.span(node))
 

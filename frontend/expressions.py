@@ -230,7 +230,11 @@ class ExpressionLowering:
                 pattern = tuple(letters.index(c) for c in attr)
                 break
         else:
-            raise self.source.error(node, f"{ty!r} has no attribute '{attr}'")
+            raise self.source.error(
+                node,
+                f"{ty!r} has no attribute '{attr}'",
+                "swizzles use the letters x, y, z, w or r, g, b, a (not mixed)",
+            )
         if max(pattern) >= ty.size:
             raise self.source.error(node, f"{ty!r} has no component '{attr}'")
         span = self.source.span(node)
@@ -458,9 +462,11 @@ class ExpressionLowering:
         reject = self.value(node.orelse)
         accept, reject = self.unify(accept, reject, node, "choose between")
         span = self.source.span(node)
-        if self.is_pure(accept) and self.is_pure(reject):
+        selectable = isinstance(accept.ty, (t.ScalarType, t.VectorType))
+        if selectable and self.is_pure(accept) and self.is_pure(reject):
             return ir.Select(condition, accept, reject, accept.ty, span)
-        # Arms with calls run only when chosen, as in Python.
+        # Arms with calls run only when chosen, as in Python; WGSL's select() takes only
+        # scalars and vectors.
         result = self.temp("choice", accept.ty, span)
         self.emit(
             ir.If(
@@ -508,11 +514,12 @@ class ExpressionLowering:
         return left, right
 
     def mismatch(self, verb: str, left: ir.Expr, right: ir.Expr, node: ast.AST):
-        """The error for two operands of different types, suggesting the conversion."""
-        lk, rk = ops.scalar_kind(left), ops.scalar_kind(right)
-        target, other_node = left.ty, getattr(node, "right", None)
-        if lk != "float" and rk == "float":
-            target, other_node = right.ty, getattr(node, "left", None)
+        """The error for two operands of different types, suggesting the conversion:
+        the integer side to the float type, else the right side to the left's type."""
+        left_node, right_node = _operand_nodes(node)
+        target, other_node = left.ty, right_node
+        if ops.scalar_kind(left) != "float" and ops.scalar_kind(right) == "float":
+            target, other_node = right.ty, left_node
         hint = "convert one side"
         if other_node is not None and isinstance(target, (t.ScalarType, t.VectorType)):
             hint += f", e.g. {target!r}({self.source.text(other_node)})"
@@ -533,6 +540,20 @@ class ExpressionLowering:
             return expr
         var = self.temp(name, expr.ty, expr.span, init=expr)
         return ir.Load(ir.LocalRef(var, var.ty, expr.span), var.ty, expr.span)
+
+
+def _operand_nodes(node: ast.AST) -> tuple:
+    """The AST nodes of the two operands of a binary operation, comparison, augmented
+    assignment or conditional expression (for conversion hints)."""
+    if isinstance(node, ast.BinOp):
+        return node.left, node.right
+    if isinstance(node, ast.Compare):
+        return node.left, node.comparators[0]
+    if isinstance(node, ast.AugAssign):
+        return node.target, node.value
+    if isinstance(node, ast.IfExp):
+        return node.body, node.orelse
+    return None, None
 
 
 MATH_CONSTANTS_EXTRA = {

@@ -264,6 +264,14 @@ class OperatorLowering:
         amount_type = t.with_scalar(left.ty, t.u32)
         if is_abstract(right):
             right = coerce(right, amount_type)
+        amount = right.value if isinstance(right, ir.Splat) else right
+        width = t.scalar_of(left.ty).width * 8
+        if isinstance(amount, ir.Literal) and not 0 <= amount.value < width:
+            raise self.source.error(
+                node,
+                f"shift amount {amount.value} is out of range for {left.ty!r}"
+                f" (must be less than {width})",
+            )
         if right.ty != amount_type:
             raise self.source.error(
                 node.right,

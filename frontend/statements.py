@@ -13,16 +13,17 @@ from contextlib import contextmanager
 
 from pyshader_tx import ir
 from pyshader_tx import types as t
+from pyshader_tx.errors import CompileError
 
 from . import operators as ops
 from .annotations import evaluate_annotation
 from .expressions import Meta
 
 UNSUPPORTED_STATEMENTS = {
-    ast.Try: "try/except",
-    ast.With: "with",
-    ast.AsyncWith: "async with",
-    ast.AsyncFor: "async for",
+    ast.Try: "try/except statements",
+    ast.With: "with statements",
+    ast.AsyncWith: "async with statements",
+    ast.AsyncFor: "async for loops",
     ast.ClassDef: "class definitions",
     ast.FunctionDef: "nested function definitions",
     ast.AsyncFunctionDef: "nested function definitions",
@@ -30,13 +31,21 @@ UNSUPPORTED_STATEMENTS = {
     ast.Nonlocal: "nonlocal declarations",
     ast.Import: "imports",
     ast.ImportFrom: "imports",
-    ast.Delete: "del",
-    ast.Raise: "raise",
-    ast.Assert: "assert",
-    ast.Match: "match",
+    ast.Delete: "del statements",
+    ast.Raise: "raise statements",
+    ast.Assert: "assert statements",
+    ast.Match: "match statements",
 }
 if hasattr(ast, "TryStar"):
-    UNSUPPORTED_STATEMENTS[ast.TryStar] = "try/except*"
+    UNSUPPORTED_STATEMENTS[ast.TryStar] = "try/except* statements"
+
+
+def span_text(span) -> str:
+    """The source text a one-line span covers."""
+    if span.lineno != span.end_lineno:
+        return span.line_text().strip()
+    return span.line_text()[span.col_offset : span.end_col_offset]
+
 
 COMPOUND_OPS = {"add", "sub", "mul", "div", "rem", "bit_and", "bit_or", "bit_xor", "shl", "shr"}
 
@@ -71,7 +80,7 @@ class StatementLowering:
         rule = STATEMENT_RULES.get(type(node))
         if rule is None:
             what = UNSUPPORTED_STATEMENTS.get(type(node), type(node).__name__)
-            raise self.source.error(node, f"{what} is not supported in kernels")
+            raise self.source.error(node, f"{what} are not supported in kernels")
         rule(self, node)
 
     def temp(self, name: str, ty: t.Type, span, init: ir.Expr | None = None) -> ir.LocalVariable:
@@ -136,7 +145,7 @@ class StatementLowering:
         value = self.value(node.value) if node.value is not None else ir.Compose(ty, (), span)
         if isinstance(value, ir.Compose) and not value.parts and isinstance(ty, t.ScalarType):
             value = ir.Literal(False if ty == t.bool_ else 0, ty, span)
-        self.assign_name(name, ops.coerce(value, ty, f"value of '{name}'"), node, ty)
+        self.assign_name(name, self.coerce_assigned(value, ty, f"value of '{name}'"), node, ty)
 
     def assign(self, target: ast.expr, value: ir.Expr, statement: ast.stmt) -> None:
         if isinstance(target, ast.Name):
@@ -163,7 +172,7 @@ class StatementLowering:
             let = plan.single_assignment and not isinstance(ty, t.FixedArrayType)
             var = ir.LocalVariable(name, ty, let, span)
             self.bindings[name] = var
-            self.emit(ir.Declare(var, ops.coerce(value, ty, f"value of '{name}'"), span))
+            self.emit(ir.Declare(var, self.coerce_assigned(value, ty, f"value of '{name}'"), span))
             return
         if var.ty is None:
             var.ty = annotation or self.value_type(value, statement, name)
@@ -172,8 +181,23 @@ class StatementLowering:
             raise self.source.error(
                 statement, f"'{name}' was declared {var.ty!r}, not {annotation!r}"
             )
-        value = ops.coerce(value, var.ty, f"value assigned to '{name}'")
+        value = self.coerce_assigned(value, var.ty, f"value assigned to '{name}'")
         self.emit(ir.Store(ir.LocalRef(var, var.ty, span), value, None, span))
+
+    def coerce_assigned(self, value: ir.Expr, ty: t.Type, what: str) -> ir.Expr:
+        """`ops.coerce` with a hint for the common slip of `/` into an integer."""
+        is_division = isinstance(value, ir.Binary) and value.op == "div"
+        if is_division and ops.scalar_kind(value) == "float" and t.scalar_of(ty).kind == "sint":
+            if isinstance(value.left, ir.Convert) or isinstance(value.right, ir.Convert):
+                text = span_text(value.span)
+                raise CompileError(
+                    f"{what} has type {value.ty!r}, expected {ty!r}",
+                    value.span,
+                    f"/ always gives a float: use // for integer division, e.g. {text.replace('/', '//', 1)}",
+                )
+        if value.ty == t.VOID:
+            raise CompileError(f"{what}: the function returns no value", value.span)
+        return ops.coerce(value, ty, what)
 
     def value_type(self, value: ir.Expr, statement, name: str) -> t.Type:
         ty = ops.concretize(value).ty
@@ -338,6 +362,7 @@ class StatementLowering:
         if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
             return  # a docstring or a string used as a comment
         if not isinstance(node.value, ast.Call):
+            self.place(node.value)  # unsupported expressions (yield, ...) say so first
             raise self.source.error(node, "this expression has no effect")
         value = self.value(node.value)
         if not isinstance(value, ir.Call):

@@ -7,12 +7,29 @@ the results. Calling it runs it through the runtime.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import sys
 
 from . import types as t
+from .errors import CompileError
 from .backend_wgsl import entry_point_name, write_wgsl
 from .frontend import annotations, compiler, source
 from .ir.printer import print_module
+
+
+@contextlib.contextmanager
+def _deep_recursion(fn):
+    """Long expressions (a sum of hundreds of terms) nest deeply in the AST: give the
+    recursive passes room, and report what is still too deep as a CompileError."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20000))
+    try:
+        yield
+    except RecursionError:
+        raise CompileError(f"{fn.__qualname__}: an expression is nested too deeply") from None
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 class Func:
@@ -69,7 +86,8 @@ class CompiledKernel:
             module = self.module
             if fold_1d:
                 module, _ = self.kernel._compile_module(self.constants, fold_1d=True)
-            self._code[key] = write_wgsl(module, dialect)
+            with _deep_recursion(self.kernel.fn):
+                self._code[key] = write_wgsl(module, dialect)
         return self._code[key]
 
     def naga_code(self, fold_1d: bool) -> str:
@@ -111,9 +129,10 @@ class Kernel:
         return self._source
 
     def _compile_module(self, constants: dict, fold_1d: bool):
-        return compiler.compile_kernel(
-            self.function_source(), self.workgroup_size, constants, fold_1d
-        )
+        with _deep_recursion(self.fn):
+            return compiler.compile_kernel(
+                self.function_source(), self.workgroup_size, constants, fold_1d
+            )
 
     def compiled(self, constants: dict | None = None) -> CompiledKernel:
         """The compiled specialization for `constants` (merged over the kernel's own)."""

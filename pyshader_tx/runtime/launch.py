@@ -161,7 +161,8 @@ class Launcher:
     def dispatch_shape(self, threads=None, workgroups=None):
         """((X, Y, Z), folded) for a call's `threads`/`workgroups`, or None for an empty
         launch."""
-        key = (threads, workgroups)
+        # Keyed with the types too: 8.0 == 8 but is no count of threads.
+        key = (threads, workgroups, type(threads), type(workgroups))
         try:
             cached = self._dispatch_cache.get(key, False)
         except TypeError:  # unhashable (a list)

@@ -194,12 +194,12 @@ DIAGNOSTICS = {
         "        ^^^^^^^^^^^^^^^^^^^^^^^^^^"
     ),
     "uses_try": (
-        "diagnostic_kernels.py:155:5: error: try/except is not supported in kernels\n"
+        "diagnostic_kernels.py:155:5: error: try/except statements are not supported in kernels\n"
         "    try:\n"
         "    ^^^^"
     ),
     "uses_with": (
-        "diagnostic_kernels.py:163:5: error: with is not supported in kernels\n"
+        "diagnostic_kernels.py:163:5: error: with statements are not supported in kernels\n"
         '    with open("f") as f:\n'
         "    ^^^^^^^^^^^^^^^^^^^^"
     ),
@@ -215,7 +215,7 @@ DIAGNOSTICS = {
         "    ^^^^^^^^^^^^^^^^^^^^^^^^^"
     ),
     "uses_yield": (
-        "diagnostic_kernels.py:185:5: error: generators (yield) are not supported in kernels\n"
+        "diagnostic_kernels.py:185:5: error: yield (generators) are not supported in kernels\n"
         "    yield 1.0\n"
         "    ^^^^^^^^^"
     ),
@@ -286,7 +286,7 @@ DIAGNOSTICS = {
     ),
     "calls_sometimes_returns": (
         "diagnostic_kernels.py:281:1: error: function 'sometimes_returns' can reach its end "
-        "without returning a f32\n"
+        "without returning a value of type f32\n"
         "def sometimes_returns(x: f32) -> f32:\n"
         "^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^"
     ),
@@ -314,7 +314,7 @@ DIAGNOSTICS = {
     ),
     "calls_never_returns": (
         "diagnostic_kernels.py:322:1: error: function 'never_returns' can reach its end "
-        "without returning a f32\n"
+        "without returning a value of type f32\n"
         "def never_returns(x: f32) -> f32:\n"
         "^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^"
     ),
@@ -342,13 +342,13 @@ DIAGNOSTICS = {
     ),
     "bad_swizzle": (
         "diagnostic_kernels.py:359:14: error: vec3f has no attribute 'xq'; swizzles use the "
-        "letters x, y, z or r, g, b (not mixed)\n"
+        "letters x, y, z, w or r, g, b, a (not mixed)\n"
         "    out[0] = v.xq.x\n"
         "             ^^^^"
     ),
     "swizzle_mixed_sets": (
         "diagnostic_kernels.py:365:14: error: vec3f has no attribute 'xg'; swizzles use the "
-        "letters x, y, z or r, g, b (not mixed)\n"
+        "letters x, y, z, w or r, g, b, a (not mixed)\n"
         "    out[0] = v.xg.x\n"
         "             ^^^^"
     ),
