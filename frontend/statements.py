@@ -40,6 +40,19 @@ if hasattr(ast, "TryStar"):
     UNSUPPORTED_STATEMENTS[ast.TryStar] = "try/except* statements"
 
 
+def step_may_overflow(ty: t.ScalarType, stop: ir.Expr, step: int) -> bool:
+    """Whether a range counter of type `ty` stepping by `step` towards `stop` could wrap
+    around. Steps of +-1 stop exactly at the bound; a constant bound far enough from the
+    type's limits is safe too."""
+    if abs(step) == 1:
+        return False
+    low, high = ops.INT_RANGES[ty.name]
+    if isinstance(stop, ir.Literal):
+        last = stop.value - 1 + step if step > 0 else stop.value + 1 + step
+        return not low <= last <= high
+    return True
+
+
 def span_text(span) -> str:
     """The source text a one-line span covers."""
     if span.lineno != span.end_lineno:
@@ -274,12 +287,13 @@ class StatementLowering:
         current = ir.Load(counter_ref(), counter.ty, span)
         condition = ir.Binary(compare, current, stop, t.bool_, span)
         increment = ir.Literal(abs(step), counter.ty, span)
-        if counter.ty == t.u32 and step < -1:
-            # Stepping down by more than 1 must not wrap around below 0: c -= min(3u, c - stop)
-            distance = ir.Binary(
-                "sub", ir.Load(counter_ref(), t.u32, span), ir.clone(stop), t.u32, span
-            )
-            increment = ir.Intrinsic("min", (increment, distance), t.u32, span)
+        if step_may_overflow(counter.ty, stop, step):
+            # Never step past the bound (the counter would wrap around and run on):
+            # c += min(step, stop - c), or c -= min(step, c - stop).
+            now = ir.Load(counter_ref(), counter.ty, span)
+            pair = (ir.clone(stop), now) if step > 0 else (now, ir.clone(stop))
+            distance = ir.Binary("sub", *pair, counter.ty, span)
+            increment = ir.Intrinsic("min", (increment, distance), counter.ty, span)
         continuing = [ir.Store(counter_ref(), increment, "add" if step > 0 else "sub", span)]
         body = []
         if simple:

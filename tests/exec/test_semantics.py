@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import pyshader_tx as tx
-from pyshader_tx import Array, Array2D, f32, i32, u32, vec2f, vec3i, vec4f, vec4i
+from pyshader_tx import Array, Array2D, f32, i32, u32, vec2f, vec4f, vec4i
 
 # Module constants used by kernels (resolved from the module's globals).
 SCALE = 3
@@ -19,6 +19,7 @@ HALF = 0.5
 NEGATE = False
 TABLE = (10, 20, 30, 40)
 FTABLE = (0.25, 1.5, -2.0)
+MASK = 0xFFFF0000
 
 
 def run_serial(kernel, *args, size=8, dtype=np.int32):
@@ -225,18 +226,24 @@ def bit_operations(a: Array[i32], b: Array[u32], out_i: Array2D[i32], out_u: Arr
         out_u[i, 3] = ~b[i]
         out_u[i, 4] = b[i] >> 3
         out_u[i, 5] = b[i] << 2
+        out_u[i, 6] = (b[i] & 0xFFFF0000) + 3000000000  # literals beyond i32 fit u32
+        out_u[i, 7] = max(b[i] ^ MASK, 2147483648)
 
 
 def test_bit_operations():
     a = np.array([-1000, -17, -8, -1, 0, 1, 6, 13, 255, 100000], np.int32)
     b = np.array([0, 1, 7, 255, 0xF00F, 123456, 2**31, 2**32 - 1, 77, 9], np.uint32)
     out_i = np.zeros((len(a), 7), np.int32)
-    out_u = np.zeros((len(a), 6), np.uint32)
+    out_u = np.zeros((len(a), 8), np.uint32)
     bit_operations(a, b, out_i, out_u, threads=len(a))
     x = a.tolist()
     expect_i = [[v & 12, v | 5, v ^ -1, ~v, v >> 2, v << 3, -v] for v in x]
     np.testing.assert_array_equal(out_i, expect_i)
-    expect_u = np.stack([b & 0xF0F0, b | 1, b ^ (b >> 4), ~b, b >> 3, b << 2], axis=1)
+    big = (b & 0xFFFF0000) + np.uint32(3000000000)
+    expect_u = np.stack(
+        [b & 0xF0F0, b | 1, b ^ (b >> 4), ~b, b >> 3, b << 2, big, np.maximum(b ^ MASK, 2**31)],
+        axis=1,
+    )
     np.testing.assert_array_equal(out_u, expect_u)
 
 
@@ -392,6 +399,10 @@ def range_unsigned(start: u32, stop: u32, out: Array[u32]):
     for d in range(start, stop, 4):
         s = s * 2 + d
     out[5] = s
+    e = start * 0 + 77
+    for e in range(stop, start, -3):
+        s += e
+    out[6] = e  # the last value, or 77 when the loop did not run
 
 
 def python_range_unsigned(start, stop):
@@ -408,6 +419,7 @@ def python_range_unsigned(start, stop):
         fold(range(stop, 0, -3)),
         len(range(stop, 0, -3)),
         fold(range(start, stop, 4)),
+        range(stop, start, -3)[-1] if range(stop, start, -3) else 77,
     ]
 
 
@@ -415,7 +427,46 @@ def python_range_unsigned(start, stop):
 def test_range_with_u32_counters(start, stop):
     out = np.zeros(8, np.uint32)
     range_unsigned(start, stop, out, workgroups=(1, 1, 1))
-    np.testing.assert_array_equal(out[:6], python_range_unsigned(start, stop))
+    np.testing.assert_array_equal(out[:7], python_range_unsigned(start, stop))
+
+
+@tx.kernel(workgroup_size=1)
+def range_near_limits(start: i32, stop: i32, ustart: u32, ustop: u32, out: Array[i32]):
+    count = 0
+    for a in range(start, stop, 5):
+        count += 1
+        if count > 100:
+            break
+    out[0] = count
+    count = 0
+    for b in range(stop, start, -5):
+        count += 1
+        if count > 100:
+            break
+    out[1] = count
+    count = 0
+    for c in range(ustart, ustop, 4):
+        count += 1
+        if count > 100:
+            break
+    out[2] = count
+    count = 0
+    for d in range(ustop, ustart, -4):
+        count += 1
+        if count > 100:
+            break
+    out[3] = count
+
+
+@pytest.mark.parametrize(
+    "start, stop, ustart, ustop",
+    [(2**31 - 10, 2**31 - 1, 2**32 - 7, 2**32 - 1), (-(2**31), -(2**31) + 9, 1, 6)],
+)
+def test_range_counters_never_overflow_past_the_bound(start, stop, ustart, ustop):
+    """Python counts the iterations of a range exactly, even when the next value of the
+    counter would not fit the counter's type."""
+    out, expect = run_serial(range_near_limits, start, stop, ustart, ustop)
+    np.testing.assert_array_equal(out, expect)
 
 
 @tx.kernel(workgroup_size=1)
@@ -507,6 +558,99 @@ def loop_control(n: i32, out: Array[i32]):
 def test_while_break_continue_elif(n):
     out, expect = run_serial(loop_control, n)
     np.testing.assert_array_equal(out, expect)
+
+
+@tx.kernel(workgroup_size=1)
+def python_statements(n: i32, out: Array[i32]):
+    """A docstring is not code."""
+    m = n
+    count = 0
+    for i in range(m):  # the bounds are evaluated once
+        m -= 1
+        count += 1
+    out[0] = count
+    out[1] = m
+    if n > 3:
+        picked = 10
+    else:
+        picked = 20
+    out[2] = picked  # assigned on every path
+    total = 0
+    for i in range(20, 0, -3):
+        if i % 2 == 0:
+            continue  # the step still runs
+        total += i
+    out[3] = total
+    last = 0
+    for i in range(n):
+        inner = i * i
+        last = inner
+    out[4] = last
+    out[5] = +n - -n
+    pass
+
+
+@pytest.mark.parametrize("n", [0, 3, 4, 8])
+def test_python_statements(n):
+    out, expect = run_serial(python_statements, n)
+    np.testing.assert_array_equal(out, expect)
+
+
+@tx.kernel(workgroup_size=1)
+def assignment_forms(n: i32, x: f32, out: Array[f32]):
+    total: f32 = 0.0  # annotated assignment
+    count: u32 = 3
+    a = b = n * 2  # several targets
+    total += f32(a + b) + x
+    out[0] = total
+    out[1] = f32(count)
+
+
+def test_annotated_and_multiple_target_assignment():
+    out = np.zeros(2, np.float32)
+    assignment_forms(5, 0.5, out, workgroups=(1, 1, 1))
+    np.testing.assert_array_equal(out, [20.5, 3.0])
+
+
+@tx.kernel(workgroup_size=1)
+def wgsl_keywords(params: i32, out: Array[i32]):
+    let = params + 1
+    loop = let * 2
+    fn = loop - 1
+    struct = fn + params
+    array = struct * 3
+    select = array % 7
+    var = select + 1
+    workgroup = var * 2
+    global_invocation_id = workgroup + 1
+    Params = global_invocation_id * 2
+    out[0] = let
+    out[1] = loop + fn + struct + array + select + var + workgroup
+    out[2] = global_invocation_id + Params
+
+
+def test_names_that_are_wgsl_keywords_or_compiler_names():
+    out, expect = run_serial(wgsl_keywords, 4)
+    np.testing.assert_array_equal(out, expect)
+
+
+@tx.kernel(workgroup_size=8)
+def uses_a_later_function(x: Array[f32], out: Array[f32]):
+    i = tx.global_invocation_id().x
+    if i < len(x):
+        out[i] = defined_after_the_kernel(x[i])
+
+
+@tx.func
+def defined_after_the_kernel(v: f32) -> f32:
+    return v * FTABLE[1] + f32(TABLE[0])
+
+
+def test_function_defined_after_the_kernel():
+    x = np.arange(8, dtype=np.float32)
+    out = np.zeros_like(x)
+    uses_a_later_function(x, out, threads=8)
+    np.testing.assert_allclose(out, x * 1.5 + 10)
 
 
 @tx.func

@@ -26,6 +26,7 @@ from pyshader_tx import (
     vec2i,
     vec2u,
     vec3f,
+    vec3h,
     vec3i,
     vec3u,
     vec4f,
@@ -282,6 +283,36 @@ def test_arrays_of_matrices():
     np.testing.assert_allclose(out[1::2, 2], ms[:, 2, 1])
 
 
+@tx.kernel(workgroup_size=8)
+def matrix_and_vector_stores(
+    p: Array[vec4f], m: Array[mat2x2f], a: Array[mat4x4f], out: Array[vec4f]
+):
+    i = tx.global_invocation_id().x
+    if i < len(p):
+        p[i].y = 5.0  # component writes into storage
+        p[i].w += 1.0
+        m[i][1] = vec2f(7.0, 8.0)  # a column of a stored matrix
+        m[i][0].y = 3.0
+        local = a[i]
+        local[2] = vec4f(1.0)
+        local[0].x = 9.0
+        out[i] = local @ vec4f(1.0, 2.0, 3.0, 4.0)
+
+
+def test_writes_to_vector_components_and_matrix_columns():
+    p = np.zeros((4, 4), np.float32)
+    m = np.zeros((4, 2, 2), np.float32)
+    a = np.arange(64, dtype=np.float32).reshape(4, 4, 4)
+    out = np.zeros((4, 4), np.float32)
+    matrix_and_vector_stores(p, m, a, out, threads=4)
+    np.testing.assert_array_equal(p, np.tile([0, 5, 0, 1], (4, 1)))
+    np.testing.assert_array_equal(m, np.tile([[0, 3], [7, 8]], (4, 1, 1)))
+    b = a.copy()
+    b[:, 2] = 1
+    b[:, 0, 0] = 9
+    np.testing.assert_allclose(out, np.einsum("icr,c->ir", b, [1, 2, 3, 4]))
+
+
 # ---------------------------------------------------------------------------------------
 # f16
 # ---------------------------------------------------------------------------------------
@@ -310,6 +341,24 @@ def test_f16_arrays_and_arithmetic():
     np.testing.assert_allclose(wide, x.astype(np.float32) / y.astype(np.float32), rtol=1e-6)
     np.testing.assert_allclose(v, expect_v, rtol=2e-3, atol=2e-3)
     assert "shader-f16" in half_math.reflection["features"]
+
+
+@tx.kernel(workgroup_size=8)
+def half_parameters(h: f16, vh: vec3h, x: Array[vec3h], g: Array2D[f16], out: Array[f32]):
+    i = tx.global_invocation_id().x
+    if i < len(x):
+        x[i] = x[i] * h + vh
+        out[i] = f32(g[i % g.shape[0], 1]) + f32(g.shape[1])
+
+
+def test_f16_uniforms_vec3h_arrays_and_2d_f16_arrays():
+    x = np.arange(12, dtype=np.float16).reshape(4, 3)
+    g = np.arange(15, dtype=np.float16).reshape(5, 3)
+    out = np.zeros(4, np.float32)
+    expect = x * np.float16(2) + np.array([1, 2, 3], np.float16)
+    half_parameters(2.0, (1, 2, 3), x, g, out, threads=4)
+    np.testing.assert_array_equal(x, expect)
+    np.testing.assert_array_equal(out, g[np.arange(4) % 5, 1].astype(np.float32) + 3)
 
 
 # ---------------------------------------------------------------------------------------
@@ -349,6 +398,31 @@ def local_arrays(x: Array[i32], values: Array[f32], out: Array2D[i32], sorted_ou
                     s[b], s[b + 1] = s[b + 1], s[b]
         for k in range(6):
             sorted_out[i, k] = s[k]
+
+
+@tx.kernel(workgroup_size=8)
+def local_vector_array(x: Array[vec2f], out: Array[vec2f]):
+    i = tx.global_invocation_id().x
+    if i < len(x):
+        t = tx.local_array(vec2f, 4)
+        for k in range(4):
+            t[k] = x[i] * f32(k)
+            t[k].y += 1.0
+        t[i % 4].x = -1.0
+        pair = [vec2f(1.0, 2.0), vec2f(3.0, 4.0)]
+        out[i] = t[(i + 1) % 4] + t[i % 4] + pair[i % 2]
+
+
+def test_local_arrays_of_vectors():
+    x = np.arange(16, dtype=np.float32).reshape(8, 2)
+    out = np.zeros_like(x)
+    local_vector_array(x, out, threads=8)
+    expect = []
+    for i in range(8):
+        t = [x[i] * k + [0, 1] for k in range(4)]
+        t[i % 4][0] = -1
+        expect.append(t[(i + 1) % 4] + t[i % 4] + [[1, 2], [3, 4]][i % 2])
+    np.testing.assert_allclose(out, expect)
 
 
 def test_local_arrays():
