@@ -13,6 +13,7 @@ import sys
 
 from . import types as t
 from .errors import CompileError
+from .options import options
 from .backend_wgsl import entry_point_name, write_wgsl
 from .frontend import annotations, compiler, source
 from .ir.printer import print_module
@@ -185,6 +186,11 @@ class Kernel:
             constants = {k: kwargs.pop(k) for k in list(kwargs) if k in const_names}
             compiled = self.compiled(constants)
             values = _bind_arguments(self.__name__, names, const_names, args, kwargs)
+        if options.shader_source != "wgsl":
+            raise NotImplementedError(
+                "tx.options.shader_source = 'spirv' needs the SPIR-V backend, which is not"
+                " implemented yet; use 'wgsl'"
+            )
         runtime.launch(compiled.interface, compiled.naga_code, values, threads, workgroups)
 
     def _parameter_names(self) -> tuple:
