@@ -161,3 +161,47 @@ def saxpy_wg(a: f32, x: Array[f32], y: Array[f32], out: Array[f32]):
     i = tx.global_invocation_id().x
     if i < len(out):
         out[i] = a * x[i] + y[i]
+
+
+# Four elements per invocation (at i, i + q, i + 2q, i + 3q: each load stays coalesced),
+# all loads issued before the stores: more bytes in flight per thread, as a vec4 load has.
+@tx.kernel(workgroup_size=WG)
+def copy_f32_x4(src: Array[f32], dst: Array[f32]):
+    i = tx.global_invocation_id().x
+    n = len(dst)
+    q = n // u32(4)
+    if i < q:
+        a = src[i]
+        b = src[i + q]
+        c = src[i + u32(2) * q]
+        d = src[i + u32(3) * q]
+        dst[i] = a
+        dst[i + q] = b
+        dst[i + u32(2) * q] = c
+        dst[i + u32(3) * q] = d
+    t = u32(4) * q + i  # the n % 4 tail
+    if t < n:
+        dst[t] = src[t]
+
+
+@tx.kernel(workgroup_size=WG)
+def saxpy_x4(a: f32, x: Array[f32], y: Array[f32], out: Array[f32]):
+    i = tx.global_invocation_id().x
+    n = len(out)
+    q = n // u32(4)
+    if i < q:
+        x0 = x[i]
+        x1 = x[i + q]
+        x2 = x[i + u32(2) * q]
+        x3 = x[i + u32(3) * q]
+        y0 = y[i]
+        y1 = y[i + q]
+        y2 = y[i + u32(2) * q]
+        y3 = y[i + u32(3) * q]
+        out[i] = a * x0 + y0
+        out[i + q] = a * x1 + y1
+        out[i + u32(2) * q] = a * x2 + y2
+        out[i + u32(3) * q] = a * x3 + y3
+    t = u32(4) * q + i
+    if t < n:
+        out[t] = a * x[t] + y[t]
