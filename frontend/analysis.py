@@ -110,3 +110,21 @@ def _loop_level(block: list):
         if isinstance(statement, ir.If):
             yield from _loop_level(statement.accept)
             yield from _loop_level(statement.reject)
+
+
+def callees_first(function: ir.Function) -> list:
+    """`function` and every device function it calls, directly or not, callees first."""
+    ordered: list = []
+
+    def visit(fn: ir.Function) -> None:
+        if any(fn is f for f in ordered):
+            return
+        for statement in ir.walk_statements(fn.body):
+            for expr in ir.statement_exprs(statement):
+                for node in ir.walk_expr(expr):
+                    if isinstance(node, ir.Call):
+                        visit(node.function)
+        ordered.append(fn)
+
+    visit(function)
+    return ordered

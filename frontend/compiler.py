@@ -125,6 +125,8 @@ class ModuleBuilder:
         self.in_progress: list = []  # Func objects being lowered (recursion check)
 
     def function_for(self, func, span) -> ir.Function:
+        """The IR of a device function, lowered once per Func object: the IR of a device
+        function does not depend on the kernel calling it, so later kernels reuse it."""
         key = id(func)
         if key in self.lowered:
             return self.lowered[key]
@@ -135,14 +137,20 @@ class ModuleBuilder:
             raise CompileError(
                 f"recursion is not supported on GPUs: {chain} -> {func.__name__}", span
             )
-        self.in_progress.append(func)
-        try:
-            function = lower_device_function(self, func.function_source())
-        finally:
-            self.in_progress.pop()
-        self.lowered[key] = function
-        self.functions.append(function)
-        return function
+        closure = getattr(func, "lowered_closure", None)
+        if closure is None:
+            self.in_progress.append(func)
+            try:
+                function = lower_device_function(self, func.function_source())
+            finally:
+                self.in_progress.pop()
+            closure = analysis.callees_first(function)
+            func.lowered_closure = closure
+        for needed in closure:
+            if not any(needed is f for f in self.functions):
+                self.functions.append(needed)
+        self.lowered[key] = closure[-1]
+        return closure[-1]
 
 
 def check_signature(source: FunctionSource, kind: str) -> None:

@@ -41,6 +41,8 @@ class Func:
     def __init__(self, fn):
         self.fn = fn
         self._source = None
+        # IR of this function and its callees (callees first), set by the frontend.
+        self.lowered_closure = None
         functools.update_wrapper(self, fn)
 
     def function_source(self) -> source.FunctionSource:
