@@ -243,14 +243,6 @@ def compile_kernel(
     return ir_module, interface
 
 
-class _KernelArray(ArrayParam):
-    """An ArrayParam that also remembers the Python parameter index."""
-
-    def __init__(self, name, var, ty, shape, index):
-        super().__init__(name, var, ty, shape)
-        self.index = index
-
-
 def _kernel_parameters(source: FunctionSource, constants: dict):
     node = source.node
     args = node.args.args
@@ -286,7 +278,7 @@ def _kernel_parameters(source: FunctionSource, constants: dict):
                 len(arrays),
                 source.span(arg),
             )
-            array = _KernelArray(name, var, ty, None, index)
+            array = ArrayParam(name, var, ty, None, index)
             arrays.append(array)
             bindings[name] = array
             if ty.ndim > 1 or element == t.f16:

@@ -9,14 +9,13 @@ array parameter before it is indexed). `value(node)` is the IR value of an expre
 from __future__ import annotations
 
 import ast
-import math
 import types as pytypes
 from dataclasses import dataclass
 
 from pyshader_tx import declarations as decl
 from pyshader_tx import ir
 from pyshader_tx import types as t
-from pyshader_tx.ir.intrinsics import MATH_FUNCTIONS
+from pyshader_tx.ir.intrinsics import MATH_CONSTANTS, MATH_FUNCTIONS
 
 from . import operators as ops
 from .source import MISSING
@@ -47,7 +46,8 @@ class ArrayParam:
     name: str
     var: ir.GlobalVariable
     ty: t.StorageArrayType
-    shape: object  # 2-D/3-D: `span -> reference` to the vecNu shape member of the uniform block
+    shape: object  # `span -> reference` to its shape member in the uniform block, or None
+    index: int = 0  # position among the kernel's Python parameters
 
 
 BUILTIN_FUNCTIONS = {"len", "range", "int", "float", "bool", "abs", "min", "max", "round"}
@@ -246,8 +246,8 @@ class ExpressionLowering:
     def meta_attribute(self, base: Meta, node: ast.Attribute):
         attr = node.attr
         if base.kind in ("namespace", "math"):
-            if base.kind == "math" and attr in MATH_CONSTANTS_EXTRA:
-                return ops.abstract_literal(MATH_CONSTANTS_EXTRA[attr], self.source.span(node))
+            if base.kind == "math" and attr in MATH_CONSTANTS:
+                return ops.abstract_literal(MATH_CONSTANTS[attr], self.source.span(node))
             if base.kind == "math":
                 if attr in MATH_FUNCTIONS:
                     return Meta("intrinsic", MATH_FUNCTIONS[attr], f"math.{attr}")
@@ -555,14 +555,6 @@ def _operand_nodes(node: ast.AST) -> tuple:
         return node.body, node.orelse
     return None, None
 
-
-MATH_CONSTANTS_EXTRA = {
-    "pi": math.pi,
-    "e": math.e,
-    "tau": math.tau,
-    "inf": math.inf,
-    "nan": math.nan,
-}
 
 EXPRESSION_RULES = {
     ast.Constant: ExpressionLowering.lower_constant,

@@ -59,10 +59,6 @@ def is_abstract(expr) -> bool:
     return isinstance(expr.ty, t.AbstractType)
 
 
-def literal(value, ty, span=None) -> ir.Literal:
-    return ir.Literal(value, ty, span)
-
-
 def abstract_literal(value, span=None) -> ir.Literal:
     """The literal for a Python constant: abstract int/float, or bool."""
     if isinstance(value, bool):
@@ -116,14 +112,10 @@ def coerce(expr: ir.Expr, target: t.Type, what: str = "value") -> ir.Expr:
             if isinstance(target, t.ScalarType):
                 return scalar
     raise CompileError(
-        f"{what} has type {describe(expr.ty)}, expected {describe(target)}",
+        f"{what} has type {expr.ty!r}, expected {target!r}",
         expr.span,
         conversion_hint(target, expr),
     )
-
-
-def describe(ty: t.Type) -> str:
-    return repr(ty)
 
 
 def conversion_hint(target: t.Type, expr: ir.Expr) -> str | None:

@@ -59,25 +59,27 @@ class FunctionSource:
 def from_function(fn) -> FunctionSource:
     """Read a live Python function's source and resolve its names like Python would:
     closure variables, then the module's globals, then builtins."""
+    node, filename, file_lines = _read_definition(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+    return FunctionSource(node, filename, file_lines, _live_lookup(fn))
+
+
+def _read_definition(obj, kinds: tuple):
+    """The AST of a live function or class (positions as in its file), its file name and
+    the file's lines."""
     try:
-        lines, first_line = inspect.getsourcelines(fn)
-        filename = inspect.getsourcefile(fn) or inspect.getfile(fn)
+        lines, first_line = inspect.getsourcelines(obj)
+        filename = inspect.getsourcefile(obj) or inspect.getfile(obj)
     except (OSError, TypeError) as error:
-        name = getattr(fn, "__qualname__", repr(fn))
+        name = getattr(obj, "__qualname__", repr(obj))
         raise CompileError(
             f"cannot read the source of {name}: {error}; kernels must be defined in a file"
         ) from None
     text = "".join(lines)
     dedented = textwrap.dedent(text)
     indent = _indent_width(text) - _indent_width(dedented)
-    try:
-        tree = ast.parse(dedented)
-    except SyntaxError as error:  # pragma: no cover - Python itself parsed it
-        raise CompileError(f"cannot parse {fn.__qualname__}: {error}") from None
-    node = next(n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
+    node = next(n for n in ast.parse(dedented).body if isinstance(n, kinds))
     _shift_positions(node, first_line - 1, indent)
-    file_lines = tuple(linecache.getlines(filename)) or tuple(lines)
-    return FunctionSource(node, _display_name(filename), file_lines, _live_lookup(fn))
+    return node, filename, tuple(linecache.getlines(filename)) or tuple(lines)
 
 
 def _indent_width(text: str) -> int:
@@ -95,11 +97,6 @@ def _shift_positions(node: ast.AST, lines: int, columns: int) -> None:
             child.col_offset += columns
             if getattr(child, "end_col_offset", None) is not None:
                 child.end_col_offset += columns
-
-
-def _display_name(filename: str) -> str:
-    """File names are shown as given by Python (absolute paths stay absolute)."""
-    return filename
 
 
 def _live_lookup(fn) -> Callable[[str], object]:
@@ -124,17 +121,7 @@ def _live_lookup(fn) -> Callable[[str], object]:
 
 def from_class(cls) -> tuple[FunctionSource, dict]:
     """A class's source (for `@tx.struct`): its AST and its annotated fields in order."""
-    try:
-        lines, first_line = inspect.getsourcelines(cls)
-        filename = inspect.getsourcefile(cls) or inspect.getfile(cls)
-    except (OSError, TypeError) as error:
-        raise CompileError(f"cannot read the source of {cls.__qualname__}: {error}") from None
-    text = "".join(lines)
-    dedented = textwrap.dedent(text)
-    indent = _indent_width(text) - _indent_width(dedented)
-    node = next(n for n in ast.parse(dedented).body if isinstance(n, ast.ClassDef))
-    _shift_positions(node, first_line - 1, indent)
-    file_lines = tuple(linecache.getlines(filename)) or tuple(lines)
+    node, filename, file_lines = _read_definition(cls, (ast.ClassDef,))
     module = inspect.getmodule(cls)
     namespace = vars(module) if module is not None else {}
 

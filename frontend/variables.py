@@ -188,10 +188,8 @@ def _place(name: str, references: list, collector: _ReferenceCollector) -> Varia
     first = references[0]
     stores = sum(1 for r in references if r.store)
     if first.store and first.direct and first.path[-1] == block:
-        statement = first.statement
-        if isinstance(statement, ast.For):  # declared by the loop variable assignment
-            return VariablePlan(name, block, statement, stores == 1)
-        return VariablePlan(name, block, statement, stores == 1)
+        # Declared by this assignment (for a loop variable: the For statement itself).
+        return VariablePlan(name, block, first.statement, stores == 1)
     # Declared at a block start: hoist out of loops so values persist across iterations.
     outermost = block
     key = block

@@ -82,16 +82,21 @@ class CompiledKernel:
         # The WGSL name of the entry point (a kernel named like a WGSL keyword is renamed).
         self.interface.name = entry_point_name(self.module)
         self._code = {}
+        self._folded = None
 
     def code(self, dialect: str, fold_1d: bool = False) -> str:
         key = (dialect, fold_1d)
         if key not in self._code:
-            module = self.module
-            if fold_1d:
-                module, _ = self.kernel._compile_module(self.constants, fold_1d=True)
+            module = self.folded_module() if fold_1d else self.module
             with _deep_recursion(self.kernel.fn):
                 self._code[key] = write_wgsl(module, dialect)
         return self._code[key]
+
+    def folded_module(self):
+        """The IR of the folded 1-D launch variant, compiled once, when first needed."""
+        if self._folded is None:
+            self._folded, _ = self.kernel._compile_module(self.constants, fold_1d=True)
+        return self._folded
 
     def naga_code(self, fold_1d: bool) -> str:
         """What the runtime hands to wgpu (naga's dialect)."""

@@ -380,7 +380,7 @@ def numpy_dtype(ty: Type) -> np.dtype:
     Scalars map to numpy scalars, vectors to `(dtype, (n,))` sub-arrays (a vec3 has 3
     values; its 16-byte alignment shows in the offsets of what follows it), matrices to
     `(dtype, (columns, padded rows))` (mat3x3f columns take 4 slots), structs to structured
-    dtypes with WGSL offsets and size. `user_dtype` gives the unpadded view of a matrix.
+    dtypes with WGSL offsets and size.
     """
     if isinstance(ty, AtomicType):
         ty = ty.scalar
@@ -414,19 +414,6 @@ def numpy_dtype(ty: Type) -> np.dtype:
     raise TypeError(f"{ty!r} cannot be stored in a buffer")
 
 
-def user_dtype(ty: Type) -> np.dtype:
-    """The numpy dtype a user sees for one `ty` value: vec3 as 3 values, mat3x3 as 3x3.
-
-    Used for struct members (which keep their padding as gaps between fields) and to
-    describe the host side of storage arrays.
-    """
-    if isinstance(ty, VectorType):
-        return np.dtype((numpy_dtype(ty.scalar), (ty.size,)))
-    if isinstance(ty, MatrixType):
-        return np.dtype((numpy_dtype(ty.scalar), (ty.columns, ty.rows)))
-    return numpy_dtype(ty)
-
-
 def element_shape(ty: Type) -> tuple:
     """The trailing numpy dimensions of one element as users hold it: `vec3f` → (3,)."""
     if isinstance(ty, VectorType):
@@ -441,12 +428,3 @@ def element_scalar_dtype(ty: Type) -> np.dtype:
     if isinstance(ty, (VectorType, MatrixType, AtomicType)):
         return numpy_dtype(ty.scalar)
     return numpy_dtype(ty)
-
-
-def needs_padding(ty: Type) -> bool:
-    """Whether the user's packed numpy layout differs from the buffer layout (vec3, mat*x3)."""
-    if isinstance(ty, VectorType):
-        return ty.size == 3
-    if isinstance(ty, MatrixType):
-        return ty.rows == 3
-    return False

@@ -17,6 +17,8 @@ Signature pattern letters (the first generic letter fixes the generic type `T`):
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 
 from .. import types as t
@@ -106,7 +108,8 @@ MATH_FUNCTIONS = {
     "fabs": "abs",
     "atan2": "atan2",
 }
-MATH_CONSTANTS = {"pi": 3.141592653589793, "e": 2.718281828459045, "tau": 6.283185307179586}
+#: `math` constants usable in kernels (folded as float literals).
+MATH_CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf, "nan": math.nan}
 
 
 # ---------------------------------------------------------------------------
