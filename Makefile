@@ -25,7 +25,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 XDG_RUNTIME_DIR ?= /tmp/pyshader_tx-xdg-$(shell id -u)
 export XDG_RUNTIME_DIR
 
-.PHONY: all system-deps venv node-deps deps test demo golden format clean
+.PHONY: all system-deps venv node-deps deps test demo golden format clean spirv-grammar
 
 all: test
 
@@ -75,3 +75,7 @@ format: venv
 
 clean:
 	rm -rf $(VENV) $(TINT_DIR)/node_modules build *.egg-info
+
+# Regenerate backend_spirv/grammar.py from the Khronos grammar JSON that spirv-headers installs.
+spirv-grammar: system-deps venv
+	$(VENV)/bin/python tools/generate_spirv_grammar.py

@@ -45,6 +45,14 @@ class Func:
         self.lowered_closure = None
         functools.update_wrapper(self, fn)
 
+    @classmethod
+    def from_source(cls, function_source: source.FunctionSource, module: str = "") -> "Func":
+        """A device function read from a file's AST, with no live function behind it (the
+        command line, which never executes the file)."""
+        func = cls(_StaticFunction(function_source.node.name, module))
+        func._source = function_source
+        return func
+
     def function_source(self) -> source.FunctionSource:
         if self._source is None:
             self._source = source.from_function(self.fn)
@@ -66,10 +74,36 @@ def struct(cls):
     """Declare a struct type from a class with annotated fields. The class gets
     `__tx_type__` (the StructType) and `dtype` (its numpy dtype in WGSL storage layout)."""
     class_source, fields = source.from_class(cls)
+    return _make_struct(cls, class_source, fields)
+
+
+def struct_from_source(class_source: source.FunctionSource, fields: dict, module: str = ""):
+    """A `@tx.struct` read from a class's AST (the command line): a fresh class named like
+    the one in the file, with `__tx_type__` and `dtype` as `struct` gives them."""
+    name = class_source.node.name
+    cls = type(name, (), {"__module__": module, "__qualname__": name})
+    return _make_struct(cls, class_source, fields)
+
+
+def _make_struct(cls, class_source: source.FunctionSource, fields: dict):
     ty = annotations.struct_from_class(cls, class_source, fields)
     cls.__tx_type__ = ty
     cls.dtype = t.numpy_dtype(ty) if t.is_host_shareable(ty) else None
     return cls
+
+
+class _StaticFunction:
+    """Stands in for the live function of a kernel or device function read from a file's
+    AST: it carries the names `functools.update_wrapper` copies and cannot be called."""
+
+    def __init__(self, name: str, module: str):
+        self.__name__ = name
+        self.__qualname__ = name
+        self.__module__ = module
+        self.__doc__ = None
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"{self.__name__} was read from source and cannot be called")
 
 
 class CompiledKernel:
@@ -102,6 +136,27 @@ class CompiledKernel:
         """What the runtime hands to wgpu (naga's dialect)."""
         return self.code("naga", fold_1d)
 
+    def spirv(self, fold_1d: bool = False) -> bytes:
+        """The SPIR-V binary of this specialization (of its folded variant with `fold_1d`)."""
+        key = ("spirv", fold_1d)
+        if key not in self._code:
+            from .backend_spirv import write_spirv
+
+            module = self.folded_module() if fold_1d else self.module
+            with _deep_recursion(self.kernel.fn):
+                self._code[key] = write_spirv(module, self.interface.name)
+        return self._code[key]
+
+    def spirv_asm(self) -> str:
+        """The SPIR-V assembly text of `spirv()` (what `spirv-as` reads back to the same
+        binary), printed from the binary's own instructions."""
+        key = ("spvasm", False)
+        if key not in self._code:
+            from .backend_spirv import disassemble
+
+            self._code[key] = disassemble(self.spirv())
+        return self._code[key]
+
 
 def _normalize_workgroup_size(size) -> tuple:
     if isinstance(size, int):
@@ -128,6 +183,16 @@ class Kernel:
         self._default: CompiledKernel | None = None  # the specialization with no extra constants
         self._names = None
         functools.update_wrapper(self, fn)
+
+    @classmethod
+    def from_source(
+        cls, function_source: source.FunctionSource, workgroup_size, module: str = ""
+    ) -> "Kernel":
+        """A kernel read from a file's AST, with no live function behind it (the command
+        line, which never executes the file)."""
+        kernel = cls(_StaticFunction(function_source.node.name, module), workgroup_size)
+        kernel._source = function_source
+        return kernel
 
     # -- compilation ---------------------------------------------------------
 
@@ -170,6 +235,16 @@ class Kernel:
         return self.compiled().code("naga")
 
     @property
+    def spirv(self) -> bytes:
+        """The SPIR-V binary (SPIR-V 1.3, Vulkan 1.1 environment)."""
+        return self.compiled().spirv()
+
+    @property
+    def spirv_asm(self) -> str:
+        """The SPIR-V assembly text (spirv-as syntax) of `spirv`."""
+        return self.compiled().spirv_asm()
+
+    @property
     def reflection(self) -> dict:
         """Bindings, uniform layout, workgroup size and required device features."""
         return self.compiled().interface.reflection()
@@ -193,12 +268,8 @@ class Kernel:
             constants = {k: kwargs.pop(k) for k in list(kwargs) if k in const_names}
             compiled = self.compiled(constants)
             values = _bind_arguments(self.__name__, names, const_names, args, kwargs)
-        if options.shader_source != "wgsl":
-            raise NotImplementedError(
-                "tx.options.shader_source = 'spirv' needs the SPIR-V backend, which is not"
-                " implemented yet; use 'wgsl'"
-            )
-        runtime.launch(compiled.interface, compiled.naga_code, values, threads, workgroups)
+        get_code = compiled.spirv if options.shader_source == "spirv" else compiled.naga_code
+        runtime.launch(compiled.interface, get_code, values, threads, workgroups)
 
     def _parameter_names(self) -> tuple:
         """(all parameter names, names of Const parameters not fixed by specialize)."""

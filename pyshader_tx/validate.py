@@ -32,6 +32,7 @@ __all__ = [
     "validate_naga",
     "spirv_val_available",
     "validate_spirv",
+    "assemble_spirv",
 ]
 
 #: Environment variable naming the folder that holds ``validate.mjs`` and its ``node_modules``.
@@ -150,8 +151,12 @@ def spirv_val_available() -> bool:
     return shutil.which("spirv-val") is not None
 
 
-def validate_spirv(binary: bytes, target_env: str = "vulkan1.1") -> list[str]:
-    """Validate a SPIR-V module with ``spirv-val --target-env <target_env>``.
+def validate_spirv(
+    binary: bytes, target_env: str = "vulkan1.1", uniform_standard_layout: bool = False
+) -> list[str]:
+    """Validate a SPIR-V module with ``spirv-val --target-env <target_env>`` (and
+    ``--uniform-buffer-standard-layout`` when the module relies on that device feature; see
+    ``backend_spirv.needs_uniform_standard_layout``).
 
     Returns spirv-val's output lines when it rejects the module, else an empty list. Raises
     ``RuntimeError`` when ``spirv-val`` is not installed.
@@ -162,11 +167,32 @@ def validate_spirv(binary: bytes, target_env: str = "vulkan1.1") -> list[str]:
     with tempfile.TemporaryDirectory(prefix="pyshader_tx_spv_") as tmp:
         path = Path(tmp) / "module.spv"
         path.write_bytes(binary)
+        flags = ["--uniform-buffer-standard-layout"] if uniform_standard_layout else []
         proc = subprocess.run(
-            [exe, "--target-env", target_env, str(path)], capture_output=True, text=True
+            [exe, "--target-env", target_env, *flags, str(path)], capture_output=True, text=True
         )
     if proc.returncode == 0:
         return []
     text = (proc.stderr + proc.stdout).replace(str(path), "<module>")
     lines = [line.rstrip() for line in text.splitlines() if line.strip()]
     return lines or [f"spirv-val exited with status {proc.returncode}"]
+
+
+def assemble_spirv(text: str, target_env: str = "vulkan1.1") -> bytes:
+    """The binary ``spirv-as --target-env <target_env>`` makes of assembly ``text`` (its
+    header names spirv-as as the generator). Raises ``RuntimeError`` when spirv-as is not
+    installed or rejects the text."""
+    exe = shutil.which("spirv-as")
+    if exe is None:
+        raise RuntimeError("spirv-as not found (install the Debian package spirv-tools)")
+    with tempfile.TemporaryDirectory(prefix="pyshader_tx_spv_") as tmp:
+        source, binary = Path(tmp) / "module.spvasm", Path(tmp) / "module.spv"
+        source.write_text(text)
+        proc = subprocess.run(
+            [exe, "--target-env", target_env, "-o", str(binary), str(source)],
+            capture_output=True,
+            text=True,
+        )
+        if proc.returncode != 0:
+            raise RuntimeError(f"spirv-as rejected the text:\n{proc.stderr}{proc.stdout}")
+        return binary.read_bytes()

@@ -1,9 +1,15 @@
 """Intrinsics declared once: built-in values and math functions.
 
 Each entry names the intrinsic as the IR knows it (`Intrinsic.name`), its overloads as
-signature patterns, what it needs (entry point only, device features) and its WGSL
-spelling. The frontend type-checks calls with `match_signature`; each backend lowers
-entries from this table.
+signature patterns, what it needs (entry point only, device features), its WGSL spelling
+and its SPIR-V lowering. The frontend type-checks calls with `match_signature`; each
+backend lowers entries from this table.
+
+The SPIR-V lowering (`spirv`) is, for built-in values, the `BuiltIn` decoration of the
+input variable; for functions, per scalar kind of the first argument ('float', 'sint',
+'uint'), a GLSL.std.450 instruction name (`FAbs`), a core opcode (`OpDot`), "identity",
+or "custom" (a lowering registered by the SPIR-V backend under the intrinsic's name). A
+plain string applies to every kind.
 
 Signature pattern letters (the first generic letter fixes the generic type `T`):
 
@@ -34,14 +40,26 @@ class IntrinsicDef:
     kind: str = "math"  # 'math' | 'builtin_value'
     entry_only: bool = False  # built-in values exist only in kernels
     features: tuple = ()  # wgpu feature names the intrinsic needs
+    spirv: object = None  # str, or {scalar kind: str}; see the module docstring
+
+    def spirv_lowering(self, kind: str) -> str | None:
+        """The SPIR-V lowering for arguments of scalar kind `kind` (None: undefined)."""
+        if isinstance(self.spirv, dict):
+            return self.spirv.get(kind)
+        return self.spirv
 
 
-def _math(name: str, overloads, wgsl: str | None = None) -> IntrinsicDef:
-    return IntrinsicDef(name, tuple(overloads), wgsl or name)
+def _math(name: str, overloads, spirv, wgsl: str | None = None) -> IntrinsicDef:
+    return IntrinsicDef(name, tuple(overloads), wgsl or name, spirv=spirv)
 
 
-def _builtin(name: str, result: str, features: tuple = ()) -> IntrinsicDef:
-    return IntrinsicDef(name, (((), result),), name, "builtin_value", True, features)
+def _builtin(name: str, result: str, spirv: str, features: tuple = ()) -> IntrinsicDef:
+    return IntrinsicDef(name, (((), result),), name, "builtin_value", True, features, spirv)
+
+
+def _by_kind(float_: str | None, sint: str | None, uint: str | None) -> dict:
+    lowerings = {"float": float_, "sint": sint, "uint": uint}
+    return {kind: lowering for kind, lowering in lowerings.items() if lowering is not None}
 
 
 UNARY_F = [(("F",), "T")]
@@ -50,47 +68,74 @@ TERNARY_F = [(("F", "F", "F"), "T")]
 
 _DEFINITIONS = [
     # Built-in values (kernels only).
-    _builtin("global_invocation_id", "vec3u"),
-    _builtin("local_invocation_id", "vec3u"),
-    _builtin("local_invocation_index", "u32"),
-    _builtin("workgroup_id", "vec3u"),
-    _builtin("num_workgroups", "vec3u"),
-    _builtin("subgroup_size", "u32", ("subgroup",)),
-    _builtin("subgroup_invocation_id", "u32", ("subgroup",)),
-    # Float math.
+    _builtin("global_invocation_id", "vec3u", "GlobalInvocationId"),
+    _builtin("local_invocation_id", "vec3u", "LocalInvocationId"),
+    _builtin("local_invocation_index", "u32", "LocalInvocationIndex"),
+    _builtin("workgroup_id", "vec3u", "WorkgroupId"),
+    _builtin("num_workgroups", "vec3u", "NumWorkgroups"),
+    _builtin("subgroup_size", "u32", "SubgroupSize", ("subgroup",)),
+    _builtin("subgroup_invocation_id", "u32", "SubgroupLocalInvocationId", ("subgroup",)),
+    # Float math: GLSL.std.450 instructions of the same name (round: to even, as WGSL).
     *(
-        _math(name, UNARY_F)
-        for name in (
-            "sqrt sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh exp exp2 log log2"
-            " floor ceil round trunc fract degrees radians"
-        ).split()
+        _math(name, UNARY_F, spirv)
+        for name, spirv in (
+            ("sqrt", "Sqrt"),
+            ("sin", "Sin"),
+            ("cos", "Cos"),
+            ("tan", "Tan"),
+            ("asin", "Asin"),
+            ("acos", "Acos"),
+            ("atan", "Atan"),
+            ("sinh", "Sinh"),
+            ("cosh", "Cosh"),
+            ("tanh", "Tanh"),
+            ("asinh", "Asinh"),
+            ("acosh", "Acosh"),
+            ("atanh", "Atanh"),
+            ("exp", "Exp"),
+            ("exp2", "Exp2"),
+            ("log", "Log"),
+            ("log2", "Log2"),
+            ("floor", "Floor"),
+            ("ceil", "Ceil"),
+            ("round", "RoundEven"),
+            ("trunc", "Trunc"),
+            ("fract", "Fract"),
+            ("degrees", "Degrees"),
+            ("radians", "Radians"),
+        )
     ),
-    _math("inverse_sqrt", UNARY_F, "inverseSqrt"),
-    _math("atan2", BINARY_F),
-    _math("pow", BINARY_F),
-    _math("step", BINARY_F),
-    _math("fma", TERNARY_F),
-    _math("smoothstep", TERNARY_F),
-    _math("mix", [(("F", "F", "F"), "T"), (("Fv", "Fv", "S"), "T")]),
-    _math("length", [(("F",), "S")]),
-    _math("distance", [(("F", "F"), "S")]),
-    _math("normalize", [(("Fv",), "T")]),
-    _math("cross", [(("F3", "F3"), "T")]),
-    _math("dot", [(("Nv", "Nv"), "S")]),
+    _math("inverse_sqrt", UNARY_F, "InverseSqrt", "inverseSqrt"),
+    _math("atan2", BINARY_F, "Atan2"),
+    _math("pow", BINARY_F, "Pow"),
+    _math("step", BINARY_F, "Step"),
+    _math("fma", TERNARY_F, "Fma"),
+    _math("smoothstep", TERNARY_F, "SmoothStep"),
+    _math("mix", [(("F", "F", "F"), "T"), (("Fv", "Fv", "S"), "T")], "custom"),
+    _math("length", [(("F",), "S")], "Length"),
+    _math("distance", [(("F", "F"), "S")], "Distance"),
+    _math("normalize", [(("Fv",), "T")], "Normalize"),
+    _math("cross", [(("F3", "F3"), "T")], "Cross"),
+    _math("dot", [(("Nv", "Nv"), "S")], _by_kind("OpDot", "custom", "custom")),
     # Numeric.
-    _math("abs", [(("N",), "T")]),
-    _math("sign", [(("N",), "T")]),
-    _math("min", [(("N", "N"), "T")]),
-    _math("max", [(("N", "N"), "T")]),
-    _math("clamp", [(("N", "N", "N"), "T")]),
-    _math("select", [(("A", "A", "B"), "T")]),
+    _math("abs", [(("N",), "T")], _by_kind("FAbs", "SAbs", "identity")),
+    _math("sign", [(("N",), "T")], _by_kind("FSign", "SSign", None)),
+    _math("min", [(("N", "N"), "T")], _by_kind("FMin", "SMin", "UMin")),
+    _math("max", [(("N", "N"), "T")], _by_kind("FMax", "SMax", "UMax")),
+    _math("clamp", [(("N", "N", "N"), "T")], _by_kind("FClamp", "SClamp", "UClamp")),
+    _math("select", [(("A", "A", "B"), "T")], "custom"),
     # Bits.
-    _math("count_one_bits", [(("I",), "T")], "countOneBits"),
-    _math("reverse_bits", [(("I",), "T")], "reverseBits"),
-    _math("first_leading_bit", [(("I",), "T")], "firstLeadingBit"),
-    _math("first_trailing_bit", [(("I",), "T")], "firstTrailingBit"),
-    _math("extract_bits", [(("I", "u32", "u32"), "T")], "extractBits"),
-    _math("insert_bits", [(("I", "I", "u32", "u32"), "T")], "insertBits"),
+    _math("count_one_bits", [(("I",), "T")], "OpBitCount", "countOneBits"),
+    _math("reverse_bits", [(("I",), "T")], "OpBitReverse", "reverseBits"),
+    _math(
+        "first_leading_bit",
+        [(("I",), "T")],
+        _by_kind(None, "FindSMsb", "FindUMsb"),
+        "firstLeadingBit",
+    ),
+    _math("first_trailing_bit", [(("I",), "T")], "FindILsb", "firstTrailingBit"),
+    _math("extract_bits", [(("I", "u32", "u32"), "T")], "custom", "extractBits"),
+    _math("insert_bits", [(("I", "I", "u32", "u32"), "T")], "custom", "insertBits"),
 ]
 
 INTRINSICS: dict[str, IntrinsicDef] = {d.name: d for d in _DEFINITIONS}
