@@ -130,13 +130,19 @@ def from_class(cls) -> tuple[FunctionSource, dict]:
             return namespace[name]
         return getattr(builtins, name, MISSING)
 
+    return class_source(node, filename, file_lines, lookup)
+
+
+def class_source(
+    node: ast.ClassDef, filename: str, lines: tuple, lookup: Callable[[str], object]
+) -> tuple[FunctionSource, dict]:
+    """A class's source from its AST alone (shared by `from_class` and the command line):
+    the source and its annotated fields in order (name -> annotation node)."""
+    source = FunctionSource(node, filename, lines, lookup)
     fields = {}
     for statement in node.body:
         if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
             if statement.value is not None:
-                raise CompileError(
-                    "struct fields have no default values",
-                    FunctionSource(node, filename, file_lines, lookup).span(statement.value),
-                )
+                raise source.error(statement.value, "struct fields have no default values")
             fields[statement.target.id] = statement.annotation
-    return FunctionSource(node, filename, file_lines, lookup), fields
+    return source, fields

@@ -2,7 +2,8 @@
 
 The frontend produces a `KernelInterface` beside the IR module; the runtime reads it to
 check arguments, pack the uniform block and create bind groups; `reflection()` renders it
-as the plain dict users get from `k.reflection` (and that the CLI writes as JSON).
+as the plain dict users get from `k.reflection`; `host_reflection()`, a superset, is
+what the command line writes as JSON.
 """
 
 from __future__ import annotations
@@ -124,6 +125,44 @@ class KernelInterface:
             "uniforms": uniforms,
             "features": sorted(self.features),
         }
+
+    def host_reflection(self, kernel: str | None = None, source: dict | None = None) -> dict:
+        """`reflection()` plus what a host engine needs to run the shader without
+        pyshader_tx (what the command line writes as JSON): a format tag, the Python kernel
+        name and `source` location, the declared type of uniform members stored as another
+        type (bool as u32), where each feature is first needed, and the `enable`
+        extensions of each WGSL target."""
+        from .backend_wgsl import DIALECTS  # the backend's table; no import cycle
+
+        reflection = self.reflection()
+        if reflection["uniforms"] is not None:
+            for member, data in zip(self.uniforms.members, reflection["uniforms"]["members"]):
+                if member.python_type is not None:
+                    data["python_type"] = repr(member.python_type)
+            block = reflection["uniforms"]
+            block["type"] = self.uniforms.struct.name
+            block["align"] = t.align_of(self.uniforms.struct)
+            # What to allocate: the size rounded up to 16 bytes (as the runtime does).
+            block["buffer_size"] = max(16, -(-self.uniforms.size // 16) * 16)
+        extensions = {}
+        for target, dialect in (("wgsl", "standard"), ("wgsl-naga", "naga")):
+            table = DIALECTS[dialect].enable_extensions
+            extensions[target] = sorted({table[f] for f in self.features if f in table})
+        return {
+            "format": HOST_REFLECTION_FORMAT,
+            "kernel": kernel if kernel is not None else self.name,
+            "source": source,
+            **reflection,
+            "feature_uses": [
+                {"feature": name, "file": where[0], "line": where[1]}
+                for name, where in sorted(self.features.items())
+            ],
+            "wgsl_extensions": extensions,
+        }
+
+
+#: The "format" tag of `host_reflection()`; the number changes when a key changes meaning.
+HOST_REFLECTION_FORMAT = "pyshader_tx-kernel/1"
 
 
 def type_layout(ty: t.Type) -> dict:
