@@ -197,4 +197,4 @@ def test_installed_layout(tmp_path):
         [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True
     )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.startswith("SPIR-V backend")
+    assert proc.stdout.startswith("The SPIR-V backend")
