@@ -142,6 +142,9 @@ _I32_MIN = -(2 ** (_INT_BITS - 1))
 #: Bit patterns of the f32 values that have no WGSL literal.
 _SPECIAL_F32_BITS = {"inf": 0x7F800000, "-inf": 0xFF800000, "nan": 0x7FC00000}
 
+#: Values below this magnitude stay finite in every float type (f16's largest is 65504).
+_FINITE_IN_EVERY_FLOAT = 65504.0
+
 #: numpy type per float width, to round Python floats the way the shader will.
 _NUMPY_FLOATS = {"f32": np.float32, "f16": np.float16}
 
@@ -155,6 +158,8 @@ def special_float_bits(value, scalar: t.ScalarType) -> int | None:
     pattern of that value; None for ordinary values (and non-float types)."""
     if scalar.kind != "float":
         return None
+    if -_FINITE_IN_EVERY_FLOAT < value < _FINITE_IN_EVERY_FLOAT:
+        return None  # the common case, without numpy (NaN fails the comparison)
     with np.errstate(over="ignore"):
         rounded = float(_NUMPY_FLOATS[scalar.name](value))
     if math.isnan(rounded):

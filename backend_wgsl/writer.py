@@ -34,6 +34,7 @@ from pyshader_tx.ir.nodes import (
     Return,
     Select,
     Store,
+    nested_blocks,
     statement_exprs,
     walk_expr,
     walk_statements,
@@ -70,6 +71,9 @@ DIALECTS = {
 
 _INDENT = "    "
 
+#: The built-in values, in the order of `INTRINSICS` (the entry point's parameter order).
+_BUILTIN_VALUES = tuple(name for name, d in INTRINSICS.items() if d.kind == "builtin_value")
+
 
 def write_wgsl(module: Module, dialect: str = "standard") -> str:
     """The WGSL source of `module` for `dialect` ("standard": Tint, "naga": wgpu-py)."""
@@ -93,6 +97,15 @@ class ModuleScan:
         self.helpers: dict[tuple, tuple] = {}  # helper key -> (Helper, type)
         self.identifiers: set[str] = set()
         self.builtin_values: set[str] = set()
+        self._types: dict = {}  # id(type) -> type, for the types already looked at
+        # The expression kinds that need more than their type.
+        self._rules = {
+            Binary: self._binary,
+            Literal: self._literal,
+            Intrinsic: self._intrinsic,
+            Select: lambda node: self.identifiers.add("select"),
+            ArrayLength: lambda node: self.identifiers.add("arrayLength"),
+        }
         for struct in module.structs:
             for _, ty in struct.fields:
                 self._type(ty)
@@ -102,7 +115,9 @@ class ModuleScan:
             self._function(function)
 
     def _type(self, ty) -> None:
-        self.identifiers |= syntax.type_identifiers(ty)
+        if id(ty) not in self._types:
+            self._types[id(ty)] = ty
+            self.identifiers |= syntax.type_identifiers(ty)
 
     def _helper(self, helper: Helper, ty) -> None:
         key = helper_key(helper, ty)
@@ -110,40 +125,48 @@ class ModuleScan:
             self.helpers[key] = (helper, ty)
             self.identifiers |= helper_builtins(helper, ty)
 
-    def _python_operator(self, op: str, ty) -> None:
-        lowered = lower_python_operator(op, ty)
-        if isinstance(lowered, Helper):
-            self._helper(lowered, ty)
-
     def _function(self, function: Function) -> None:
         for param in function.params:
             self._type(param.ty)
         self._type(function.result)
-        for stmt in walk_statements(function.body):
-            if isinstance(stmt, Declare):
+        self._block(function.body)
+
+    def _block(self, block: list) -> None:
+        """The statements of `block` in the order of `walk_statements`."""
+        for stmt in block:
+            if type(stmt) is Declare:
                 self._type(stmt.var.ty)
             for expr in statement_exprs(stmt):
-                for node in walk_expr(expr):
-                    self._expression(node)
+                self._expression(expr)
+            for inner in nested_blocks(stmt):
+                self._block(inner)
 
     def _expression(self, node) -> None:
-        self._type(node.ty)
-        if isinstance(node, Binary) and BINARY_OPS[node.op][0] is None:
-            self._python_operator(node.op, node.left.ty)
-        elif (
-            isinstance(node, Literal) and syntax.special_float_bits(node.value, node.ty) is not None
-        ):
+        """`node` and its sub-expressions, parents first (the order of `walk_expr`)."""
+        if id(node.ty) not in self._types:
+            self._type(node.ty)
+        rule = self._rules.get(type(node))
+        if rule is not None:
+            rule(node)
+        for child in node.children():
+            self._expression(child)
+
+    def _binary(self, node: Binary) -> None:
+        if BINARY_OPS[node.op][0] is None:
+            lowered = lower_python_operator(node.op, node.left.ty)
+            if isinstance(lowered, Helper):
+                self._helper(lowered, node.left.ty)
+
+    def _literal(self, node: Literal) -> None:
+        if syntax.special_float_bits(node.value, node.ty) is not None:
             self._helper(FROM_BITS, None)
-        elif isinstance(node, Intrinsic):
-            definition = INTRINSICS[node.name]
-            if definition.kind == "builtin_value":
-                self.builtin_values.add(node.name)
-            else:
-                self.identifiers.add(definition.wgsl)
-        elif isinstance(node, Select):
-            self.identifiers.add("select")
-        elif isinstance(node, ArrayLength):
-            self.identifiers.add("arrayLength")
+
+    def _intrinsic(self, node: Intrinsic) -> None:
+        definition = INTRINSICS[node.name]
+        if definition.kind == "builtin_value":
+            self.builtin_values.add(node.name)
+        else:
+            self.identifiers.add(definition.wgsl)
 
 
 class ModuleWriter:
@@ -248,7 +271,7 @@ class FunctionWriter:
         name = self.module_writer.names[function]
         if function.is_entry_point:
             used = self.module_writer.scan.builtin_values
-            parameters = [self._builtin_parameter(name) for name in INTRINSICS if name in used]
+            parameters = [self._builtin_parameter(name) for name in _BUILTIN_VALUES if name in used]
             size = list(function.workgroup_size)
             while len(size) > 1 and size[-1] == 1:
                 size.pop()  # (64, 1, 1) -> 64

@@ -1,6 +1,6 @@
-"""Whole-module passes run after lowering: which arrays are written, which device
-features are needed (and where), the order of struct declarations, and the
-"every path returns" check for device functions."""
+"""Whole-module analysis run after lowering, in one walk (`analyse_module`): which arrays
+are written, which device features are needed (and where), the order of struct
+declarations; and, per device function, the "every path returns" check and its callees."""
 
 from __future__ import annotations
 
@@ -13,13 +13,6 @@ def _functions(module: ir.Module):
     return [*module.functions, module.entry_point]
 
 
-def _all_expressions(module: ir.Module):
-    for function in _functions(module):
-        for statement in ir.walk_statements(function.body):
-            for expr in ir.statement_exprs(statement):
-                yield from ir.walk_expr(expr)
-
-
 def reference_root(ref: ir.Expr) -> ir.Expr:
     """The variable reference at the base of an Index/Member chain."""
     while isinstance(ref, (ir.Index, ir.Member)):
@@ -27,66 +20,98 @@ def reference_root(ref: ir.Expr) -> ir.Expr:
     return ref
 
 
-def mark_written_arrays(module: ir.Module) -> None:
-    """Storage buffers the kernel stores to become 'read_write' (copied back after a call);
-    the others stay 'read'."""
-    for function in _functions(module):
-        for statement in ir.walk_statements(function.body):
-            if isinstance(statement, ir.Store):
-                root = reference_root(statement.ref)
-                if isinstance(root, ir.GlobalRef) and root.var.space == "storage":
-                    root.var.access = "read_write"
+def analyse_module(module: ir.Module) -> None:
+    """The whole-module facts, found in one walk over every function:
 
-
-def collect_features(module: ir.Module) -> None:
-    """`module.features`: each device feature with the span of its first use."""
+    - storage buffers the kernel stores to become 'read_write' (copied back after a
+      call); the others stay 'read';
+    - `module.features`: each device feature with the span of its first use (f16 in
+      parameters, then globals, then expressions in walk order, then declarations);
+    - `module.structs`: every struct type used, each after the structs it contains
+      (those of globals, then of parameters, results and declarations, then of
+      expressions)."""
+    walk = _ModuleWalk()
     features: dict = {}
     for function in _functions(module):
         for param in function.params:
             if t.uses_f16(param.ty):
                 features.setdefault("shader-f16", param.span or function.span)
+            walk.declared_types.append(param.ty)
+        walk.declared_types.append(function.result)
+        walk.block(function.body)
     for var in module.globals:
         if t.uses_f16(var.ty):
             features.setdefault("shader-f16", var.span)
-    for expr in _all_expressions(module):
-        if "shader-f16" not in features and t.uses_f16(expr.ty):
-            features["shader-f16"] = expr.span
-        if isinstance(expr, ir.Intrinsic):
-            for feature in INTRINSICS[expr.name].features:
-                features.setdefault(feature, expr.span)
-    for function in _functions(module):
-        for statement in ir.walk_statements(function.body):
-            if isinstance(statement, ir.Declare) and t.uses_f16(statement.var.ty):
-                features.setdefault("shader-f16", statement.span)
+    for feature, span in walk.features.items():
+        features.setdefault(feature, span)
+    if walk.first_f16_declaration is not None:
+        features.setdefault("shader-f16", walk.first_f16_declaration)
     module.features = features
-
-
-def order_structs(module: ir.Module) -> None:
-    """`module.structs`: every struct type used, each after the structs it contains."""
-    ordered: list = []
-
-    def visit(ty) -> None:
-        if isinstance(ty, t.StructType):
-            if any(s is ty for s in ordered):
-                return
-            for _, member in ty.fields:
-                visit(member)
-            ordered.append(ty)
-        elif isinstance(ty, (t.FixedArrayType, t.RuntimeArrayType, t.StorageArrayType)):
-            visit(ty.element)
-
+    order = _StructOrder()
     for var in module.globals:
-        visit(var.ty)
-    for function in _functions(module):
-        for param in function.params:
-            visit(param.ty)
-        visit(function.result)
-        for statement in ir.walk_statements(function.body):
-            if isinstance(statement, ir.Declare):
-                visit(statement.var.ty)
-    for expr in _all_expressions(module):
-        visit(expr.ty)
-    module.structs = ordered
+        order.visit(var.ty)
+    for ty in [*walk.declared_types, *walk.expression_types.values()]:
+        order.visit(ty)
+    module.structs = order.structs
+
+
+class _ModuleWalk:
+    """Visits statements and expressions in the order of `ir.walk_statements` and
+    `ir.walk_expr`, looking at each distinct type object once."""
+
+    def __init__(self):
+        self.declared_types: list = []  # of parameters, results and `Declare`d variables
+        self.expression_types: dict = {}  # id(type) -> type, in order of first use
+        self.features: dict = {}  # feature -> span of its first use by an expression
+        self.first_f16_declaration = None  # span of the first Declare of an f16 type
+
+    def block(self, block: list) -> None:
+        for statement in block:
+            kind = type(statement)
+            if kind is ir.Declare:
+                ty = statement.var.ty
+                self.declared_types.append(ty)
+                if self.first_f16_declaration is None and t.uses_f16(ty):
+                    self.first_f16_declaration = statement.span
+            elif kind is ir.Store:
+                root = reference_root(statement.ref)
+                if isinstance(root, ir.GlobalRef) and root.var.space == "storage":
+                    root.var.access = "read_write"
+            for expr in ir.statement_exprs(statement):
+                self.expression(expr)
+            for inner in ir.nested_blocks(statement):
+                self.block(inner)
+
+    def expression(self, expr: ir.Expr) -> None:
+        ty = expr.ty
+        if id(ty) not in self.expression_types:
+            self.expression_types[id(ty)] = ty
+            if "shader-f16" not in self.features and t.uses_f16(ty):
+                self.features["shader-f16"] = expr.span
+        if type(expr) is ir.Intrinsic:
+            for feature in INTRINSICS[expr.name].features:
+                self.features.setdefault(feature, expr.span)
+        for child in expr.children():
+            self.expression(child)
+
+
+class _StructOrder:
+    """Struct types in declaration order: each after the structs it contains."""
+
+    def __init__(self):
+        self.structs: list = []
+        self.visited: dict = {}  # id(type) -> type, for the type objects already visited
+
+    def visit(self, ty) -> None:
+        if id(ty) in self.visited:
+            return
+        self.visited[id(ty)] = ty
+        if isinstance(ty, t.StructType):
+            for _, member in ty.fields:
+                self.visit(member)
+            self.structs.append(ty)
+        elif isinstance(ty, (t.FixedArrayType, t.RuntimeArrayType, t.StorageArrayType)):
+            self.visit(ty.element)
 
 
 def always_returns(block: list) -> bool:
@@ -119,12 +144,27 @@ def callees_first(function: ir.Function) -> list:
     def visit(fn: ir.Function) -> None:
         if any(fn is f for f in ordered):
             return
-        for statement in ir.walk_statements(fn.body):
-            for expr in ir.statement_exprs(statement):
-                for node in ir.walk_expr(expr):
-                    if isinstance(node, ir.Call):
-                        visit(node.function)
+        calls: list = []
+        _collect_calls(fn.body, calls)
+        for call in calls:
+            visit(call.function)
         ordered.append(fn)
 
     visit(function)
     return ordered
+
+
+def _collect_calls(block: list, calls: list) -> None:
+    """The `Call` expressions of `block` and its nested blocks, in walk order."""
+
+    def expression(expr: ir.Expr) -> None:
+        if type(expr) is ir.Call:
+            calls.append(expr)
+        for child in expr.children():
+            expression(child)
+
+    for statement in block:
+        for expr in ir.statement_exprs(statement):
+            expression(expr)
+        for inner in ir.nested_blocks(statement):
+            _collect_calls(inner, calls)

@@ -3,7 +3,7 @@
 compile_kernel(source, workgroup_size, constants, fold_1d)
     -> parameters: storage arrays, the uniform block, constants   (this module)
     -> FunctionLowerer over the body (and every device function it calls)
-    -> analysis passes: array access, device features, struct order
+    -> analysis (one walk): array access, device features, struct order
     -> (ir.Module, KernelInterface)
 """
 
@@ -226,9 +226,7 @@ def compile_kernel(
     entry = ir.Function(node.name, [], t.VOID, body, workgroup_size, source.span(node))
     globals_ = [a.var for a in arrays] + ([uniform_var] if uniforms else [])
     ir_module = ir.Module([], globals_, module.functions, entry)
-    analysis.mark_written_arrays(ir_module)
-    analysis.collect_features(ir_module)
-    analysis.order_structs(ir_module)
+    analysis.analyse_module(ir_module)
     interface = KernelInterface(
         name=node.name,
         params=params,

@@ -114,7 +114,7 @@ class ExpressionLowering:
         if isinstance(result, (Meta, ArrayParam)):
             raise self.source.error(node, f"{self.describe_meta(result)} is not a value")
         if result.is_ref:
-            return ir.Load(result, result.ty, self.source.span(node))
+            return ir.Load(result, result.ty, result.span)  # a reference has its node's span
         return result
 
     def place(self, node: ast.expr):
@@ -162,7 +162,6 @@ class ExpressionLowering:
 
     def lower_name(self, node: ast.Name):
         binding = self.bindings.get(node.id)
-        span = self.source.span(node)
         if binding is not None:
             if isinstance(binding, ir.LocalVariable):
                 if binding.ty is None:
@@ -171,10 +170,10 @@ class ExpressionLowering:
                         f"'{node.id}' is used before it is assigned",
                         f"assign it first, e.g. {node.id} = 0",
                     )
-                return ir.LocalRef(binding, binding.ty, span)
+                return ir.LocalRef(binding, binding.ty, self.source.span(node))
             if isinstance(binding, (ArrayParam, Meta)):
                 return binding
-            return binding(span)  # a parameter: a fresh expression for each use
+            return binding(self.source.span(node))  # a parameter: a fresh expression for each use
         if node.id in self.plan.variables or node.id in self.plan.assigned_params:
             raise self.source.error(
                 node, f"'{node.id}' is used before it is assigned", f"assign it first"
@@ -202,7 +201,6 @@ class ExpressionLowering:
     def lower_attribute(self, node: ast.Attribute):
         base = self.place(node.value)
         attr = node.attr
-        span = self.source.span(node)
         if isinstance(base, Meta):
             return self.meta_attribute(base, node)
         if isinstance(base, ArrayParam):
@@ -220,7 +218,7 @@ class ExpressionLowering:
                 raise self.source.error(
                     node, f"{ty.name} has no field '{attr}'", f"its fields are {names}"
                 ) from None
-            return ir.Member(base, index, ty.fields[index][1], span)
+            return ir.Member(base, index, ty.fields[index][1], self.source.span(node))
         raise self.source.error(node, f"{ty!r} has no attribute '{attr}'")
 
     def swizzle(self, base: ir.Expr, node: ast.Attribute, ty: t.VectorType):

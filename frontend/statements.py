@@ -9,7 +9,6 @@ iteration, and `i` keeps its last value after the loop).
 from __future__ import annotations
 
 import ast
-from contextlib import contextmanager
 
 from pyshader_tx import ir
 from pyshader_tx import types as t
@@ -63,6 +62,25 @@ def span_text(span) -> str:
 COMPOUND_OPS = {"add", "sub", "mul", "div", "rem", "bit_and", "bit_or", "bit_xor", "shl", "shr"}
 
 
+class EmitInto:
+    """The context of `StatementLowering.into`: swaps the block being filled, and back.
+    (A plain class: `contextlib.contextmanager` costs more, on every nested block.)"""
+
+    __slots__ = ("lowerer", "block", "outer")
+
+    def __init__(self, lowerer, block: list):
+        self.lowerer = lowerer
+        self.block = block
+
+    def __enter__(self) -> list:
+        self.outer = self.lowerer.block
+        self.lowerer.block = self.block
+        return self.block
+
+    def __exit__(self, *exception) -> None:
+        self.lowerer.block = self.outer
+
+
 class StatementLowering:
     """Statement rules; `self.block` is the IR statement list being filled."""
 
@@ -71,13 +89,9 @@ class StatementLowering:
     def emit(self, statement: ir.Stmt) -> None:
         self.block.append(statement)
 
-    @contextmanager
-    def into(self, block: list):
-        outer, self.block = self.block, block
-        try:
-            yield block
-        finally:
-            self.block = outer
+    def into(self, block: list) -> "EmitInto":
+        """`with self.into(block):` statements emitted inside go to `block`."""
+        return EmitInto(self, block)
 
     def lower_block(self, statements: list, out: list) -> list:
         with self.into(out):

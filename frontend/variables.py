@@ -19,7 +19,7 @@ import ast
 from dataclasses import dataclass, field
 
 
-@dataclass
+@dataclass(slots=True)
 class Reference:
     path: tuple  # ids of the enclosing statement lists, outermost first
     store: bool
@@ -78,9 +78,8 @@ class _ReferenceCollector:
     def loads(self, node: ast.AST | None, path: tuple, statement) -> None:
         if node is None:
             return
-        for child in ast.walk(node):
-            if isinstance(child, ast.Name):
-                self.add(child.id, path, isinstance(child.ctx, ast.Store), False, statement)
+        for name in _names_in(node):
+            self.add(name.id, path, isinstance(name.ctx, ast.Store), False, statement)
 
     def target(self, target: ast.AST, path: tuple, statement, direct: bool) -> None:
         if isinstance(target, ast.Name):
@@ -135,6 +134,41 @@ class _ReferenceCollector:
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, ast.expr):
                     self.loads(child, path, node)
+
+
+#: The child nodes that can hold names, for the common expression nodes, in the order of
+#: `ast.iter_child_nodes` (operators and contexts hold none); other nodes go through
+#: `ast.iter_child_nodes`.
+_NAME_HOLDERS = {
+    ast.Constant: lambda node: (),
+    ast.Attribute: lambda node: (node.value,),
+    ast.Subscript: lambda node: (node.value, node.slice),
+    ast.BinOp: lambda node: (node.left, node.right),
+    ast.UnaryOp: lambda node: (node.operand,),
+    ast.BoolOp: lambda node: node.values,
+    ast.Compare: lambda node: (node.left, *node.comparators),
+    ast.Call: lambda node: (node.func, *node.args, *node.keywords),
+    ast.IfExp: lambda node: (node.test, node.body, node.orelse),
+    ast.Tuple: lambda node: node.elts,
+    ast.List: lambda node: node.elts,
+}
+
+
+def _names_in(node: ast.AST) -> list:
+    """The `ast.Name` nodes in `node`, in the order of `ast.walk` (breadth first: the order
+    in which they are queued, so they are collected then and never queued themselves)."""
+    if type(node) is ast.Name:
+        return [node]
+    names = []
+    queue = [node]
+    for current in queue:  # the loop reaches the nodes appended while it runs
+        children = _NAME_HOLDERS.get(type(current))
+        for child in children(current) if children else ast.iter_child_nodes(current):
+            if type(child) is ast.Name:
+                names.append(child)
+            else:
+                queue.append(child)
+    return names
 
 
 def plan_function(node: ast.FunctionDef) -> FunctionPlan:
