@@ -1,6 +1,7 @@
 """Device memory bandwidth of pyshader_tx kernels against hand-written WGSL and torch.
 
-    python benchmarks/device_bandwidth.py [--log2n 27] [--torch first|end|off] [--json F]
+    python benchmarks/device_bandwidth.py [--log2n 27] [--torch first|end|off] [--source wgsl|spirv]
+                                          [--json F]
     python benchmarks/device_bandwidth.py --small        # a quick check on any adapter
 
 On the H200 through the device tool: `bash benchmarks/run_device.sh` (see RESULTS.md).
@@ -278,7 +279,8 @@ def pyshader_case(name, kernel, kargs, threads, out, want, nbytes, exact=True):
     poison(out)
     kernel(*kargs, threads=threads)
     compiled = kernel.compiled()
-    launcher = launcher_for(compiled.interface, compiled.naga_code)
+    get_code = compiled.spirv if tx.options.shader_source == "spirv" else compiled.naga_code
+    launcher = launcher_for(compiled.interface, get_code)
     grid, folded = launcher.dispatch_shape(threads=threads)
     pipeline = launcher._folded() if folded else launcher._pipeline
     key = tuple(kargs[p.index].buffer for p in launcher._arrays)
@@ -371,6 +373,12 @@ def main(argv=None) -> int:
         "leave the wgpu timing to the Vulkan device alone (end); torch's copy "
         "is timed after the wgpu kernels either way",
     )
+    parser.add_argument(
+        "--source",
+        choices=["wgsl", "spirv"],
+        default="wgsl",
+        help="what the runtime hands to wgpu for the pyshader_tx kernels (tx.options.shader_source)",
+    )
     parser.add_argument("--json", help="write the results to this file")
     args = parser.parse_args(argv)
     if args.small:
@@ -378,6 +386,7 @@ def main(argv=None) -> int:
         args.isolated, args.wall_calls = 3, 5
     n = 2**args.log2n
     assert n % (4 * WG) == 0
+    tx.options.shader_source = args.source
 
     if args.torch == "first":
         try:
@@ -403,7 +412,7 @@ def main(argv=None) -> int:
         f"N = 2**{args.log2n} = {n} f32 ({n * 4 / 2**20:.0f} MiB per buffer); "
         f"max workgroups per dimension {limit}; "
         f"max storage binding {device.limits['max-storage-buffer-binding-size']} bytes; "
-        f"torch: {args.torch}"
+        f"torch: {args.torch}; pyshader_tx kernels through {args.source}"
     )
     clocks = Clocks()
     timer = PassTimer(device, max(args.reps, args.warmup), clocks)
