@@ -93,11 +93,17 @@ class SpirvModule:
 
     # -- debug information ---------------------------------------------------------------
 
-    def name(self, target: Id, name: str) -> None:
-        """`OpName` (once per id: shared ids such as constants keep their first name)."""
-        if target not in self._named:
-            self._named.add(target)
-            self.debug_names.append(("OpName", None, None, (target, name)))
+    def name(self, target: Id, name: str) -> bool:
+        """`OpName` (once per id: shared ids such as constants keep their first name);
+        tells whether this call named it."""
+        if target in self._named:
+            return False
+        self._named.add(target)
+        self.debug_names.append(("OpName", None, None, (target, name)))
+        return True
+
+    def member_name(self, target: Id, member: int, name: str) -> None:
+        self.debug_names.append(("OpMemberName", None, None, (target, member, name)))
 
     def string(self, text: str) -> Id:
         """An `OpString` (file names for `OpLine`), declared once per text."""
@@ -168,7 +174,7 @@ class SpirvModule:
         result = self._declare("OpTypeStruct", *members, hint=ty.name)
         self.name(result, ty.name)
         for index, (name, _) in enumerate(ty.fields):
-            self.debug_names.append(("OpMemberName", None, None, (result, index, name)))
+            self.member_name(result, index, name)
         if layout_decorated(ty):
             for index, offset in enumerate(t.struct_offsets(ty)):
                 self.member_decorate(result, index, "Offset", offset)

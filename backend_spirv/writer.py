@@ -6,7 +6,8 @@ function an id, write each function (`functions.FunctionWriter`), then the entry
 and its execution mode, and encode the module (`module.SpirvModule.finish`).
 
 Bindings are those of the WGSL backend (`DescriptorSet` = group, `Binding` = binding);
-buffers the kernel only reads are `NonWritable`.
+buffers the kernel only reads are `NonWritable`. Workgroup arrays are `Workgroup`
+variables, zeroed at the start of the entry point (WGSL's semantics).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pyshader_tx.ir.intrinsics import INTRINSICS
 from pyshader_tx.ir.nodes import Intrinsic, Module, statement_exprs, walk_expr, walk_statements
 
 from .functions import FunctionWriter
+from .intrinsics import control_barrier
 from .module import STORAGE_CLASSES, Id, SpirvModule
 
 __all__ = ["write_spirv", "needs_uniform_standard_layout"]
@@ -88,9 +90,8 @@ class ModuleWriter:
         storage_class = STORAGE_CLASSES[variable.space]
         if variable.space == "storage":
             pointee = spirv.block_type(variable.ty, f"{variable.name}_block")
-            if pointee not in spirv._named:
-                spirv.name(pointee, f"{_type_word(variable.ty.element)}_buffer")
-                spirv.debug_names.append(("OpMemberName", None, None, (pointee, 0, "data")))
+            if spirv.name(pointee, f"{_type_word(variable.ty.element)}_buffer"):
+                spirv.member_name(pointee, 0, "data")
         else:
             pointee = spirv.type_id(variable.ty)
             if variable.space == "uniform":
@@ -118,10 +119,13 @@ class ModuleWriter:
 
     def _entry_point(self) -> None:
         entry = self.module.entry_point
-        names = _builtin_values_used(entry)
+        shared = [v for v in self.module.globals if v.space == "workgroup"]
+        names = _builtin_values_used(entry, ["local_invocation_index"] if shared else [])
         for name in names:
             self._builtin_input(name)
         loads = [_builtin_load(name, self.builtin_inputs[name]) for name in names]
+        if shared:
+            loads.append(lambda writer: self._zero_workgroup_memory(writer, shared))
         writer = FunctionWriter(self.spirv, self, entry, entry.result)
         function_type = self.spirv.function_type(entry.result, ())
         function_id = self.function_ids[entry]
@@ -138,6 +142,25 @@ class ModuleWriter:
         self.spirv.execution_modes.append(
             ("OpExecutionMode", None, None, (function_id, "LocalSize", *entry.workgroup_size))
         )
+
+    def _zero_workgroup_memory(self, writer: FunctionWriter, variables: list) -> None:
+        """WGSL zero-initialises workgroup memory; Vulkan 1.1 does not. As naga does: the
+        first invocation stores zeros, then the workgroup waits at a barrier."""
+        first = writer.op(
+            "OpIEqual",
+            t.bool_,
+            writer.builtin_values["local_invocation_index"],
+            self.spirv.constant(t.u32, 0),
+        )
+        accept, merge = Id("zero"), Id("zeroed")
+        writer.op_void("OpSelectionMerge", merge, "None")
+        writer.terminate("OpBranchConditional", first, accept, merge)
+        writer.start_block(accept)
+        for variable in variables:
+            writer.op_void("OpStore", self.global_ids[variable], self.spirv.null(variable.ty))
+        writer.terminate("OpBranch", merge)
+        writer.start_block(merge)
+        control_barrier(writer, "WorkgroupMemory")
 
     def _builtin_input(self, name: str) -> None:
         definition = INTRINSICS[name]
@@ -168,9 +191,9 @@ class ModuleWriter:
         return self.helpers[key]
 
 
-def _builtin_values_used(function) -> list:
-    """The built-in values a function reads, in the table's order."""
-    used = set()
+def _builtin_values_used(function, extra: list) -> list:
+    """The built-in values a function reads (and `extra`), in the table's order."""
+    used = set(extra)
     for stmt in walk_statements(function.body):
         for expr in statement_exprs(stmt):
             for node in walk_expr(expr):
