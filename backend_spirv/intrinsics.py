@@ -3,7 +3,14 @@
 The table there names, per scalar kind, a GLSL.std.450 instruction, a core opcode or
 "identity"; intrinsics whose lowering is "custom" are written by the functions registered
 here with `@custom(name)` (`select`'s argument order, `mix` with a scalar factor, integer
-`dot`, WGSL's clamping of bit-field offsets and counts).
+`dot`, WGSL's clamping of bit-field offsets and counts, barriers). Reference arguments
+(`IntrinsicDef.reference_args`) reach a custom lowering as pointer ids; an intrinsic without
+result (a barrier) returns None.
+
+Barriers use naga's scopes and semantics: `workgroupBarrier` is `OpControlBarrier
+Workgroup Workgroup WorkgroupMemory|AcquireRelease`, `storageBarrier` the same with
+UniformMemory (storage buffers), and `workgroupUniformLoad` is a workgroup barrier, the
+load, and a workgroup barrier again.
 """
 
 from __future__ import annotations
@@ -12,6 +19,7 @@ from pyshader_tx import types as t
 from pyshader_tx.ir.intrinsics import IntrinsicDef
 from pyshader_tx.ir.nodes import Intrinsic
 
+from .grammar import ENUMS
 from .module import Id
 
 __all__ = ["lower_intrinsic", "CUSTOM_LOWERINGS"]
@@ -30,11 +38,14 @@ def custom(name: str):
 
 def lower_intrinsic(w, definition: IntrinsicDef, expr: Intrinsic) -> Id:
     """The result id of a call of a math intrinsic."""
-    kind = t.scalar_of(expr.args[0].ty).kind
+    kind = t.scalar_of(expr.args[0].ty).kind if isinstance(definition.spirv, dict) else None
     lowering = definition.spirv_lowering(kind)
     if lowering is None:
         raise TypeError(f"{definition.name} is not defined for {expr.args[0].ty!r}")
-    arguments = [w.value(argument) for argument in expr.args]
+    arguments = [
+        w.pointer(argument) if position in definition.reference_args else w.value(argument)
+        for position, argument in enumerate(expr.args)
+    ]
     if lowering == "custom":
         return CUSTOM_LOWERINGS[definition.name](w, expr, arguments)
     if lowering == "identity":
@@ -92,3 +103,28 @@ def _insert_bits(w, expr: Intrinsic, arguments: list) -> Id:
     value, bits, offset, count = arguments
     offset, count = _bit_range(w, offset, count)
     return w.op("OpBitFieldInsert", expr.ty, value, bits, offset, count)
+
+
+def control_barrier(w, memory: str) -> None:
+    """`OpControlBarrier Workgroup Workgroup <memory>|AcquireRelease`."""
+    scope = w.constant(t.u32, ENUMS["Scope"]["Workgroup"])
+    semantics = ENUMS["MemorySemantics"][memory] | ENUMS["MemorySemantics"]["AcquireRelease"]
+    w.op_void("OpControlBarrier", scope, scope, w.constant(t.u32, semantics))
+
+
+@custom("workgroup_barrier")
+def _workgroup_barrier(w, expr: Intrinsic, arguments: list) -> None:
+    control_barrier(w, "WorkgroupMemory")
+
+
+@custom("storage_barrier")
+def _storage_barrier(w, expr: Intrinsic, arguments: list) -> None:
+    control_barrier(w, "UniformMemory")
+
+
+@custom("workgroup_uniform_load")
+def _workgroup_uniform_load(w, expr: Intrinsic, arguments: list) -> Id:
+    control_barrier(w, "WorkgroupMemory")
+    value = w.op("OpLoad", expr.ty, arguments[0])
+    control_barrier(w, "WorkgroupMemory")
+    return value

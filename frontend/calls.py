@@ -10,7 +10,7 @@ from pyshader_tx import types as t
 from pyshader_tx.ir.intrinsics import INTRINSICS, PYTHON_BUILTINS, match_signature
 
 from . import operators as ops
-from .expressions import ArrayParam, Meta
+from .expressions import ArrayParam, Meta, WorkgroupArray
 
 CONVERSION_BUILTINS = {"int": t.i32, "float": t.f32, "bool": t.bool_}
 
@@ -217,6 +217,8 @@ class CallLowering:
                     "pass the value to the device function as a parameter",
                 )
             return self.builtin_value(definition.name, span)
+        if definition.reference_args:
+            return self.reference_intrinsic(definition, node, meta.name, span)
         args = self.positional(node, f"{meta.name}()")
         if definition.name in ("min", "max") and len(args) > 2:
             result = args[0]
@@ -224,6 +226,38 @@ class CallLowering:
                 result = self.intrinsic(definition, [result, arg], node, meta.name, span)
             return result
         return self.intrinsic(definition, args, node, meta.name, span)
+
+    def reference_intrinsic(self, definition, node: ast.Call, display: str, span) -> ir.Expr:
+        """An intrinsic with reference (pointer) arguments: those stay references."""
+        if node.keywords:
+            raise self.source.error(node.keywords[0], f"{display}() takes no keyword arguments")
+        args = []
+        for position, arg_node in enumerate(node.args):
+            if position not in definition.reference_args:
+                args.append(self.value(arg_node))
+                continue
+            ref = self.place(arg_node)
+            root = ref
+            while isinstance(root, (ir.Index, ir.Member)):
+                root = root.base
+            is_ref = isinstance(root, ir.GlobalRef) and ref.is_ref
+            if not is_ref or root.var.space not in definition.reference_spaces:
+                spaces = " or ".join(SPACE_NAMES[s] for s in definition.reference_spaces)
+                raise self.source.error(
+                    arg_node,
+                    f"{display}() takes a reference into {spaces}, e.g. tile[0]",
+                    "declare it with tile = tx.workgroup_array(f32, 256)",
+                )
+            args.append(ref)
+        try:
+            params, result = match_signature(definition, [a.ty for a in args])
+        except TypeError as error:
+            raise self.source.error(node, f"{display}(): {error}") from None
+        values = tuple(
+            a if i in definition.reference_args else ops.coerce(a, p, "argument")
+            for i, (a, p) in enumerate(zip(args, params))
+        )
+        return ir.Intrinsic(definition.name, values, result, span)
 
     def intrinsic(self, definition, args: list, node, display: str, span) -> ir.Expr:
         try:
@@ -253,6 +287,53 @@ class CallLowering:
             raise self.source.error(node.args[1], "the length must be positive")
         ty = t.FixedArrayType(element.value, int(length.value))
         return ir.Compose(ty, (), self.source.span(node))
+
+    def call_workgroup_array(self, meta: Meta, node: ast.Call):
+        raise self.source.error(
+            node,
+            "tx.workgroup_array(T, N) declares a name: write tile = tx.workgroup_array(f32, 256)",
+        )
+
+    def declare_workgroup_array(self, name: str, node: ast.Call, statement) -> None:
+        """`name = tx.workgroup_array(T, N)`: a module-scope `var<workgroup>` array that
+        `name` refers to (reads and writes go to the shared memory, never a copy)."""
+        if not self.is_kernel:
+            raise self.source.error(
+                node,
+                "workgroup arrays can only be declared in kernels",
+                "declare it in the kernel and pass the elements the function needs",
+            )
+        if isinstance(self.bindings.get(name), WorkgroupArray):
+            raise self.source.error(statement, f"workgroup array '{name}' is declared twice")
+        plan = self.plan.variables.get(name)
+        if plan is None or plan.declare_at is not statement:
+            raise self.source.error(
+                statement,
+                f"workgroup array '{name}' must be declared before its uses, in a block that"
+                " contains them all",
+            )
+        if len(node.args) != 2 or node.keywords:
+            raise self.source.error(node, "tx.workgroup_array(T, N) takes a type and a length")
+        element = self.place(node.args[0])
+        if not (isinstance(element, Meta) and element.kind == "type"):
+            raise self.source.error(node.args[0], "the first argument must be a type, e.g. f32")
+        ty = element.value
+        if isinstance(ty, t.AtomicType):
+            raise self.source.error(
+                node.args[0], "workgroup arrays of atomics are not supported yet"
+            )
+        if not t.is_constructible(ty):
+            raise self.source.error(node.args[0], f"{ty!r} cannot be a workgroup array element")
+        length = self.value(node.args[1])
+        if not isinstance(length, ir.Literal) or length.ty not in (t.ABSTRACT_INT, t.i32, t.u32):
+            raise self.source.error(node.args[1], "the length must be a constant integer")
+        if length.value <= 0:
+            raise self.source.error(node.args[1], "the length must be positive")
+        span = self.source.span(statement)
+        array_type = t.FixedArrayType(ty, int(length.value))
+        var = ir.GlobalVariable(name, array_type, "workgroup", "read_write", None, None, span)
+        self.module.workgroup_arrays.append(var)
+        self.bindings[name] = WorkgroupArray(var)
 
     def call_bitcast(self, meta: Meta, node: ast.Call):
         if len(node.args) != 2 or node.keywords:
@@ -320,4 +401,8 @@ CALL_RULES = {
 SPECIAL_RULES = {
     "local_array": CallLowering.call_local_array,
     "bitcast": CallLowering.call_bitcast,
+    "workgroup_array": CallLowering.call_workgroup_array,
 }
+
+#: How messages name the address spaces of references.
+SPACE_NAMES = {"workgroup": "workgroup memory", "storage": "a storage array"}

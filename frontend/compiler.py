@@ -4,6 +4,7 @@ compile_kernel(source, workgroup_size, constants, fold_1d)
     -> parameters: storage arrays, the uniform block, constants   (this module)
     -> FunctionLowerer over the body (and every device function it calls)
     -> analysis (one walk): array access, device features, struct order
+    -> uniformity: barriers only in uniform control flow
     -> (ir.Module, KernelInterface)
 """
 
@@ -17,7 +18,7 @@ from pyshader_tx.errors import CompileError
 from pyshader_tx.interface import ArrayBinding, KernelInterface, UniformBlock, UniformMember
 from pyshader_tx.ir.intrinsics import INTRINSICS
 
-from . import analysis
+from . import analysis, uniformity
 from .annotations import evaluate_annotation
 from .calls import CallLowering
 from .expressions import ArrayParam, ExpressionLowering
@@ -123,6 +124,7 @@ class ModuleBuilder:
         self.functions: list = []
         self.lowered: dict = {}  # id(Func) -> ir.Function
         self.in_progress: list = []  # Func objects being lowered (recursion check)
+        self.workgroup_arrays: list = []  # GlobalVariables of tx.workgroup_array, in order
 
     def function_for(self, func, span) -> ir.Function:
         """The IR of a device function, lowered once per Func object: the IR of a device
@@ -225,8 +227,10 @@ def compile_kernel(
     body = lowerer.lower_body(bindings)
     entry = ir.Function(node.name, [], t.VOID, body, workgroup_size, source.span(node))
     globals_ = [a.var for a in arrays] + ([uniform_var] if uniforms else [])
+    globals_ += module.workgroup_arrays
     ir_module = ir.Module([], globals_, module.functions, entry)
     analysis.analyse_module(ir_module)
+    uniformity.check_module(ir_module)
     interface = KernelInterface(
         name=node.name,
         params=params,
@@ -237,6 +241,7 @@ def compile_kernel(
         workgroup_size=workgroup_size,
         features={name: (span.filename, span.lineno) for name, span in ir_module.features.items()},
         constants=const_values,
+        workgroup_memory=sum(t.size_of(var.ty) for var in module.workgroup_arrays),
     )
     return ir_module, interface
 

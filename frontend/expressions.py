@@ -50,6 +50,17 @@ class ArrayParam:
     index: int = 0  # position among the kernel's Python parameters
 
 
+@dataclass
+class WorkgroupArray:
+    """The binding of a name declared `tx.workgroup_array(T, N)`: each use is a fresh
+    reference to its module-scope workgroup variable."""
+
+    var: ir.GlobalVariable
+
+    def __call__(self, span) -> ir.GlobalRef:
+        return ir.GlobalRef(self.var, self.var.ty, span)
+
+
 BUILTIN_FUNCTIONS = {"len", "range", "int", "float", "bool", "abs", "min", "max", "round"}
 
 UNSUPPORTED_EXPRESSIONS = {
@@ -114,7 +125,16 @@ class ExpressionLowering:
         if isinstance(result, (Meta, ArrayParam)):
             raise self.source.error(node, f"{self.describe_meta(result)} is not a value")
         if result.is_ref:
+            if type(result) is ir.GlobalRef and result.var.space == "workgroup":
+                raise self.source.error(
+                    node,
+                    f"workgroup array '{result.var.name}' cannot be copied or passed",
+                    "read and write its elements, e.g. tile[i]",
+                )
             return ir.Load(result, result.ty, result.span)  # a reference has its node's span
+        if type(result) is ir.Intrinsic and result.ty == t.VOID:
+            text = self.source.text(node)
+            raise self.source.error(node, f"{text} has no value: call it as a statement")
         return result
 
     def place(self, node: ast.expr):

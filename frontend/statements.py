@@ -13,10 +13,11 @@ import ast
 from pyshader_tx import ir
 from pyshader_tx import types as t
 from pyshader_tx.errors import CompileError
+from pyshader_tx.ir.intrinsics import INTRINSICS
 
 from . import operators as ops
 from .annotations import evaluate_annotation
-from .expressions import Meta
+from .expressions import Meta, WorkgroupArray
 
 UNSUPPORTED_STATEMENTS = {
     ast.Try: "try/except statements",
@@ -127,7 +128,16 @@ class StatementLowering:
         target = node.targets[0]
         if isinstance(target, (ast.Tuple, ast.List)):
             return self.lower_tuple_assign(target, node)
+        if isinstance(target, ast.Name) and self.is_special_call(node.value, "workgroup_array"):
+            return self.declare_workgroup_array(target.id, node.value, node)
         self.assign(target, self.value(node.value), node)
+
+    def is_special_call(self, node: ast.expr, name: str) -> bool:
+        """Whether `node` calls the special form `tx.<name>`."""
+        if not isinstance(node, ast.Call) or not isinstance(node.func, (ast.Name, ast.Attribute)):
+            return False
+        callee = self.place(node.func)
+        return isinstance(callee, Meta) and callee.kind == "special" and callee.value == name
 
     def lower_tuple_assign(self, target: ast.Tuple, node: ast.Assign) -> None:
         if not isinstance(node.value, (ast.Tuple, ast.List)):
@@ -192,6 +202,12 @@ class StatementLowering:
         span = self.source.span(statement)
         var = self.bindings.get(name)
         plan = self.plan.variables.get(name)
+        if isinstance(var, WorkgroupArray):
+            raise self.source.error(
+                statement,
+                f"workgroup array '{name}' is assigned twice",
+                f"assign its elements instead, e.g. {name}[i] = ...",
+            )
         if var is None or not isinstance(var, ir.LocalVariable):
             if plan is None or plan.declare_at is not statement:
                 raise self.source.error(statement, f"cannot assign to '{name}' here")
@@ -392,8 +408,9 @@ class StatementLowering:
         if not isinstance(node.value, ast.Call):
             self.place(node.value)  # unsupported expressions (yield, ...) say so first
             raise self.source.error(node, "this expression has no effect")
-        value = self.value(node.value)
-        if not isinstance(value, ir.Call):
+        value = self.place(node.value)
+        is_effect = isinstance(value, ir.Intrinsic) and INTRINSICS[value.name].side_effects
+        if not isinstance(value, ir.Call) and not is_effect:
             raise self.source.error(node, "the result of this call is unused")
         self.emit(ir.CallStatement(value, self.source.span(node)))
 

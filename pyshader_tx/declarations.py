@@ -3,7 +3,7 @@
 `Array[f32]`, `Array2D[vec3f]`, `Atomic[u32]` and `Const[int]` evaluate to types from
 `pyshader_tx.types`. `tx.sqrt`, `tx.global_invocation_id` and friends are `Intrinsic`
 objects: the frontend recognises them by identity; calling one from ordinary Python is an
-error. `tx.local_array` and `tx.bitcast` are `SpecialForm`s handled by the frontend.
+error. `tx.local_array`, `tx.workgroup_array` and `tx.bitcast` are `SpecialForm`s handled by the frontend.
 """
 
 from __future__ import annotations
@@ -95,4 +95,4 @@ class SpecialForm(Intrinsic):
 
 
 INTRINSIC_OBJECTS = {name: Intrinsic(name) for name in INTRINSICS}
-SPECIAL_FORMS = {name: SpecialForm(name) for name in ("local_array", "bitcast")}
+SPECIAL_FORMS = {name: SpecialForm(name) for name in ("local_array", "workgroup_array", "bitcast")}

@@ -64,6 +64,9 @@ class KernelInterface:
     # Device features: {wgpu feature name: (filename, line)} of the first use.
     features: dict = field(default_factory=dict)
     constants: dict = field(default_factory=dict)  # the Const parameter values
+    # Bytes of workgroup memory (tx.workgroup_array) the kernel declares: no binding, but
+    # devices limit it (WebGPU's default: 16384).
+    workgroup_memory: int = 0
 
     @property
     def runtime_params(self) -> list:
@@ -124,6 +127,7 @@ class KernelInterface:
             "bindings": bindings,
             "uniforms": uniforms,
             "features": sorted(self.features),
+            "workgroup_memory": self.workgroup_memory,
         }
 
     def host_reflection(self, kernel: str | None = None, source: dict | None = None) -> dict:

@@ -1,9 +1,27 @@
-"""Intrinsics declared once: built-in values and math functions.
+"""Intrinsics declared once: built-in values, math functions and synchronisation.
 
 Each entry names the intrinsic as the IR knows it (`Intrinsic.name`), its overloads as
-signature patterns, what it needs (entry point only, device features), its WGSL spelling
-and its SPIR-V lowering. The frontend type-checks calls with `match_signature`; each
-backend lowers entries from this table.
+signature patterns, what it needs (entry point only, device features, uniform control
+flow), its WGSL spelling and its SPIR-V lowering. The frontend type-checks calls with
+`match_signature`; each backend lowers entries from this table; the uniformity pass
+(`frontend/uniformity.py`) reads `uniformity`, `result_uniformity` and `reference_args`.
+
+Fields beyond the signature (see `IntrinsicDef`):
+
+- `side_effects`: the call does something besides computing its result (barriers,
+  atomics): it may stand alone as a statement (`CallStatement`), and a VOID one only can.
+- `reference_args`: positions of arguments that are *references* (WGSL pointers), not
+  values: the frontend keeps them as references (no `Load`), WGSL writes them as
+  `&ref`, SPIR-V custom lowerings receive a pointer id. Their signature pattern applies to
+  the pointee type; `reference_spaces` lists the address spaces the reference may point
+  into (its root global's `space`).
+- `uniformity`: the control flow a call must be in: None, or 'workgroup' (every
+  invocation of the workgroup reaches it together: barriers, workgroup_uniform_load);
+  subgroup operations will use 'subgroup'. The arguments of such a call must be uniform
+  too (for references: their indices).
+- `result_uniformity`: whether the result is the same in every invocation: 'args' (when
+  the arguments are: math), 'uniform' (workgroup_id, workgroup_uniform_load) or
+  'nonuniform' (invocation ids; atomics and subgroup operations will be too).
 
 The SPIR-V lowering (`spirv`) is, for built-in values, the `BuiltIn` decoration of the
 input variable; for functions, per scalar kind of the first argument ('float', 'sint',
@@ -17,6 +35,7 @@ Signature pattern letters (the first generic letter fixes the generic type `T`):
     I   integer scalar or vector        A   any scalar or vector, bool included
     Fv  float vector                    Nv  numeric vector
     F3  float vec3
+    V   any constructible type (the pointee of a reference argument)
     S   the scalar component type of T  B   bool of T's shape (bool or vecNb)
     T   (results) the generic type      other names: that concrete type (u32, vec3u, ...)
 """
@@ -37,10 +56,15 @@ class IntrinsicDef:
     name: str
     overloads: tuple  # ((argument patterns...), result pattern) pairs, tried in order
     wgsl: str  # the WGSL function name, or the @builtin name for built-in values
-    kind: str = "math"  # 'math' | 'builtin_value'
+    kind: str = "math"  # 'math' | 'builtin_value' | 'sync'
     entry_only: bool = False  # built-in values exist only in kernels
     features: tuple = ()  # wgpu feature names the intrinsic needs
     spirv: object = None  # str, or {scalar kind: str}; see the module docstring
+    side_effects: bool = False  # may be a statement of its own (barriers, atomics)
+    reference_args: tuple = ()  # positions of reference (pointer) arguments
+    reference_spaces: tuple = ()  # the spaces those references may point into
+    uniformity: str | None = None  # None | 'workgroup' (| 'subgroup'): control flow needed
+    result_uniformity: str = "args"  # 'args' | 'uniform' | 'nonuniform'
 
     def spirv_lowering(self, kind: str) -> str | None:
         """The SPIR-V lowering for arguments of scalar kind `kind` (None: undefined)."""
@@ -53,8 +77,25 @@ def _math(name: str, overloads, spirv, wgsl: str | None = None) -> IntrinsicDef:
     return IntrinsicDef(name, tuple(overloads), wgsl or name, spirv=spirv)
 
 
-def _builtin(name: str, result: str, spirv: str, features: tuple = ()) -> IntrinsicDef:
-    return IntrinsicDef(name, (((), result),), name, "builtin_value", True, features, spirv)
+def _builtin(
+    name: str, result: str, spirv: str, uniform: bool, features: tuple = ()
+) -> IntrinsicDef:
+    return IntrinsicDef(
+        name,
+        (((), result),),
+        name,
+        "builtin_value",
+        True,
+        features,
+        spirv,
+        result_uniformity="uniform" if uniform else "nonuniform",
+    )
+
+
+def _sync(name: str, overloads, wgsl: str, **fields) -> IntrinsicDef:
+    """A synchronisation intrinsic: side effects, uniform control flow, custom SPIR-V."""
+    fields = {"side_effects": True, "uniformity": "workgroup", **fields}
+    return IntrinsicDef(name, tuple(overloads), wgsl, "sync", spirv="custom", **fields)
 
 
 def _by_kind(float_: str | None, sint: str | None, uint: str | None) -> dict:
@@ -68,13 +109,25 @@ TERNARY_F = [(("F", "F", "F"), "T")]
 
 _DEFINITIONS = [
     # Built-in values (kernels only).
-    _builtin("global_invocation_id", "vec3u", "GlobalInvocationId"),
-    _builtin("local_invocation_id", "vec3u", "LocalInvocationId"),
-    _builtin("local_invocation_index", "u32", "LocalInvocationIndex"),
-    _builtin("workgroup_id", "vec3u", "WorkgroupId"),
-    _builtin("num_workgroups", "vec3u", "NumWorkgroups"),
-    _builtin("subgroup_size", "u32", "SubgroupSize", ("subgroup",)),
-    _builtin("subgroup_invocation_id", "u32", "SubgroupLocalInvocationId", ("subgroup",)),
+    _builtin("global_invocation_id", "vec3u", "GlobalInvocationId", False),
+    _builtin("local_invocation_id", "vec3u", "LocalInvocationId", False),
+    _builtin("local_invocation_index", "u32", "LocalInvocationIndex", False),
+    _builtin("workgroup_id", "vec3u", "WorkgroupId", True),
+    _builtin("num_workgroups", "vec3u", "NumWorkgroups", True),
+    _builtin("subgroup_size", "u32", "SubgroupSize", True, ("subgroup",)),
+    _builtin("subgroup_invocation_id", "u32", "SubgroupLocalInvocationId", False, ("subgroup",)),
+    # Synchronisation (statements; uniform control flow only).
+    _sync("workgroup_barrier", [((), "void")], "workgroupBarrier"),
+    _sync("storage_barrier", [((), "void")], "storageBarrier"),
+    _sync(
+        "workgroup_uniform_load",
+        [(("V",), "T")],
+        "workgroupUniformLoad",
+        side_effects=False,
+        reference_args=(0,),
+        reference_spaces=("workgroup",),
+        result_uniformity="uniform",
+    ),
     # Float math: GLSL.std.450 instructions of the same name (round: to even, as WGSL).
     *(
         _math(name, UNARY_F, spirv)
@@ -169,6 +222,7 @@ _GENERIC_CHECKS = {
     "Fv": lambda ty: isinstance(ty, t.VectorType) and ty.scalar.kind == "float",
     "Nv": lambda ty: isinstance(ty, t.VectorType) and ty.scalar.kind != "bool",
     "F3": lambda ty: isinstance(ty, t.VectorType) and ty.scalar.kind == "float" and ty.size == 3,
+    "V": lambda ty: t.is_constructible(ty),
 }
 
 _DESCRIPTIONS = {
@@ -179,6 +233,7 @@ _DESCRIPTIONS = {
     "Fv": "a float vector",
     "Nv": "a numeric vector",
     "F3": "a vec3 of floats",
+    "V": "a value type",
     "S": "a scalar",
     "B": "a bool",
 }
@@ -278,6 +333,8 @@ def _match_overload(params, result, arg_types):
 
 
 def _concrete_type(name: str):
+    if name == "void":
+        return t.VOID
     if name in t.SCALARS:
         return t.SCALARS[name]
     return t.VECTORS[name]

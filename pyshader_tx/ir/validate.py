@@ -817,8 +817,21 @@ class FunctionValidator:
         for feature in definition.features:
             if feature not in self.module.features:
                 self.fail(f"'{expr.name}' needs feature '{feature}', not in module.features", expr)
-        for arg in expr.args:
-            self.check_value(arg, f"an argument of '{expr.name}'")
+        for position, arg in enumerate(expr.args):
+            if position not in definition.reference_args:
+                self.check_value(arg, f"an argument of '{expr.name}'")
+                continue
+            self.check_expr(arg)
+            root = arg
+            while isinstance(root, (Index, Member)):
+                root = root.base
+            if not (arg.is_ref and isinstance(root, GlobalRef)):
+                self.fail(f"argument {position} of '{expr.name}' must be a global reference", expr)
+            if root.var.space not in definition.reference_spaces:
+                self.fail(
+                    f"argument {position} of '{expr.name}' points into {root.var.space} memory",
+                    expr,
+                )
         arg_types = [arg.ty for arg in expr.args]
         try:
             params, result = match_signature(definition, arg_types)

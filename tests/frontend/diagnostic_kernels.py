@@ -420,3 +420,128 @@ def launch_target_2d(m: tx.Array2D[f32], out: Array[f32]):
     i = tx.global_invocation_id().x
     if i < len(out):
         out[i] = m[i, 0]
+
+
+# -- workgroup memory, barriers and uniformity ----------------------------------------------
+
+
+@tx.kernel(workgroup_size=64)
+def barrier_after_bounds_return(x: Array[f32], out: Array[f32]):
+    i = tx.global_invocation_id().x
+    if i >= len(x):
+        return
+    tx.workgroup_barrier()
+    out[i] = x[i]
+
+
+@tx.kernel(workgroup_size=64)
+def barrier_in_lane_branch(out: Array[f32]):
+    lid = tx.local_invocation_index()
+    if lid < 32:
+        tx.workgroup_barrier()
+
+
+@tx.kernel(workgroup_size=64)
+def barrier_in_loop_over_workgroup_value(counts: Array[u32], out: Array[f32]):
+    shared = tx.workgroup_array(u32, 1)
+    if tx.local_invocation_index() == 0:
+        shared[0] = counts[0]
+    tx.workgroup_barrier()
+    for k in range(shared[0]):
+        tx.workgroup_barrier()
+
+
+@tx.kernel(workgroup_size=64)
+def barrier_before_non_uniform_break(n: u32, out: Array[f32]):
+    for k in range(n):
+        tx.workgroup_barrier()
+        if tx.local_invocation_index() == k:
+            break
+
+
+@tx.kernel(workgroup_size=64)
+def uniform_load_right_of_and(out: Array[f32]):
+    flag = tx.workgroup_array(u32, 1)
+    if tx.local_invocation_index() > 0 and tx.workgroup_uniform_load(flag[0]) > 0:
+        out[0] = 1.0
+
+
+@tx.kernel(workgroup_size=64)
+def variable_assigned_in_lane_branch(out: Array[f32]):
+    n = 4
+    if tx.local_invocation_index() == 0:
+        n = 8
+    for k in range(n):
+        tx.workgroup_barrier()
+
+
+@tx.func
+def synchronise():
+    tx.workgroup_barrier()
+
+
+@tx.func
+def synchronise_if(flag: bool):
+    if flag:
+        tx.workgroup_barrier()
+
+
+@tx.kernel(workgroup_size=64)
+def function_with_barrier_in_lane_branch(out: Array[f32]):
+    if tx.local_invocation_index() < 8:
+        synchronise()
+
+
+@tx.kernel(workgroup_size=64)
+def barrier_controlled_by_lane_argument(out: Array[f32]):
+    synchronise_if(tx.local_invocation_index() < 8)
+
+
+@tx.kernel(workgroup_size=64)
+def uniform_load_of_buffer(x: Array[f32], out: Array[f32]):
+    out[0] = tx.workgroup_uniform_load(x[0])
+
+
+@tx.kernel(workgroup_size=64)
+def uniform_load_lane_index(out: Array[f32]):
+    tile = tx.workgroup_array(f32, 64)
+    out[0] = tx.workgroup_uniform_load(tile[tx.local_invocation_index()])
+
+
+@tx.kernel(workgroup_size=64)
+def barrier_as_value(out: Array[f32]):
+    out[0] = tx.workgroup_barrier()
+
+
+@tx.kernel(workgroup_size=64)
+def barrier_with_argument(out: Array[f32]):
+    tx.workgroup_barrier(1)
+
+
+@tx.kernel(workgroup_size=64)
+def workgroup_array_assigned_twice(out: Array[f32]):
+    tile = tx.workgroup_array(f32, 64)
+    tile = tx.workgroup_array(f32, 64)
+
+
+@tx.kernel(workgroup_size=64)
+def workgroup_array_copied(out: Array[f32]):
+    tile = tx.workgroup_array(f32, 64)
+    copy = tile
+    out[0] = copy[0]
+
+
+@tx.func
+def declares_workgroup_array() -> f32:
+    tile = tx.workgroup_array(f32, 64)
+    return tile[0]
+
+
+@tx.kernel(workgroup_size=64)
+def workgroup_array_in_function(out: Array[f32]):
+    out[0] = declares_workgroup_array()
+
+
+@tx.kernel(workgroup_size=64)
+def workgroup_array_runtime_length(n: i32, out: Array[f32]):
+    tile = tx.workgroup_array(f32, n)

@@ -385,6 +385,130 @@ DIAGNOSTICS = {
         "def const_without_value(out: Array[f32], BLOCK: Const[int]):\n"
         "                                         ^^^^^^^^^^^^^^^^^"
     ),
+    "barrier_after_bounds_return": (
+        "diagnostic_kernels.py:433:5: error: tx.workgroup_barrier() must be reached by the "
+        "whole workgroup, but it is after the `return` at line 432, which is inside `if i >= "
+        "len(x)` (line 431), whose condition depends on tx.global_invocation_id(); move it out "
+        "of there, or branch on uniform values (kernel parameters, buffers the kernel only "
+        "reads, tx.workgroup_id() and tx.workgroup_uniform_load(...) are uniform)\n"
+        "    tx.workgroup_barrier()\n"
+        "    ^^^^^^^^^^^^^^^^^^^^^^"
+    ),
+    "barrier_in_lane_branch": (
+        "diagnostic_kernels.py:441:9: error: tx.workgroup_barrier() must be reached by the "
+        "whole workgroup, but it is inside `if lid < 32` (line 440), whose condition depends on"
+        " tx.local_invocation_index(); move it out of there, or branch on uniform values "
+        "(kernel parameters, buffers the kernel only reads, tx.workgroup_id() and "
+        "tx.workgroup_uniform_load(...) are uniform)\n"
+        "        tx.workgroup_barrier()\n"
+        "        ^^^^^^^^^^^^^^^^^^^^^^"
+    ),
+    "barrier_in_loop_over_workgroup_value": (
+        "diagnostic_kernels.py:451:9: error: tx.workgroup_barrier() must be reached by the "
+        "whole workgroup, but it is inside `for k in range(shared[0])` (line 450), whose "
+        "condition depends on workgroup array 'shared' (read it with "
+        "tx.workgroup_uniform_load); move it out of there, or branch on uniform values (kernel "
+        "parameters, buffers the kernel only reads, tx.workgroup_id() and "
+        "tx.workgroup_uniform_load(...) are uniform)\n"
+        "        tx.workgroup_barrier()\n"
+        "        ^^^^^^^^^^^^^^^^^^^^^^"
+    ),
+    "barrier_before_non_uniform_break": (
+        "diagnostic_kernels.py:457:9: error: tx.workgroup_barrier() must be reached by the "
+        "whole workgroup, but it is in the iterations that follow the `break` at line 459, "
+        "which is inside `if tx.local_invocation_index() == k` (line 458), whose condition "
+        "depends on tx.local_invocation_index(); move it out of there, or branch on uniform "
+        "values (kernel parameters, buffers the kernel only reads, tx.workgroup_id() and "
+        "tx.workgroup_uniform_load(...) are uniform)\n"
+        "        tx.workgroup_barrier()\n"
+        "        ^^^^^^^^^^^^^^^^^^^^^^"
+    ),
+    "uniform_load_right_of_and": (
+        "diagnostic_kernels.py:465:44: error: tx.workgroup_uniform_load() must be reached by "
+        "the whole workgroup, but it is in the right operand of `tx.local_invocation_index() > "
+        "0 and tx.workgroup_uniform_load(flag[0]) > 0` (line 465), whose left operand depends "
+        "on tx.local_invocation_index(); move it out of there, or branch on uniform values "
+        "(kernel parameters, buffers the kernel only reads, tx.workgroup_id() and "
+        "tx.workgroup_uniform_load(...) are uniform)\n"
+        "    if tx.local_invocation_index() > 0 and tx.workgroup_uniform_load(flag[0]) > 0:\n"
+        "                                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^"
+    ),
+    "variable_assigned_in_lane_branch": (
+        "diagnostic_kernels.py:475:9: error: tx.workgroup_barrier() must be reached by the "
+        "whole workgroup, but it is inside `for k in range(n)` (line 474), whose condition "
+        "depends on 'n', assigned inside `if tx.local_invocation_index() == 0` (line 472), "
+        "whose condition depends on tx.local_invocation_index(); move it out of there, or "
+        "branch on uniform values (kernel parameters, buffers the kernel only reads, "
+        "tx.workgroup_id() and tx.workgroup_uniform_load(...) are uniform)\n"
+        "        tx.workgroup_barrier()\n"
+        "        ^^^^^^^^^^^^^^^^^^^^^^"
+    ),
+    "function_with_barrier_in_lane_branch": (
+        "diagnostic_kernels.py:492:9: error: the call of 'synchronise' (it calls "
+        "tx.workgroup_barrier() at line 480) must be reached by the whole workgroup, but it is "
+        "inside `if tx.local_invocation_index() < 8` (line 491), whose condition depends on "
+        "tx.local_invocation_index(); move it out of there, or branch on uniform values (kernel"
+        " parameters, buffers the kernel only reads, tx.workgroup_id() and "
+        "tx.workgroup_uniform_load(...) are uniform)\n"
+        "        synchronise()\n"
+        "        ^^^^^^^^^^^^^"
+    ),
+    "barrier_controlled_by_lane_argument": (
+        "diagnostic_kernels.py:497:20: error: argument 'flag' of 'synchronise_if' must be "
+        "uniform (it controls tx.workgroup_barrier() at line 486), but it depends on "
+        "tx.local_invocation_index(); pass a uniform value (kernel parameters, buffers the "
+        "kernel only reads, tx.workgroup_id() and tx.workgroup_uniform_load(...) are uniform)\n"
+        "    synchronise_if(tx.local_invocation_index() < 8)\n"
+        "                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^"
+    ),
+    "uniform_load_of_buffer": (
+        "diagnostic_kernels.py:502:40: error: tx.workgroup_uniform_load() takes a reference "
+        "into workgroup memory, e.g. tile[0]; declare it with tile = tx.workgroup_array(f32, "
+        "256)\n"
+        "    out[0] = tx.workgroup_uniform_load(x[0])\n"
+        "                                       ^^^^"
+    ),
+    "uniform_load_lane_index": (
+        "diagnostic_kernels.py:508:40: error: the index in `tile[tx.local_invocation_index()]` "
+        "of tx.workgroup_uniform_load() must be uniform, but it depends on "
+        "tx.local_invocation_index(); pass a uniform value (kernel parameters, buffers the "
+        "kernel only reads, tx.workgroup_id() and tx.workgroup_uniform_load(...) are uniform)\n"
+        "    out[0] = tx.workgroup_uniform_load(tile[tx.local_invocation_index()])\n"
+        "                                       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^"
+    ),
+    "barrier_as_value": (
+        "diagnostic_kernels.py:513:14: error: tx.workgroup_barrier() has no value: call it as a"
+        " statement\n"
+        "    out[0] = tx.workgroup_barrier()\n"
+        "             ^^^^^^^^^^^^^^^^^^^^^^"
+    ),
+    "barrier_with_argument": (
+        "diagnostic_kernels.py:518:5: error: tx.workgroup_barrier(): takes 0 arguments\n"
+        "    tx.workgroup_barrier(1)\n"
+        "    ^^^^^^^^^^^^^^^^^^^^^^^"
+    ),
+    "workgroup_array_assigned_twice": (
+        "diagnostic_kernels.py:524:5: error: workgroup array 'tile' is declared twice\n"
+        "    tile = tx.workgroup_array(f32, 64)\n"
+        "    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^"
+    ),
+    "workgroup_array_copied": (
+        "diagnostic_kernels.py:530:12: error: workgroup array 'tile' cannot be copied or "
+        "passed; read and write its elements, e.g. tile[i]\n"
+        "    copy = tile\n"
+        "           ^^^^"
+    ),
+    "workgroup_array_in_function": (
+        "diagnostic_kernels.py:536:12: error: workgroup arrays can only be declared in kernels;"
+        " declare it in the kernel and pass the elements the function needs\n"
+        "    tile = tx.workgroup_array(f32, 64)\n"
+        "           ^^^^^^^^^^^^^^^^^^^^^^^^^^^"
+    ),
+    "workgroup_array_runtime_length": (
+        "diagnostic_kernels.py:547:36: error: the length must be a constant integer\n"
+        "    tile = tx.workgroup_array(f32, n)\n"
+        "                                   ^"
+    ),
 }
 
 # Cases whose node spans several lines: the carets run to the end of the first line, so
@@ -517,7 +641,7 @@ BROKEN_SOURCES = {
     "array_as_value": "out[0] = x",
     "atomic_on_plain_array": "tx.atomic_add(out[0], 1.0)",
     "subgroup_broadcast_runtime_lane": "out[0] = tx.subgroup_broadcast(x[0], n)",
-    "barrier_in_non_uniform_branch": "if x[0] > 0.0:\n    tx.workgroup_barrier()",
+    "barrier_in_non_uniform_branch": "if tx.local_invocation_index() > 0:\n    tx.workgroup_barrier()",
     "del_statement": "del n",
     "assert_statement": "assert n > 0",
     "raise_statement": "raise ValueError(n)",

@@ -133,6 +133,26 @@ def volume(grid: Array3D[u32], bits: Array[u32]):
             bits[0] = tx.bitcast(u32, f32(v) ** 0.5)
 
 
+@tx.kernel(workgroup_size=256)
+def block_sums(x: Array[f32], out: Array[f32]):
+    tile = tx.workgroup_array(f32, 256)
+    lid = tx.local_invocation_index()
+    i = tx.global_invocation_id().x
+    tile[lid] = 0.0
+    if i < len(x):
+        tile[lid] = x[i]
+    tx.workgroup_barrier()
+    stride = u32(128)
+    while stride > 0:
+        if lid < stride:
+            tile[lid] += tile[lid + stride]
+        tx.workgroup_barrier()
+        stride //= 2
+    total = tx.workgroup_uniform_load(tile[0])
+    if lid == 0:
+        out[tx.workgroup_id().x] = total
+
+
 # (name, kernel) pairs: specialized kernels appear once per specialization.
 GOLDEN_KERNELS = [
     ("saxpy", saxpy),
@@ -143,4 +163,5 @@ GOLDEN_KERNELS = [
     ("half_precision", half_precision),
     ("specialized_block4", specialized.specialize(BLOCK_SIZE=BLOCK)),
     ("volume", volume),
+    ("block_sums", block_sums),
 ]
