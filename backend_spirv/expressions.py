@@ -35,6 +35,7 @@ from pyshader_tx.ir.nodes import (
 )
 
 from . import legalize
+from .grammar import GLSL_STD_450
 from .intrinsics import lower_intrinsic
 from .module import STORAGE_CLASSES, Id
 
@@ -377,8 +378,6 @@ class ExpressionLowering:
 
     def glsl(self, instruction: str, ty, *operands) -> Id:
         """A GLSL.std.450 extended instruction."""
-        from .grammar import GLSL_STD_450
-
         return self.op(
             "OpExtInst", ty, self.module.glsl_import(), GLSL_STD_450[instruction], *operands
         )

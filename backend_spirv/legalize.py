@@ -86,14 +86,19 @@ def _safe_divisor(w, ty, a: Id, b: Id, right_expr) -> Id:
 
 
 def integer_div(w, op, ty, a, b, result_ty, right_expr) -> Id:
-    opcode = "OpSDiv" if t.scalar_of(ty).kind == "sint" else "OpUDiv"
-    return w.op(opcode, result_ty, a, _safe_divisor(w, ty, a, b, right_expr))
+    return _divide(w, "div", ty, a, _safe_divisor(w, ty, a, b, right_expr), result_ty)
 
 
 def integer_rem(w, op, ty, a, b, result_ty, right_expr) -> Id:
     """WGSL's `%` (truncated; `py_mod` on u32 is the same)."""
-    opcode = "OpSRem" if t.scalar_of(ty).kind == "sint" else "OpUMod"
-    return w.op(opcode, result_ty, a, _safe_divisor(w, ty, a, b, right_expr))
+    return _divide(w, "rem", ty, a, _safe_divisor(w, ty, a, b, right_expr), result_ty)
+
+
+def _divide(w, op: str, ty, a: Id, divisor: Id, result_ty) -> Id:
+    """`a / divisor` or `a % divisor` (truncated) for a divisor made safe already."""
+    signed = t.scalar_of(ty).kind == "sint"
+    opcode = {"div": ("OpUDiv", "OpSDiv"), "rem": ("OpUMod", "OpSRem")}[op][signed]
+    return w.op(opcode, result_ty, a, divisor)
 
 
 def _wrong_sign(w, ty, remainder: Id, b: Id) -> Id:
@@ -107,8 +112,9 @@ def _wrong_sign(w, ty, remainder: Id, b: Id) -> Id:
 
 
 def signed_floor_div(w, op, ty, a, b, result_ty, right_expr) -> Id:
-    quotient = integer_div(w, op, ty, a, b, ty, right_expr)
-    remainder = integer_rem(w, op, ty, a, b, ty, right_expr)
+    divisor = _safe_divisor(w, ty, a, b, right_expr)
+    quotient = _divide(w, "div", ty, a, divisor, ty)
+    remainder = _divide(w, "rem", ty, a, divisor, ty)
     lowered = w.op("OpISub", ty, quotient, w.constant(ty, 1))
     return w.op("OpSelect", ty, _wrong_sign(w, ty, remainder, b), lowered, quotient)
 

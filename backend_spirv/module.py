@@ -22,7 +22,7 @@ from pyshader_tx import types as t
 
 from .instructions import Instruction, encode_module
 
-__all__ = ["Id", "SpirvModule", "layout_decorated"]
+__all__ = ["Id", "SpirvModule"]
 
 
 class Id:
@@ -49,12 +49,6 @@ STORAGE_CLASSES = {
     "function": "Function",
     "input": "Input",
 }
-
-
-def layout_decorated(ty) -> bool:
-    """Whether a type gets explicit layout decorations (ArrayStride, Offset): the types
-    that can live in buffers. One SPIR-V type serves buffers and locals alike."""
-    return t.is_host_shareable(ty)
 
 
 class SpirvModule:
@@ -149,7 +143,7 @@ class SpirvModule:
             element = self.type_id(ty.element)
             length = self.constant(t.u32, ty.length)
             result = self._declare("OpTypeArray", element, length)
-            if layout_decorated(ty):
+            if t.is_host_shareable(ty):  # one type serves buffers and locals alike
                 self.decorate(result, "ArrayStride", t.array_stride(ty.element))
             return result
         if isinstance(ty, t.RuntimeArrayType):
@@ -175,7 +169,7 @@ class SpirvModule:
         self.name(result, ty.name)
         for index, (name, _) in enumerate(ty.fields):
             self.member_name(result, index, name)
-        if layout_decorated(ty):
+        if t.is_host_shareable(ty):
             for index, offset in enumerate(t.struct_offsets(ty)):
                 self.member_decorate(result, index, "Offset", offset)
                 self.matrix_layout(result, index, ty.fields[index][1])

@@ -13,11 +13,11 @@ variables, zeroed at the start of the entry point (WGSL's semantics).
 from __future__ import annotations
 
 from pyshader_tx import types as t
-from pyshader_tx.ir.intrinsics import INTRINSICS
+from pyshader_tx.ir.intrinsics import INTRINSICS, builtin_value_type
+from pyshader_tx.ir.legalize import zero_workgroup_memory
 from pyshader_tx.ir.nodes import Intrinsic, Module, statement_exprs, walk_expr, walk_statements
 
 from .functions import FunctionWriter
-from .intrinsics import control_barrier
 from .module import STORAGE_CLASSES, Id, SpirvModule
 
 __all__ = ["write_spirv", "needs_uniform_standard_layout"]
@@ -28,14 +28,12 @@ SIXTEEN_BIT_STORAGE = {
     "Uniform": "UniformAndStorageBuffer16BitAccess",
 }
 
-#: Built-in values that need the subgroup capability.
-SUBGROUP_BUILTINS = {"SubgroupSize", "SubgroupLocalInvocationId"}
-
 
 def write_spirv(module: Module, entry_point_name: str | None = None) -> bytes:
     """The SPIR-V binary of `module`; its entry point is called `entry_point_name` (by
     default the kernel's Python name)."""
-    return ModuleWriter(module, entry_point_name or module.entry_point.name).write()
+    name = entry_point_name or module.entry_point.name
+    return ModuleWriter(zero_workgroup_memory(module), name).write()
 
 
 def needs_uniform_standard_layout(module: Module) -> bool:
@@ -119,13 +117,10 @@ class ModuleWriter:
 
     def _entry_point(self) -> None:
         entry = self.module.entry_point
-        shared = [v for v in self.module.globals if v.space == "workgroup"]
-        names = _builtin_values_used(entry, ["local_invocation_index"] if shared else [])
+        names = _builtin_values_used(entry)
         for name in names:
             self._builtin_input(name)
         loads = [_builtin_load(name, self.builtin_inputs[name]) for name in names]
-        if shared:
-            loads.append(lambda writer: self._zero_workgroup_memory(writer, shared))
         writer = FunctionWriter(self.spirv, self, entry, entry.result)
         function_type = self.spirv.function_type(entry.result, ())
         function_id = self.function_ids[entry]
@@ -143,34 +138,14 @@ class ModuleWriter:
             ("OpExecutionMode", None, None, (function_id, "LocalSize", *entry.workgroup_size))
         )
 
-    def _zero_workgroup_memory(self, writer: FunctionWriter, variables: list) -> None:
-        """WGSL zero-initialises workgroup memory; Vulkan 1.1 does not. As naga does: the
-        first invocation stores zeros, then the workgroup waits at a barrier."""
-        first = writer.op(
-            "OpIEqual",
-            t.bool_,
-            writer.builtin_values["local_invocation_index"],
-            self.spirv.constant(t.u32, 0),
-        )
-        accept, merge = Id("zero"), Id("zeroed")
-        writer.op_void("OpSelectionMerge", merge, "None")
-        writer.terminate("OpBranchConditional", first, accept, merge)
-        writer.start_block(accept)
-        for variable in variables:
-            writer.op_void("OpStore", self.global_ids[variable], self.spirv.null(variable.ty))
-        writer.terminate("OpBranch", merge)
-        writer.start_block(merge)
-        control_barrier(writer, "WorkgroupMemory")
-
     def _builtin_input(self, name: str) -> None:
         definition = INTRINSICS[name]
-        (_, result), *_ = definition.overloads
-        ty = _builtin_type(result)
+        ty = builtin_value_type(name)
         pointer = self.spirv.pointer_type("Input", self.spirv.type_id(ty))
         variable = self.spirv.global_variable(pointer, "Input", name)
         self.spirv.name(variable, name)
         self.spirv.decorate(variable, "BuiltIn", definition.spirv)
-        if definition.spirv in SUBGROUP_BUILTINS:
+        if "subgroup" in definition.features:
             self.spirv.require("GroupNonUniform")
         self.builtin_inputs[name] = variable
 
@@ -191,9 +166,9 @@ class ModuleWriter:
         return self.helpers[key]
 
 
-def _builtin_values_used(function, extra: list) -> list:
-    """The built-in values a function reads (and `extra`), in the table's order."""
-    used = set(extra)
+def _builtin_values_used(function) -> list:
+    """The built-in values a function reads, in the table's order."""
+    used = set()
     for stmt in walk_statements(function.body):
         for expr in statement_exprs(stmt):
             for node in walk_expr(expr):
@@ -203,18 +178,13 @@ def _builtin_values_used(function, extra: list) -> list:
 
 
 def _builtin_load(name: str, variable: Id):
-    definition = INTRINSICS[name]
-    ty = _builtin_type(definition.overloads[0][1])
+    ty = builtin_value_type(name)
 
     def load(writer: FunctionWriter) -> None:
         value = writer.op("OpLoad", ty, variable)
         writer.builtin_values[name] = value
 
     return load
-
-
-def _builtin_type(name: str):
-    return t.SCALARS.get(name) or t.VECTORS[name]
 
 
 def _type_word(ty) -> str:

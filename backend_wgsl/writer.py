@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from pyshader_tx import types as t
 from pyshader_tx.ir.intrinsics import INTRINSICS
+from pyshader_tx.ir.legalize import zero_workgroup_memory
 from pyshader_tx.ir.nodes import (
     BINARY_OPS,
     ArrayLength,
@@ -58,15 +59,19 @@ class Dialect:
     #: Whether a function with a result must end with a `return` statement even where WGSL's
     #: behaviour analysis sees that it cannot reach its end (`loop { return x; }`).
     needs_final_return: bool
+    #: Whether the shader must zero its workgroup memory itself (`ir.legalize`): WGSL
+    #: promises it, but wgpu-py 0.32 does not do it on every driver (lavapipe).
+    zeroes_workgroup_memory: bool
 
 
 DIALECTS = {
     # Tint requires `enable f16;` for f16 and `enable subgroups;` for subgroup built-ins.
-    "standard": Dialect({"shader-f16": "f16", "subgroup": "subgroups"}, False),
+    "standard": Dialect({"shader-f16": "f16", "subgroup": "subgroups"}, False, False),
     # naga (wgpu 0.32) requires `enable f16;` too, but rejects `enable subgroups;` ("not yet
     # supported") and takes the built-ins without it. Its validator only accepts a body that
     # ends in `return` (through both arms of a final `if`), whatever follows from loops.
-    "naga": Dialect({"shader-f16": "f16"}, True),
+    # wgpu-py 0.32 leaves workgroup memory unzeroed on lavapipe: the shader zeroes it.
+    "naga": Dialect({"shader-f16": "f16"}, True, True),
 }
 
 _INDENT = "    "
@@ -79,7 +84,10 @@ def write_wgsl(module: Module, dialect: str = "standard") -> str:
     """The WGSL source of `module` for `dialect` ("standard": Tint, "naga": wgpu-py)."""
     if dialect not in DIALECTS:
         raise ValueError(f"unknown WGSL dialect {dialect!r}; expected one of {list(DIALECTS)}")
-    return ModuleWriter(module, DIALECTS[dialect]).write()
+    chosen = DIALECTS[dialect]
+    if chosen.zeroes_workgroup_memory:
+        module = zero_workgroup_memory(module)
+    return ModuleWriter(module, chosen).write()
 
 
 def entry_point_name(module: Module) -> str:

@@ -16,7 +16,7 @@ from pyshader_tx import ir
 from pyshader_tx import types as t
 from pyshader_tx.errors import CompileError
 from pyshader_tx.interface import ArrayBinding, KernelInterface, UniformBlock, UniformMember
-from pyshader_tx.ir.intrinsics import INTRINSICS
+from pyshader_tx.ir.intrinsics import INTRINSICS, builtin_value_type
 
 from . import analysis, uniformity
 from .annotations import evaluate_annotation
@@ -70,7 +70,7 @@ class FunctionLowerer(OperatorLowering, ExpressionLowering, CallLowering, Statem
     def builtin_value(self, name: str, span) -> ir.Expr:
         """A built-in value; folded 1-D launches rebuild the linear ids from a 2-D grid."""
         if not (self.module.fold_1d and name in FOLDED_BUILTINS):
-            return ir.Intrinsic(name, (), _builtin_type(name), span)
+            return ir.Intrinsic(name, (), builtin_value_type(name), span)
         u32 = lambda value: ir.Literal(value, t.u32, span)  # noqa: E731
         ids = lambda n, c: ir.Member(
             ir.Intrinsic(n, (), t.VECTORS["vec3u"], span), c, t.u32, span
@@ -108,11 +108,6 @@ class FunctionLowerer(OperatorLowering, ExpressionLowering, CallLowering, Statem
             self.constant_arrays[meta.name] = (var, ir.Compose(ty, parts, span))
         var = self.constant_arrays[meta.name][0]
         return ir.LocalRef(var, var.ty, span)
-
-
-def _builtin_type(name: str) -> t.Type:
-    result = INTRINSICS[name].overloads[0][1]
-    return t.SCALARS.get(result) or t.VECTORS[result]
 
 
 class ModuleBuilder:

@@ -332,6 +332,11 @@ def _match_overload(params, result, arg_types):
     return concrete, result_type
 
 
+def builtin_value_type(name: str) -> t.Type:
+    """The type of built-in value `name` (`global_invocation_id` -> vec3u)."""
+    return _concrete_type(INTRINSICS[name].overloads[0][1])
+
+
 def _concrete_type(name: str):
     if name == "void":
         return t.VOID

@@ -149,7 +149,8 @@ def test_workgroup_arrays_of_vec3f_and_struct():
 
 @tx.kernel(workgroup_size=64)
 def read_before_write(out: Array[u32]):
-    """Workgroup memory starts at zero (WGSL's rule; the SPIR-V zeroes it explicitly)."""
+    """Workgroup memory starts at zero (WGSL's rule; the SPIR-V and the naga-dialect WGSL
+    zero it explicitly, see `ir.legalize`)."""
     counts = tx.workgroup_array(u32, 64)
     lid = tx.local_invocation_index()
     before = counts[lid]
@@ -158,10 +159,7 @@ def read_before_write(out: Array[u32]):
     out[tx.global_invocation_id().x] = before + counts[lid]
 
 
-def test_workgroup_memory_starts_at_zero(shader_source):
-    if shader_source == "wgsl":
-        # Observed with wgpu-py 0.32 on lavapipe: the WGSL path leaves old contents.
-        pytest.skip("wgpu does not zero workgroup memory for WGSL modules here")
+def test_workgroup_memory_starts_at_zero():
     out = np.zeros(128, np.uint32)
     read_before_write(out, threads=128)
     np.testing.assert_array_equal(out, np.full(128, 7, np.uint32))
