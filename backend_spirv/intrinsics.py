@@ -22,10 +22,15 @@ from pyshader_tx.ir.nodes import Intrinsic
 from .grammar import ENUMS
 from .module import Id
 
-__all__ = ["lower_intrinsic", "CUSTOM_LOWERINGS"]
+__all__ = ["lower_intrinsic", "CUSTOM_LOWERINGS", "OPCODE_FORMS"]
 
 #: Intrinsic name -> function(writer, expr, argument ids) -> result id.
 CUSTOM_LOWERINGS: dict = {}
+
+#: Intrinsic kind -> function(writer, opcode, expr, argument ids) -> result id: how the
+#: table's "Op..." lowerings of that kind are written (atomics add a scope and memory
+#: semantics, see `atomics`); kinds not listed are `opcode result-type arguments...`.
+OPCODE_FORMS: dict = {}
 
 
 def custom(name: str):
@@ -51,6 +56,9 @@ def lower_intrinsic(w, definition: IntrinsicDef, expr: Intrinsic) -> Id:
     if lowering == "identity":
         return arguments[0]
     if lowering.startswith("Op"):
+        form = OPCODE_FORMS.get(definition.kind)
+        if form is not None:
+            return form(w, lowering, expr, arguments)
         return w.op(lowering, expr.ty, *arguments)
     return w.glsl(lowering, expr.ty, *arguments)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pyshader_tx import types as t
 from pyshader_tx.ir.intrinsics import INTRINSICS, builtin_value_type
-from pyshader_tx.ir.legalize import zero_workgroup_memory
+from pyshader_tx.ir.legalize import emulate_float_atomics, zero_workgroup_memory
 from pyshader_tx.ir.nodes import Intrinsic, Module, statement_exprs, walk_expr, walk_statements
 
 from .functions import FunctionWriter
@@ -33,7 +33,8 @@ def write_spirv(module: Module, entry_point_name: str | None = None) -> bytes:
     """The SPIR-V binary of `module`; its entry point is called `entry_point_name` (by
     default the kernel's Python name)."""
     name = entry_point_name or module.entry_point.name
-    return ModuleWriter(zero_workgroup_memory(module), name).write()
+    module = emulate_float_atomics(zero_workgroup_memory(module))
+    return ModuleWriter(module, name).write()
 
 
 def needs_uniform_standard_layout(module: Module) -> bool:

@@ -78,10 +78,12 @@ class ExpressionWriter:
     and by `("builtin", name)` for the entry point's built-in inputs.
     """
 
-    def __init__(self, module_names, local_names, params: list):
+    def __init__(self, module_names, local_names, params: list, replaced_intrinsics=None):
         self.module_names = module_names
         self.local_names = local_names
         self.params = params
+        #: The dialect's replacements of intrinsics it lacks (`writer.Dialect`).
+        self.replaced_intrinsics = replaced_intrinsics or {}
         self._writers = {
             Literal: self._literal,
             Argument: self._argument,
@@ -230,6 +232,8 @@ class ExpressionWriter:
         definition = INTRINSICS[expr.name]
         if definition.kind == "builtin_value":
             return Text(self.local_names[("builtin", definition.wgsl)])
+        if expr.name in self.replaced_intrinsics:
+            return self.replaced_intrinsics[expr.name][0]
         arguments = self._join(self._operands(expr.args))
         return Text(f"{definition.wgsl}({arguments})")
 

@@ -12,11 +12,11 @@ naga accepts; `DIALECTS` lists how they differ.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from pyshader_tx import types as t
 from pyshader_tx.ir.intrinsics import INTRINSICS
-from pyshader_tx.ir.legalize import zero_workgroup_memory
+from pyshader_tx.ir.legalize import emulate_float_atomics, zero_workgroup_memory
 from pyshader_tx.ir.nodes import (
     BINARY_OPS,
     ArrayLength,
@@ -42,7 +42,7 @@ from pyshader_tx.ir.nodes import (
 )
 
 from . import syntax
-from .expressions import ExpressionWriter, helper_key
+from .expressions import ExpressionWriter, Text, helper_key
 from .legalize import FROM_BITS, Helper, helper_builtins, helper_name, helper_source
 from .legalize import lower_python_operator
 from .namer import Namer
@@ -62,6 +62,12 @@ class Dialect:
     #: Whether the shader must zero its workgroup memory itself (`ir.legalize`): WGSL
     #: promises it, but wgpu-py 0.32 does not do it on every driver (lavapipe).
     zeroes_workgroup_memory: bool
+    #: Whether `atomic<f32>` may live in storage buffers (naga with the wgpu feature
+    #: `shader-float32-atomic`); otherwise f32 atomics work on their bits (`ir.legalize`).
+    native_float_atomics: bool = False
+    #: Intrinsics without arguments that the compiler lacks -> the expression written
+    #: instead, and the built-in functions that expression calls (kept free by the namer).
+    replaced_intrinsics: dict = field(default_factory=dict)
 
 
 DIALECTS = {
@@ -71,8 +77,23 @@ DIALECTS = {
     # supported") and takes the built-ins without it. Its validator only accepts a body that
     # ends in `return` (through both arms of a final `if`), whatever follows from loops.
     # wgpu-py 0.32 leaves workgroup memory unzeroed on lavapipe: the shader zeroes it.
-    "naga": Dialect({"shader-f16": "f16"}, True, True),
+    # naga has no `subgroupElect()`: the elected invocation, the first active one, is the
+    # one that counts no active invocation before it.
+    "naga": Dialect(
+        {"shader-f16": "f16"},
+        True,
+        True,
+        replaced_intrinsics={
+            "subgroup_elect": (
+                Text("subgroupExclusiveAdd(1u) == 0u", syntax.RELATIONAL, "=="),
+                {"subgroupExclusiveAdd"},
+            )
+        },
+    ),
 }
+# What wgpu runs on a device with `shader-float32-atomic`: naga's dialect with native f32
+# atomic add, sub, exchange, load and store on storage buffers.
+DIALECTS["naga-float-atomics"] = replace(DIALECTS["naga"], native_float_atomics=True)
 
 _INDENT = "    "
 
@@ -87,6 +108,7 @@ def write_wgsl(module: Module, dialect: str = "standard") -> str:
     chosen = DIALECTS[dialect]
     if chosen.zeroes_workgroup_memory:
         module = zero_workgroup_memory(module)
+    module = emulate_float_atomics(module, ("storage",) if chosen.native_float_atomics else ())
     return ModuleWriter(module, chosen).write()
 
 
@@ -101,7 +123,8 @@ class ModuleScan:
     (in first-use order), the predeclared identifiers it uses (which no declaration may
     shadow) and the built-in values the entry point reads."""
 
-    def __init__(self, module: Module):
+    def __init__(self, module: Module, replaced_intrinsics: dict):
+        self.replaced_intrinsics = replaced_intrinsics  # the dialect's; see `Dialect`
         self.helpers: dict[tuple, tuple] = {}  # helper key -> (Helper, type)
         self.identifiers: set[str] = set()
         self.builtin_values: set[str] = set()
@@ -173,6 +196,8 @@ class ModuleScan:
         definition = INTRINSICS[node.name]
         if definition.kind == "builtin_value":
             self.builtin_values.add(node.name)
+        elif node.name in self.replaced_intrinsics:
+            self.identifiers |= self.replaced_intrinsics[node.name][1]
         else:
             self.identifiers.add(definition.wgsl)
 
@@ -183,7 +208,7 @@ class ModuleWriter:
     def __init__(self, module: Module, dialect: Dialect):
         self.module = module
         self.dialect = dialect
-        self.scan = ModuleScan(module)
+        self.scan = ModuleScan(module, dialect.replaced_intrinsics)
         self.names = Namer(self.scan.identifiers)
         # The entry point first, so that its name depends on nothing else.
         self.names.declare(module.entry_point, module.entry_point.name)
@@ -247,7 +272,12 @@ class FunctionWriter:
         self.module_writer = module_writer
         self.function = function
         self.names = module_writer.names.function_scope()
-        self.expressions = ExpressionWriter(module_writer.names, self.names, function.params)
+        self.expressions = ExpressionWriter(
+            module_writer.names,
+            self.names,
+            function.params,
+            module_writer.dialect.replaced_intrinsics,
+        )
         self.lines: list[str] = []
         self._statements = {
             Declare: self._declare,

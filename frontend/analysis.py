@@ -106,7 +106,7 @@ class _StructOrder:
         if id(ty) in self.visited:
             return
         self.visited[id(ty)] = ty
-        if isinstance(ty, t.StructType):
+        if isinstance(ty, t.StructType) and not ty.predeclared:
             for _, member in ty.fields:
                 self.visit(member)
             self.structs.append(ty)

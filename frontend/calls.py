@@ -240,13 +240,14 @@ class CallLowering:
             root = ref
             while isinstance(root, (ir.Index, ir.Member)):
                 root = root.base
-            is_ref = isinstance(root, ir.GlobalRef) and ref.is_ref
-            if not is_ref or root.var.space not in definition.reference_spaces:
+            is_ref = not isinstance(ref, (Meta, ArrayParam)) and ref.is_ref
+            if not (is_ref and isinstance(root, ir.GlobalRef)) or (
+                root.var.space not in definition.reference_spaces
+            ):
                 spaces = " or ".join(SPACE_NAMES[s] for s in definition.reference_spaces)
+                example, hint = REFERENCE_EXAMPLES[definition.kind]
                 raise self.source.error(
-                    arg_node,
-                    f"{display}() takes a reference into {spaces}, e.g. tile[0]",
-                    "declare it with tile = tx.workgroup_array(f32, 256)",
+                    arg_node, f"{display}() takes a reference into {spaces}, e.g. {example}", hint
                 )
             args.append(ref)
         try:
@@ -260,6 +261,22 @@ class CallLowering:
         return ir.Intrinsic(definition.name, values, result, span)
 
     def intrinsic(self, definition, args: list, node, display: str, span) -> ir.Expr:
+        for position, name, allowed in definition.constant_args:
+            if position >= len(args):
+                continue  # the signature check names the missing argument
+            value = args[position]
+            if not isinstance(value, ir.Literal):
+                raise self.source.error(
+                    node.args[position],
+                    f"the {name} of {display}() must be a compile-time constant",
+                    "use a literal, a module constant or a tx.Const parameter",
+                )
+            if isinstance(value.value, int) and value.value not in allowed:
+                raise self.source.error(
+                    node.args[position],
+                    f"the {name} of {display}() must be between {allowed.start} and"
+                    f" {allowed.stop - 1}, got {value.value}",
+                )
         try:
             params, result = match_signature(definition, [a.ty for a in args])
         except TypeError as error:
@@ -318,11 +335,7 @@ class CallLowering:
         if not (isinstance(element, Meta) and element.kind == "type"):
             raise self.source.error(node.args[0], "the first argument must be a type, e.g. f32")
         ty = element.value
-        if isinstance(ty, t.AtomicType):
-            raise self.source.error(
-                node.args[0], "workgroup arrays of atomics are not supported yet"
-            )
-        if not t.is_constructible(ty):
+        if not (t.is_constructible(ty) or isinstance(ty, t.AtomicType)):
             raise self.source.error(node.args[0], f"{ty!r} cannot be a workgroup array element")
         length = self.value(node.args[1])
         if not isinstance(length, ir.Literal) or length.ty not in (t.ABSTRACT_INT, t.i32, t.u32):
@@ -406,3 +419,13 @@ SPECIAL_RULES = {
 
 #: How messages name the address spaces of references.
 SPACE_NAMES = {"workgroup": "workgroup memory", "storage": "a storage array"}
+
+#: Per intrinsic kind: an example reference argument, and how to declare one.
+REFERENCE_EXAMPLES = {
+    "sync": ("tile[0]", "declare it with tile = tx.workgroup_array(f32, 256)"),
+    "atomic": (
+        "counts[i]",
+        "declare the array as counts: Array[tx.Atomic[u32]], or in workgroup memory as"
+        " counts = tx.workgroup_array(tx.Atomic[u32], 64)",
+    ),
+}

@@ -267,11 +267,13 @@ def _kernel_parameters(source: FunctionSource, constants: dict):
                     f"{ty!r} cannot be stored in a buffer",
                     "bool is not host-shareable: use u32",
                 )
+            # Atomics live in read_write storage (WGSL), and change it: copied back.
+            access = "read_write" if isinstance(element, t.AtomicType) else "read"
             var = ir.GlobalVariable(
                 name,
                 t.RuntimeArrayType(element),
                 "storage",
-                "read",
+                access,
                 0,
                 len(arrays),
                 source.span(arg),

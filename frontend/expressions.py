@@ -90,7 +90,7 @@ def classify(value, name: str) -> Meta | ir.Expr | None:
     ty = decl.as_type(value)
     if ty is not None:
         return Meta("type", ty, name)
-    if value is decl.Array or (isinstance(value, type) and issubclass(value, decl.Array)):
+    if value is decl.Atomic or (isinstance(value, type) and issubclass(value, decl.Array)):
         return Meta("annotation", value, name)
     if isinstance(value, decl.SpecialForm):
         return Meta("special", value.name, name)
@@ -125,6 +125,13 @@ class ExpressionLowering:
         if isinstance(result, (Meta, ArrayParam)):
             raise self.source.error(node, f"{self.describe_meta(result)} is not a value")
         if result.is_ref:
+            if isinstance(result.ty, t.AtomicType):
+                text = self.source.text(node)
+                raise self.source.error(
+                    node,
+                    f"atomic element {text} is read with tx.atomic_load({text})",
+                    "the atomic functions take the element itself: tx.atomic_add(a[i], 1)",
+                )
             if type(result) is ir.GlobalRef and result.var.space == "workgroup":
                 raise self.source.error(
                     node,
@@ -292,6 +299,8 @@ class ExpressionLowering:
                 return self.shape_component(base.value, node)
             if base.kind == "tuple":
                 return self.tuple_index(base, node)
+            if base.kind == "annotation" and base.value is decl.Atomic:
+                return self.atomic_type(node)
             raise self.source.error(node, f"{self.describe_meta(base)} cannot be indexed")
         if isinstance(node.slice, ast.Tuple):
             raise self.source.error(node.slice, f"{base.ty!r} takes one index")
@@ -306,6 +315,14 @@ class ExpressionLowering:
             raise self.source.error(node.value, f"{ty!r} cannot be indexed")
         index = self.index_value(node.slice, length)
         return ir.Index(base, index, element, self.source.span(node))
+
+    def atomic_type(self, node: ast.Subscript) -> Meta:
+        """`tx.Atomic[u32]` in a kernel body (the element of a workgroup array)."""
+        element = self.place(node.slice)
+        is_type = isinstance(element, Meta) and element.kind == "type"
+        if not is_type or element.value not in (t.i32, t.u32, t.f32):
+            raise self.source.error(node.slice, "Atomic[...] takes i32, u32 or f32")
+        return Meta("type", t.AtomicType(element.value), self.source.text(node))
 
     def index_value(self, node: ast.expr, length: int | None) -> ir.Expr:
         """An i32/u32 index; constant indices are range-checked (negative ones count from

@@ -60,6 +60,15 @@ def span_text(span) -> str:
     return span.line_text()[span.col_offset : span.end_col_offset]
 
 
+#: The atomic function that does what an augmented assignment to an atomic element means.
+ATOMIC_UPDATES = {
+    ast.Add: "atomic_add",
+    ast.Sub: "atomic_sub",
+    ast.BitAnd: "atomic_and_",
+    ast.BitOr: "atomic_or_",
+    ast.BitXor: "atomic_xor",
+}
+
 COMPOUND_OPS = {"add", "sub", "mul", "div", "rem", "bit_and", "bit_or", "bit_xor", "shl", "shr"}
 
 
@@ -194,9 +203,15 @@ class StatementLowering:
         value = ops.coerce(value, ref.ty, f"value assigned to {self.source.text(target)}")
         self.emit(ir.Store(ref, value, None, self.source.span(statement)))
 
-    def check_writable(self, ref: ir.Expr, node: ast.AST) -> None:
+    def check_writable(self, ref: ir.Expr, node: ast.AST, op: str | None = None) -> None:
         if isinstance(ref.ty, t.AtomicType):
-            raise self.source.error(node, "atomic elements are written with tx.atomic_store")
+            text = self.source.text(node)
+            function = ATOMIC_UPDATES.get(op, "atomic_store")
+            raise self.source.error(
+                node,
+                f"atomic element {text} is written with tx.{function}",
+                f"e.g. tx.{function}({text}, value)",
+            )
 
     def assign_name(self, name: str, value: ir.Expr, statement, annotation=None) -> None:
         span = self.source.span(statement)
@@ -220,6 +235,13 @@ class StatementLowering:
         if var.ty is None:
             var.ty = annotation or self.value_type(value, statement, name)
             var.span = span
+            if isinstance(var.ty, t.StructType) and var.ty.predeclared:
+                raise self.source.error(
+                    statement,
+                    f"'{name}' holds a compare-exchange result and is also used outside the"
+                    " block of this assignment",
+                    "read the fields where it is assigned, e.g. old = r.old_value",
+                )
         elif annotation is not None and annotation != var.ty:
             raise self.source.error(
                 statement, f"'{name}' was declared {var.ty!r}, not {annotation!r}"
@@ -256,7 +278,7 @@ class StatementLowering:
             raise self.source.error(
                 node.target, f"cannot assign to {self.source.text(node.target)}"
             )
-        self.check_writable(ref, node.target)
+        self.check_writable(ref, node.target, type(node.op))
         span = self.source.span(node)
         current = ir.Load(ref, ref.ty, ref.span)
         result = self.binary(type(node.op), current, self.value(node.value), node)

@@ -1,17 +1,25 @@
-"""Uniformity analysis: barriers must be reached by the whole workgroup together.
+"""Uniformity analysis: barriers and subgroup operations must be reached together.
 
 WGSL requires `workgroupBarrier()`, `storageBarrier()` and `workgroupUniformLoad()` (the
 intrinsics whose `IntrinsicDef.uniformity` is 'workgroup') to sit in *uniform control
-flow*: every invocation of the workgroup reaches the call, or none does. Tint rejects a
-shader that breaks the rule (naga does not check it, and the GPU may hang or compute
-garbage), so this pass checks it on the IR first and reports a `CompileError` at the
-Python line of the call, naming the condition that makes the control flow non-uniform.
+flow*: every invocation of the workgroup reaches the call, or none does. Subgroup
+operations (`uniformity` 'subgroup': `subgroupAdd`, `subgroupBallot`, ...) must be in
+subgroup-uniform control flow, which Tint checks with the same analysis (its
+`subgroup_uniformity` diagnostic, an error by default), so this pass treats both alike and
+only words the message by scope. Tint rejects a shader that breaks the rules (naga does
+not check them, and the GPU may hang or compute garbage), so this pass checks them on the
+IR first and reports a `CompileError` at the Python line of the call, naming the condition
+that makes the control flow non-uniform. The arguments listed in `uniform_args` must be
+uniform too (the pointer of `workgroupUniformLoad`, the mask and delta of
+`subgroupShuffleXor/Up/Down`); the values a subgroup operation combines, and the lane of
+`subgroupShuffle`, need not be (Tint accepts them non-uniform).
 
 The analysis follows WGSL's rules closely enough that what it accepts passes Tint:
 
 - Values are *non-uniform* when they come from `tx.global_invocation_id()`,
   `tx.local_invocation_id()`, `tx.local_invocation_index()`,
-  `tx.subgroup_invocation_id()` (the table's `result_uniformity`), from buffers the kernel
+  `tx.subgroup_invocation_id()`, subgroup operations (the table's `result_uniformity`:
+  Tint treats even `subgroupBroadcastFirst` as non-uniform), from buffers the kernel
   writes or from workgroup memory (read other than through `tx.workgroup_uniform_load`),
   or are computed from such values. Constants, kernel parameters in the uniform block,
   buffers the kernel only reads, `tx.workgroup_id()`, `tx.num_workgroups()`,
@@ -24,10 +32,11 @@ The analysis follows WGSL's rules closely enough that what it accepts passes Tin
   non-uniform control flow (for the rest of the function), and after a `break` or
   `continue` taken under non-uniform control flow (for the rest of the loop, including its
   later iterations; the code after the loop is uniform again).
-- Device functions get a summary (`FunctionSummary`): whether they contain a barrier (then
-  every call must be in uniform control flow), which parameters must be uniform (they
-  control a barrier), and what their result depends on (parameters, or non-uniform
-  sources). Loops are iterated to a fixed point, and so is each function.
+- Device functions get a summary (`FunctionSummary`): whether they contain a barrier or
+  a subgroup operation (then every call must be in uniform control flow), which parameters
+  must be uniform (they control one, or are its uniform argument), and what their result
+  depends on (parameters, or non-uniform sources). Loops are iterated to a fixed point,
+  and so is each function.
 
 The facts live in side tables of the pass (`_FunctionAnalysis.variables`, `loop_states`),
 never on IR nodes.
@@ -51,6 +60,8 @@ UNIFORM_VALUES = (
 )
 FLOW_HINT = f"move it out of there, or branch on uniform values ({UNIFORM_VALUES} uniform)"
 VALUE_HINT = f"pass a uniform value ({UNIFORM_VALUES} uniform)"
+#: The scopes of `IntrinsicDef.uniformity`, the wider last.
+SCOPES = {"subgroup": 0, "workgroup": 1}
 
 
 @dataclass(frozen=True)
@@ -87,7 +98,10 @@ class FunctionSummary:
 
     #: The first operation that needs uniform control flow ("tx.workgroup_barrier() at
     #: line 30"): every call of the function must be in uniform control flow. None: no need.
+    #: A workgroup operation is preferred to a subgroup one (its message is the stricter).
     barrier: str | None = None
+    #: Whose invocations must reach `barrier` together: 'workgroup' or 'subgroup'.
+    scope: str = "workgroup"
     #: Parameter index -> the operation it controls: the argument must be uniform.
     uniform_params: dict = field(default_factory=dict)
     #: The uniformity of the result, in terms of the parameters.
@@ -163,19 +177,22 @@ class _FunctionAnalysis:
 
     # -- requirements ----------------------------------------------------------------------
 
-    def require_uniform_flow(self, cf: Uniformity, what: str, span, detail: str = "") -> None:
-        """`what` (at `span`) needs every invocation of the workgroup to reach it."""
+    def require_uniform_flow(
+        self, cf: Uniformity, what: str, span, scope: str, detail: str = ""
+    ) -> None:
+        """`what` (at `span`) needs every invocation of its `scope` ('workgroup' or
+        'subgroup') to reach it together."""
         site = f"{what} at line {span.lineno}" if span else what
         if cf.reason is not None:
             raise CompileError(
-                f"{what}{detail} must be reached by the whole workgroup, but it is {cf.reason}",
+                f"{what}{detail} must be reached by the whole {scope}, but it is {cf.reason}",
                 span,
                 FLOW_HINT,
             )
         for param in cf.params:
             self.summary.uniform_params.setdefault(param, site)
-        if self.summary.barrier is None:
-            self.summary.barrier = site
+        if self.summary.barrier is None or SCOPES[scope] > SCOPES[self.summary.scope]:
+            self.summary.barrier, self.summary.scope = site, scope
 
     def require_uniform_value(
         self, value: Uniformity, what: str, span, site: str, why: str = ""
@@ -240,9 +257,10 @@ class _FunctionAnalysis:
             else:
                 arguments.append(self.expr(arg, cf))
         if definition.uniformity:
-            self.require_uniform_flow(cf, what, expr.span)
+            self.require_uniform_flow(cf, what, expr.span, definition.uniformity)
             site = f"{what} at line {expr.span.lineno}" if expr.span else what
-            for arg, value in zip(expr.args, arguments):
+            for position in definition.uniform_args:
+                arg, value = expr.args[position], arguments[position]
                 described = "the index in" if arg.is_ref else "the argument"
                 text = f"{described} `{span_text(arg.span)}` of {what}"
                 self.require_uniform_value(value, text, arg.span, site)
@@ -270,7 +288,8 @@ class _FunctionAnalysis:
         arguments = [self.expr(arg, cf) for arg in expr.args]
         what = f"the call of '{callee.name}'"
         if summary.barrier is not None:
-            self.require_uniform_flow(cf, what, expr.span, f" (it calls {summary.barrier})")
+            detail = f" (it calls {summary.barrier})"
+            self.require_uniform_flow(cf, what, expr.span, summary.scope, detail)
         for index, site in summary.uniform_params.items():
             name = callee.params[index].name
             self.require_uniform_value(

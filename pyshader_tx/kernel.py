@@ -16,6 +16,7 @@ from .errors import CompileError
 from .options import options
 from .backend_wgsl import entry_point_name, write_wgsl
 from .frontend import annotations, compiler, source
+from .ir.legalize import uses_float_atomics
 from .ir.printer import print_module
 
 
@@ -133,8 +134,12 @@ class CompiledKernel:
         return self._folded
 
     def naga_code(self, fold_1d: bool) -> str:
-        """What the runtime hands to wgpu (naga's dialect)."""
-        return self.code("naga", fold_1d)
+        """What the runtime hands to wgpu: naga's dialect, with native f32 atomics on
+        storage buffers where the device has them (else on their bits)."""
+        from .runtime import device
+
+        native = uses_float_atomics(self.module) and device.native_float_atomics()
+        return self.code("naga-float-atomics" if native else "naga", fold_1d)
 
     def spirv(self, fold_1d: bool = False) -> bytes:
         """The SPIR-V binary of this specialization (of its folded variant with `fold_1d`)."""
@@ -146,6 +151,15 @@ class CompiledKernel:
             with _deep_recursion(self.kernel.fn):
                 self._code[key] = write_spirv(module, self.interface.name)
         return self._code[key]
+
+    def wgpu_spirv(self, fold_1d: bool) -> bytes:
+        """What the runtime hands to wgpu with `shader_source = "spirv"`: `spirv()`, unless
+        the wgpu in use cannot run it (then `FeatureError`, naming the Python line)."""
+        from .runtime import device
+
+        binary = self.spirv(fold_1d)
+        device.check_spirv_support(self.module, self.interface.name)
+        return binary
 
     def spirv_asm(self) -> str:
         """The SPIR-V assembly text of `spirv()` (what `spirv-as` reads back to the same
@@ -268,7 +282,7 @@ class Kernel:
             constants = {k: kwargs.pop(k) for k in list(kwargs) if k in const_names}
             compiled = self.compiled(constants)
             values = _bind_arguments(self.__name__, names, const_names, args, kwargs)
-        get_code = compiled.spirv if options.shader_source == "spirv" else compiled.naga_code
+        get_code = compiled.wgpu_spirv if options.shader_source == "spirv" else compiled.naga_code
         runtime.launch(compiled.interface, get_code, values, threads, workgroups)
 
     def _parameter_names(self) -> tuple:

@@ -33,6 +33,7 @@ __all__ = [
     "f32",
     "f16",
     "VOID",
+    "COMPARE_EXCHANGE_RESULTS",
 ]
 
 
@@ -153,6 +154,10 @@ class StructType(Type):
     python_class: object = field(default=None, repr=False, compare=False)
     # Where the class was defined, for diagnostics: (filename, lineno).
     location: tuple = field(default=("<unknown>", 0), repr=False, compare=False)
+    # A type WGSL predeclares and never lets a shader name (the result of
+    # atomicCompareExchangeWeak): no declaration is written, variables are declared only
+    # with a value.
+    predeclared: bool = False
 
     def __repr__(self) -> str:
         return self.name
@@ -174,7 +179,6 @@ class StorageArrayType(Type):
 
     element: Type
     ndim: int = 1
-    atomic_view: bool = False
 
     def __repr__(self) -> str:
         prefix = {1: "Array", 2: "Array2D", 3: "Array3D"}[self.ndim]
@@ -222,6 +226,17 @@ MATRICES = {
     for s in (f32, f16)
     for c in (2, 3, 4)
     for r in (2, 3, 4)
+}
+
+#: The result of `tx.atomic_compare_exchange` per scalar: WGSL's predeclared
+#: `__atomic_compare_exchange_result<T>` (`old_value: T`, `exchanged: bool`).
+COMPARE_EXCHANGE_RESULTS = {
+    scalar: StructType(
+        f"__atomic_compare_exchange_result_{scalar.name}",
+        (("old_value", scalar), ("exchanged", bool_)),
+        predeclared=True,
+    )
+    for scalar in (i32, u32)
 }
 
 NUMPY_SCALARS = {

@@ -39,7 +39,7 @@ __all__ = [
 TINT_DIR_ENV = "PYSHADER_TX_TINT_DIR"
 
 #: Optional wgpu features requested for the naga device, when the adapter has them.
-NAGA_FEATURES = ("shader-f16", "subgroup")
+NAGA_FEATURES = ("shader-f16", "subgroup", "shader-float32-atomic")
 
 _naga_device = None
 
@@ -132,7 +132,7 @@ def _get_naga_device():
 def validate_naga(code: str) -> list[str]:
     """Validate WGSL ``code`` with naga by creating a shader module through wgpu-py.
 
-    The device (with ``shader-f16`` and ``subgroup`` enabled when the adapter has them) is created
+    The device (with ``NAGA_FEATURES`` enabled where the adapter has them) is created
     once and cached. Returns the lines of wgpu's error message, or an empty list if valid.
     """
     import wgpu

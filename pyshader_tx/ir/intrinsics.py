@@ -15,13 +15,18 @@ Fields beyond the signature (see `IntrinsicDef`):
   `&ref`, SPIR-V custom lowerings receive a pointer id. Their signature pattern applies to
   the pointee type; `reference_spaces` lists the address spaces the reference may point
   into (its root global's `space`).
-- `uniformity`: the control flow a call must be in: None, or 'workgroup' (every
-  invocation of the workgroup reaches it together: barriers, workgroup_uniform_load);
-  subgroup operations will use 'subgroup'. The arguments of such a call must be uniform
-  too (for references: their indices).
+- `uniformity`: the control flow a call must be in: None, 'workgroup' (every invocation
+  of the workgroup reaches it together: barriers, workgroup_uniform_load) or 'subgroup'
+  (subgroup operations; WGSL checks them with the same analysis). `uniform_args` lists the
+  arguments that must be uniform too (for references: their indices): the pointer of
+  workgroup_uniform_load, the mask and delta of the relative shuffles; the values that a
+  subgroup operation combines need not be.
 - `result_uniformity`: whether the result is the same in every invocation: 'args' (when
   the arguments are: math), 'uniform' (workgroup_id, workgroup_uniform_load) or
-  'nonuniform' (invocation ids; atomics and subgroup operations will be too).
+  'nonuniform' (invocation ids, atomics, subgroup operations).
+- `constant_args`: `(position, name, range)` of arguments that must be compile-time
+  constants within `range` (the lane of subgroup_broadcast: WGSL wants a const-expression
+  below 128).
 
 The SPIR-V lowering (`spirv`) is, for built-in values, the `BuiltIn` decoration of the
 input variable; for functions, per scalar kind of the first argument ('float', 'sint',
@@ -36,8 +41,10 @@ Signature pattern letters (the first generic letter fixes the generic type `T`):
     Fv  float vector                    Nv  numeric vector
     F3  float vec3
     V   any constructible type (the pointee of a reference argument)
+    Xi  Atomic[i32] or Atomic[u32]      Xn  Atomic[i32], Atomic[u32] or Atomic[f32]
     S   the scalar component type of T  B   bool of T's shape (bool or vecNb)
     T   (results) the generic type      other names: that concrete type (u32, vec3u, ...)
+    R   (results) the compare-exchange result of S (`old_value: S`, `exchanged: bool`)
 """
 
 from __future__ import annotations
@@ -56,15 +63,17 @@ class IntrinsicDef:
     name: str
     overloads: tuple  # ((argument patterns...), result pattern) pairs, tried in order
     wgsl: str  # the WGSL function name, or the @builtin name for built-in values
-    kind: str = "math"  # 'math' | 'builtin_value' | 'sync'
+    kind: str = "math"  # 'math' | 'builtin_value' | 'sync' | 'atomic' | 'subgroup'
     entry_only: bool = False  # built-in values exist only in kernels
     features: tuple = ()  # wgpu feature names the intrinsic needs
     spirv: object = None  # str, or {scalar kind: str}; see the module docstring
     side_effects: bool = False  # may be a statement of its own (barriers, atomics)
     reference_args: tuple = ()  # positions of reference (pointer) arguments
     reference_spaces: tuple = ()  # the spaces those references may point into
-    uniformity: str | None = None  # None | 'workgroup' (| 'subgroup'): control flow needed
+    uniformity: str | None = None  # None | 'workgroup' | 'subgroup': control flow needed
+    uniform_args: tuple = ()  # positions of arguments that must be uniform
     result_uniformity: str = "args"  # 'args' | 'uniform' | 'nonuniform'
+    constant_args: tuple = ()  # (position, name, range of values) of constant arguments
 
     def spirv_lowering(self, kind: str) -> str | None:
         """The SPIR-V lowering for arguments of scalar kind `kind` (None: undefined)."""
@@ -98,6 +107,33 @@ def _sync(name: str, overloads, wgsl: str, **fields) -> IntrinsicDef:
     return IntrinsicDef(name, tuple(overloads), wgsl, "sync", spirv="custom", **fields)
 
 
+def _atomic(name: str, overloads, wgsl: str, spirv) -> IntrinsicDef:
+    """An atomic read-modify-write on a reference (argument 0) into storage or workgroup
+    memory. `spirv` is the OpAtomic* opcode, or (signed, unsigned) opcodes."""
+    if isinstance(spirv, tuple):
+        spirv = _by_kind(None, *spirv)
+    return IntrinsicDef(
+        name,
+        tuple(overloads),
+        wgsl,
+        "atomic",
+        spirv=spirv,
+        side_effects=True,
+        reference_args=(0,),
+        reference_spaces=("storage", "workgroup"),
+        result_uniformity="nonuniform",
+    )
+
+
+def _subgroup(name: str, overloads, wgsl: str, **fields) -> IntrinsicDef:
+    """A subgroup operation: the "subgroup" feature, uniform control flow, a result that
+    differs between subgroups, SPIR-V by `backend_spirv/subgroups.py`."""
+    fields = {"uniformity": "subgroup", "result_uniformity": "nonuniform", **fields}
+    return IntrinsicDef(
+        name, tuple(overloads), wgsl, "subgroup", features=("subgroup",), spirv="custom", **fields
+    )
+
+
 def _by_kind(float_: str | None, sint: str | None, uint: str | None) -> dict:
     lowerings = {"float": float_, "sint": sint, "uint": uint}
     return {kind: lowering for kind, lowering in lowerings.items() if lowering is not None}
@@ -126,7 +162,49 @@ _DEFINITIONS = [
         side_effects=False,
         reference_args=(0,),
         reference_spaces=("workgroup",),
+        uniform_args=(0,),
         result_uniformity="uniform",
+    ),
+    # Subgroup operations (uniform control flow; values need not be uniform). Values are
+    # numbers or numeric vectors (f16 included); bitwise reductions take integers only.
+    *(
+        _subgroup(f"subgroup_{name}", [((pattern,), "T")], f"subgroup{wgsl}")
+        for name, pattern, wgsl in (
+            ("add", "N", "Add"),
+            ("mul", "N", "Mul"),
+            ("min", "N", "Min"),
+            ("max", "N", "Max"),
+            ("and_", "I", "And"),
+            ("or_", "I", "Or"),
+            ("xor", "I", "Xor"),
+            ("inclusive_add", "N", "InclusiveAdd"),
+            ("exclusive_add", "N", "ExclusiveAdd"),
+            ("inclusive_mul", "N", "InclusiveMul"),
+            ("exclusive_mul", "N", "ExclusiveMul"),
+            ("broadcast_first", "N", "BroadcastFirst"),
+        )
+    ),
+    _subgroup("subgroup_ballot", [(("bool",), "vec4u")], "subgroupBallot"),
+    _subgroup("subgroup_all", [(("bool",), "bool")], "subgroupAll"),
+    _subgroup("subgroup_any", [(("bool",), "bool")], "subgroupAny"),
+    _subgroup("subgroup_elect", [((), "bool")], "subgroupElect"),
+    _subgroup(
+        "subgroup_broadcast",
+        [(("N", "u32"), "T")],
+        "subgroupBroadcast",
+        constant_args=((1, "lane", range(128)),),
+    ),
+    # Shuffles: the lane may differ between invocations; a mask or delta may not (Tint).
+    *(
+        _subgroup(
+            f"subgroup_{name}", [(("N", "u32"), "T")], f"subgroup{wgsl}", uniform_args=uniform
+        )
+        for name, wgsl, uniform in (
+            ("shuffle", "Shuffle", ()),
+            ("shuffle_xor", "ShuffleXor", (1,)),
+            ("shuffle_up", "ShuffleUp", (1,)),
+            ("shuffle_down", "ShuffleDown", (1,)),
+        )
     ),
     # Float math: GLSL.std.450 instructions of the same name (round: to even, as WGSL).
     *(
@@ -189,6 +267,26 @@ _DEFINITIONS = [
     _math("first_trailing_bit", [(("I",), "T")], "FindILsb", "firstTrailingBit"),
     _math("extract_bits", [(("I", "u32", "u32"), "T")], "custom", "extractBits"),
     _math("insert_bits", [(("I", "I", "u32", "u32"), "T")], "custom", "insertBits"),
+    # Atomics on a storage or workgroup array element, returning the old value. f32
+    # (add, sub, exchange, load, store) is emulated on the bit pattern with a
+    # compare-exchange loop where the target lacks float atomics (`ir.legalize`), so the
+    # SPIR-V lowerings are for integers.
+    _atomic("atomic_add", [(("Xn", "S"), "S")], "atomicAdd", "OpAtomicIAdd"),
+    _atomic("atomic_sub", [(("Xn", "S"), "S")], "atomicSub", "OpAtomicISub"),
+    _atomic("atomic_min", [(("Xi", "S"), "S")], "atomicMin", ("OpAtomicSMin", "OpAtomicUMin")),
+    _atomic("atomic_max", [(("Xi", "S"), "S")], "atomicMax", ("OpAtomicSMax", "OpAtomicUMax")),
+    _atomic("atomic_and_", [(("Xi", "S"), "S")], "atomicAnd", "OpAtomicAnd"),
+    _atomic("atomic_or_", [(("Xi", "S"), "S")], "atomicOr", "OpAtomicOr"),
+    _atomic("atomic_xor", [(("Xi", "S"), "S")], "atomicXor", "OpAtomicXor"),
+    _atomic("atomic_exchange", [(("Xn", "S"), "S")], "atomicExchange", "OpAtomicExchange"),
+    _atomic("atomic_load", [(("Xn",), "S")], "atomicLoad", "OpAtomicLoad"),
+    _atomic("atomic_store", [(("Xn", "S"), "void")], "atomicStore", "OpAtomicStore"),
+    _atomic(
+        "atomic_compare_exchange",
+        [(("Xi", "S", "S"), "R")],
+        "atomicCompareExchangeWeak",
+        "custom",
+    ),
 ]
 
 INTRINSICS: dict[str, IntrinsicDef] = {d.name: d for d in _DEFINITIONS}
@@ -223,6 +321,8 @@ _GENERIC_CHECKS = {
     "Nv": lambda ty: isinstance(ty, t.VectorType) and ty.scalar.kind != "bool",
     "F3": lambda ty: isinstance(ty, t.VectorType) and ty.scalar.kind == "float" and ty.size == 3,
     "V": lambda ty: t.is_constructible(ty),
+    "Xi": lambda ty: isinstance(ty, t.AtomicType) and ty.scalar.kind in ("sint", "uint"),
+    "Xn": lambda ty: isinstance(ty, t.AtomicType),
 }
 
 _DESCRIPTIONS = {
@@ -234,6 +334,8 @@ _DESCRIPTIONS = {
     "Nv": "a numeric vector",
     "F3": "a vec3 of floats",
     "V": "a value type",
+    "Xi": "an element of Atomic[i32] or Atomic[u32]",
+    "Xn": "an element of Atomic[i32], Atomic[u32] or Atomic[f32]",
     "S": "a scalar",
     "B": "a bool",
 }
@@ -244,7 +346,7 @@ def _is_shape(ty) -> bool:
 
 
 def _component(ty):
-    return ty.scalar if isinstance(ty, t.VectorType) else ty
+    return ty.scalar if isinstance(ty, (t.VectorType, t.AtomicType)) else ty
 
 
 def _default_concrete(ty, pattern: str):
@@ -327,6 +429,8 @@ def _match_overload(params, result, arg_types):
         result_type = generic
     elif result == "S":
         result_type = _component(generic)
+    elif result == "R":
+        result_type = t.COMPARE_EXCHANGE_RESULTS[_component(generic)]
     else:
         result_type = _concrete_type(result)
     return concrete, result_type

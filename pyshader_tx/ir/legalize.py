@@ -4,7 +4,16 @@
 workgroup. Vulkan 1.1 does not, and wgpu-py 0.32 does not do it for WGSL modules either on
 every driver (seen on lavapipe), so the SPIR-V backend and the WGSL dialect that wgpu runs
 (naga's) add it to the entry point, as naga's own polyfill does: the first invocation
-stores the zero value into each workgroup variable, then the workgroup meets at a barrier.
+stores the zero value into each workgroup variable (atomics one element at a time, with
+`atomic_store`), then the workgroup meets at a barrier.
+
+`emulate_float_atomics`: `Atomic[f32]` exists in WGSL only with naga's
+`shader-float32-atomic` extension, and only in storage buffers; Vulkan needs an extension
+for it too. Elsewhere the element is stored as its bit pattern in an `Atomic[u32]`: loads,
+stores and exchanges bitcast around the u32 atomic, and `atomic_add`/`atomic_sub` call a
+helper function that retries a compare-exchange until no other invocation got in between
+(one helper per array, operation and index type). The rewrite builds a new module and
+leaves the given one untouched (compiled kernels cache both forms).
 """
 
 from __future__ import annotations
@@ -12,9 +21,41 @@ from __future__ import annotations
 import dataclasses
 
 from .. import types as t
-from .nodes import Binary, CallStatement, Compose, GlobalRef, If, Intrinsic, Literal, Module, Store
+from .nodes import (
+    Argument,
+    Binary,
+    Bitcast,
+    Break,
+    Call,
+    CallStatement,
+    Compose,
+    Declare,
+    Expr,
+    Function,
+    GlobalRef,
+    GlobalVariable,
+    If,
+    Index,
+    Intrinsic,
+    Literal,
+    Load,
+    LocalRef,
+    LocalVariable,
+    Loop,
+    Member,
+    Module,
+    Parameter,
+    Return,
+    Store,
+    nested_blocks,
+)
 
-__all__ = ["zero_workgroup_memory"]
+__all__ = ["zero_workgroup_memory", "emulate_float_atomics", "uses_float_atomics"]
+
+
+# ---------------------------------------------------------------------------
+# Workgroup memory starts at zero
+# ---------------------------------------------------------------------------
 
 
 def zero_workgroup_memory(module: Module) -> Module:
@@ -32,8 +73,240 @@ def zero_workgroup_memory(module: Module) -> Module:
         t.bool_,
         span,
     )
-    stores = [Store(GlobalRef(v, v.ty, span), Compose(v.ty, (), span), None, span) for v in shared]
+    stores = [_zero(variable, span) for variable in shared]
     barrier = CallStatement(Intrinsic("workgroup_barrier", (), t.VOID, span), span)
     prologue = [If(first, stores, [], span), barrier]
     entry = dataclasses.replace(entry, body=prologue + entry.body)
     return dataclasses.replace(module, entry_point=entry)
+
+
+def _zero(variable: GlobalVariable, span):
+    """Store the zero value into a workgroup variable: `v = T()`, or for an array of
+    atomics `for (var k = 0u; k < N; k += 1u) { atomic_store(v[k], 0); }`."""
+    ty = variable.ty
+    ref = GlobalRef(variable, ty, span)
+    if not isinstance(ty.element, t.AtomicType):
+        return Store(ref, Compose(ty, (), span), None, span)
+    counter = LocalVariable("zero_index", t.u32, False, span)
+
+    def i():
+        return Load(LocalRef(counter, t.u32, span), t.u32, span)
+
+    zero = Literal(0.0 if ty.element.scalar.kind == "float" else 0, ty.element.scalar, span)
+    element = Index(ref, i(), ty.element, span)
+    store = CallStatement(Intrinsic("atomic_store", (element, zero), t.VOID, span), span)
+    return Loop(
+        Declare(counter, Literal(0, t.u32, span), span),
+        Binary("lt", i(), Literal(ty.length, t.u32, span), t.bool_, span),
+        [store],
+        [Store(LocalRef(counter, t.u32, span), Literal(1, t.u32, span), "add", span)],
+        span,
+    )
+
+
+# ---------------------------------------------------------------------------
+# Float atomics on their bit pattern
+# ---------------------------------------------------------------------------
+
+F32_ATOMIC = t.AtomicType(t.f32)
+BITS_ATOMIC = t.AtomicType(t.u32)
+
+
+def emulate_float_atomics(module: Module, native_spaces: tuple = ()) -> Module:
+    """`module` with every `Atomic[f32]` outside `native_spaces` ('storage' where the
+    target has float atomics) stored as bits in an `Atomic[u32]` (the module itself when
+    there is none)."""
+    remapped = {
+        id(v): dataclasses.replace(v, ty=_as_bits(v.ty))
+        for v in module.globals
+        if v.space not in native_spaces and _as_bits(v.ty) != v.ty
+    }
+    if not remapped:
+        return module
+    rewriter = _FloatAtomics(remapped)
+    functions = [rewriter.function(f) for f in module.functions]
+    entry = rewriter.function(module.entry_point)
+    return dataclasses.replace(
+        module,
+        globals=[remapped.get(id(v), v) for v in module.globals],
+        functions=list(rewriter.helpers.values()) + functions,
+        entry_point=entry,
+    )
+
+
+def uses_float_atomics(module: Module) -> bool:
+    """Whether a global of `module` holds `Atomic[f32]` elements."""
+    return any(_as_bits(v.ty) != v.ty for v in module.globals)
+
+
+def _as_bits(ty):
+    """`ty` with `Atomic[f32]` elements replaced by `Atomic[u32]`."""
+    if ty == F32_ATOMIC:
+        return BITS_ATOMIC
+    if isinstance(ty, t.FixedArrayType):
+        element = _as_bits(ty.element)
+        return ty if element == ty.element else t.FixedArrayType(element, ty.length)
+    if isinstance(ty, t.RuntimeArrayType):
+        element = _as_bits(ty.element)
+        return ty if element == ty.element else t.RuntimeArrayType(element)
+    return ty
+
+
+class _FloatAtomics:
+    """Copies functions, rewriting references to the remapped globals and the atomic
+    intrinsics that use them."""
+
+    def __init__(self, remapped: dict):
+        self.remapped = remapped
+        self.helpers: dict = {}  # (variable id, operation, index type) -> Function
+
+    def function(self, function: Function) -> Function:
+        return dataclasses.replace(function, body=self.block(function.body))
+
+    def block(self, block: list) -> list:
+        return [self.statement(stmt) for stmt in block]
+
+    def statement(self, stmt):
+        changes = {}
+        for name in stmt.__dataclass_fields__:
+            value = getattr(stmt, name)
+            if isinstance(value, Expr):
+                changes[name] = self.expr(value)
+            elif isinstance(value, Declare):
+                changes[name] = self.statement(value)
+            elif isinstance(value, list) and any(value is b for b in nested_blocks(stmt)):
+                changes[name] = self.block(value)
+        return dataclasses.replace(stmt, **changes)
+
+    def expr(self, expr: Expr) -> Expr:
+        if isinstance(expr, Intrinsic) and expr.args and expr.args[0].ty == F32_ATOMIC:
+            new = self.remapped_ref(expr.args[0])
+            if new is not None:
+                values = [self.expr(arg) for arg in expr.args[1:]]
+                return FLOAT_ATOMIC_RULES[expr.name](self, expr, new, values)
+        if isinstance(expr, GlobalRef):
+            new = self.remapped.get(id(expr.var))
+            if new is not None:
+                return GlobalRef(new, new.ty, expr.span)
+            return expr
+        changes = {}
+        for name in expr.__dataclass_fields__:
+            value = getattr(expr, name)
+            if isinstance(value, Expr):
+                changes[name] = self.expr(value)
+            elif isinstance(value, tuple) and value and isinstance(value[0], Expr):
+                changes[name] = tuple(self.expr(v) for v in value)
+        if not changes:
+            return expr
+        if isinstance(expr, Index) and changes["base"].ty != expr.base.ty:
+            changes["ty"] = _as_bits(expr.ty)  # an element of a remapped array
+        return dataclasses.replace(expr, **changes)
+
+    def remapped_ref(self, ref: Expr) -> Expr | None:
+        """The rewritten reference `ref` (an element of a remapped array), or None when its
+        array keeps `Atomic[f32]`."""
+        root = ref
+        while isinstance(root, (Index, Member)):
+            root = root.base
+        if not isinstance(root, GlobalRef) or id(root.var) not in self.remapped:
+            return None
+        return self.expr(ref)
+
+    # -- the operations on bits -------------------------------------------------------
+
+    def load(self, expr: Intrinsic, ref: Expr, values: list) -> Expr:
+        bits = Intrinsic("atomic_load", (ref,), t.u32, expr.span)
+        return Bitcast(bits, t.f32, expr.span)
+
+    def store(self, expr: Intrinsic, ref: Expr, values: list) -> Expr:
+        bits = Bitcast(values[0], t.u32, expr.span)
+        return Intrinsic("atomic_store", (ref, bits), t.VOID, expr.span)
+
+    def exchange(self, expr: Intrinsic, ref: Expr, values: list) -> Expr:
+        bits = Bitcast(values[0], t.u32, expr.span)
+        old = Intrinsic("atomic_exchange", (ref, bits), t.u32, expr.span)
+        return Bitcast(old, t.f32, expr.span)
+
+    def update(self, expr: Intrinsic, ref: Expr, values: list) -> Expr:
+        """`atomic_add`/`atomic_sub`: a call of the compare-exchange helper."""
+        if not (isinstance(ref, Index) and isinstance(ref.base, GlobalRef)):
+            raise TypeError(f"{expr.name} on a reference that is not an array element")
+        variable = ref.base.var
+        key = (id(variable), expr.name, ref.index.ty)
+        if key not in self.helpers:
+            self.helpers[key] = _compare_exchange_helper(variable, expr.name, ref.index.ty)
+        helper = self.helpers[key]
+        return Call(helper, (ref.index, values[0]), t.f32, expr.span)
+
+
+FLOAT_ATOMIC_RULES = {
+    "atomic_load": _FloatAtomics.load,
+    "atomic_store": _FloatAtomics.store,
+    "atomic_exchange": _FloatAtomics.exchange,
+    "atomic_add": _FloatAtomics.update,
+    "atomic_sub": _FloatAtomics.update,
+}
+
+
+def _compare_exchange_helper(variable: GlobalVariable, operation: str, index_type) -> Function:
+    """The IR of
+
+    fn atomic_add_f32_<array>(index: u32, value: f32) -> f32 {
+        var old = atomic_load(array[index]);
+        loop {
+            let r = atomic_compare_exchange(array[index], old,
+                                            bitcast<u32>(bitcast<f32>(old) + value));
+            if r.exchanged { break; }
+            old = r.old_value;
+        }
+        return bitcast<f32>(old);
+    }
+    """
+    span = variable.span
+
+    def element():
+        ref = GlobalRef(variable, variable.ty, span)
+        return Index(ref, Argument(0, index_type, span), BITS_ATOMIC, span)
+
+    old = LocalVariable("old", t.u32, False, span)
+
+    def old_value():
+        return Load(LocalRef(old, t.u32, span), t.u32, span)
+
+    op = operation.removeprefix("atomic_")
+    updated = Binary(op, Bitcast(old_value(), t.f32, span), Argument(1, t.f32, span), t.f32, span)
+    result_type = t.COMPARE_EXCHANGE_RESULTS[t.u32]
+    result = LocalVariable("r", result_type, True, span)
+    exchange = Intrinsic(
+        "atomic_compare_exchange",
+        (element(), old_value(), Bitcast(updated, t.u32, span)),
+        result_type,
+        span,
+    )
+
+    def field(index: int, ty):
+        return Load(Member(LocalRef(result, result_type, span), index, ty, span), ty, span)
+
+    loop = Loop(
+        None,
+        None,
+        [
+            Declare(result, exchange, span),
+            If(field(1, t.bool_), [Break(span)], [], span),
+            Store(LocalRef(old, t.u32, span), field(0, t.u32), None, span),
+        ],
+        [],
+        span,
+    )
+    return Function(
+        f"{operation}_f32_{variable.name}",
+        [Parameter("index", index_type, span), Parameter("value", t.f32, span)],
+        t.f32,
+        [
+            Declare(old, Intrinsic("atomic_load", (element(),), t.u32, span), span),
+            loop,
+            Return(Bitcast(old_value(), t.f32, span), span),
+        ],
+        None,
+        span,
+    )

@@ -33,8 +33,9 @@ What is checked:
   cannot reach the end of their body.
 - Calls: the callee is in `module.functions` before the caller (no recursion), argument
   count and types match its parameters, VOID calls only as `CallStatement`s. Intrinsics
-  are in `INTRINSICS`, their argument and result types match one overload, and built-in
-  values appear only in the entry point.
+  are in `INTRINSICS`, their argument and result types match one overload, their constant
+  arguments (`constant_args`) are literals in range, and built-in values appear only in
+  the entry point.
 """
 
 from __future__ import annotations
@@ -832,6 +833,10 @@ class FunctionValidator:
                     f"argument {position} of '{expr.name}' points into {root.var.space} memory",
                     expr,
                 )
+        for position, name, allowed in definition.constant_args:
+            arg = expr.args[position] if position < len(expr.args) else None
+            if not (isinstance(arg, Literal) and arg.value in allowed):
+                self.fail(f"the {name} of '{expr.name}' must be a Literal in {allowed}", expr)
         arg_types = [arg.ty for arg in expr.args]
         try:
             params, result = match_signature(definition, arg_types)
@@ -917,9 +922,10 @@ EXPRESSION_CHECKS = {
 
 
 def _structs_in(ty) -> list:
-    """The struct types that `ty` is or contains (through arrays), outermost first."""
+    """The struct types that `ty` is or contains (through arrays), outermost first; WGSL's
+    predeclared ones are not declared by the module."""
     if isinstance(ty, StructType):
-        return [ty]
+        return [] if ty.predeclared else [ty]
     if isinstance(ty, (FixedArrayType, RuntimeArrayType)):
         return _structs_in(ty.element)
     return []

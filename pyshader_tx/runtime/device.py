@@ -29,6 +29,8 @@ __all__ = [
     "check_features",
     "pipeline_for",
     "device_limit",
+    "native_float_atomics",
+    "check_spirv_support",
 ]
 
 # Optional features requested whenever the adapter has them (kernels declare what they use).
@@ -139,6 +141,57 @@ def check_features(interface) -> None:
             f"{where}kernel {interface.name!r} needs the device feature {feature!r}, "
             f"but {reason}"
         )
+
+
+def native_float_atomics() -> bool:
+    """Whether the device has `atomic<f32>` in storage buffers (wgpu's
+    `shader-float32-atomic`); without it f32 atomics run as a compare-exchange loop on their
+    bits, so kernels never require the feature."""
+    return "shader-float32-atomic" in get_device().features
+
+
+#: What wgpu-native's SPIR-V frontend (naga) cannot run, up to the wgpu-native major version
+#: that has the bug: naga 29 drops the result of `OpAtomicCompareExchange` from its IR (fixed
+#: by gfx-rs/wgpu#9621), and the shader then fails validation or aborts the process. Our
+#: SPIR-V uses it for `tx.atomic_compare_exchange` and for f32 atomic add/sub on bits.
+NAGA_SPIRV_BUGS = {"compare-exchange": 29}
+
+
+def check_spirv_support(module, kernel_name: str) -> None:
+    """Raise `FeatureError` (naming the Python line) when `module`'s SPIR-V would hit a bug
+    of the wgpu in use, instead of letting it take the process down."""
+    from wgpu.backends import wgpu_native
+
+    if wgpu_native.version_info[0] > NAGA_SPIRV_BUGS["compare-exchange"]:
+        return
+    span = _first_compare_exchange(module)
+    if span is not None:
+        raise FeatureError(
+            f"{_location_text((span.filename, span.lineno))}kernel {kernel_name!r} needs an"
+            f" atomic compare-exchange, which the SPIR-V frontend of wgpu-native"
+            f" {wgpu_native.__version__} cannot run (naga drops its result, gfx-rs/wgpu#9621);"
+            " run it from WGSL: tx.options.shader_source = 'wgsl'"
+        )
+
+
+def _first_compare_exchange(module):
+    """The span of the first atomic that the SPIR-V backend writes as a compare-exchange:
+    `atomic_compare_exchange`, and f32 `atomic_add`/`atomic_sub` (on the bit pattern)."""
+    from ..ir import nodes
+    from ..types import AtomicType, f32
+
+    for function in [*module.functions, module.entry_point]:
+        for statement in nodes.walk_statements(function.body):
+            for expr in nodes.statement_exprs(statement):
+                for node in nodes.walk_expr(expr):
+                    if not isinstance(node, nodes.Intrinsic):
+                        continue
+                    on_floats = node.args and node.args[0].ty == AtomicType(f32)
+                    if node.name == "atomic_compare_exchange" or (
+                        on_floats and node.name in ("atomic_add", "atomic_sub")
+                    ):
+                        return node.span
+    return None
 
 
 def _location_text(location) -> str:

@@ -302,8 +302,8 @@ def test_check_reports_the_validators_that_ran(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     report = result.stderr.strip().splitlines()[-1]
-    assert report.startswith("check: naga: 12 modules valid; tint: ")
-    assert report.endswith(("tint: 6 modules valid", "tint: not installed (skipped)"))
+    assert report.startswith("check: naga: 14 modules valid; tint: ")
+    assert report.endswith(("tint: 7 modules valid", "tint: not installed (skipped)"))
 
 
 def test_check_spirv(tmp_path):

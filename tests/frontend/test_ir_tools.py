@@ -492,7 +492,11 @@ def _set(obj, **fields):
 
 
 def _with_f16(k):
-    k.module.features["shader-f16"] = None
+    return _with_feature(k, "shader-f16")
+
+
+def _with_feature(k, feature: str):
+    k.module.features[feature] = None
     return k
 
 
@@ -913,6 +917,14 @@ BROKEN = [
         "intrinsic-feature",
         lambda k: _set(k.declare_i, init=Intrinsic("subgroup_size", (), u32)),
         "'subgroup_size' needs feature 'subgroup', not in module.features",
+    ),
+    (
+        "intrinsic-constant-argument",
+        lambda k: _set(
+            _with_feature(k, "subgroup").store_out,
+            value=Intrinsic("subgroup_broadcast", (flt(1.0), load_local(k.i)), f32),
+        ),
+        "the lane of 'subgroup_broadcast' must be a Literal in range(0, 128)",
     ),
     (
         "intrinsic-argument-type",

@@ -153,6 +153,27 @@ def block_sums(x: Array[f32], out: Array[f32]):
         out[tx.workgroup_id().x] = total
 
 
+@tx.kernel(workgroup_size=64)
+def subgroup_compact(x: Array[f32], out: Array[f32], counts: Array[u32], sums: Array[f32]):
+    """Packs the positive values of each subgroup at the front of its slice of `out`."""
+    i = tx.global_invocation_id().x
+    value = 0.0
+    if i < len(x):
+        value = x[i]
+    keep = value > 0.0
+    slot = tx.subgroup_exclusive_add(u32(1) if keep else u32(0))
+    start = i - tx.subgroup_invocation_id()
+    if keep:
+        out[start + slot] = value
+    ballot = tx.subgroup_ballot(keep)
+    total = tx.subgroup_add(value)
+    if tx.subgroup_invocation_id() == 0:  # one invocation per subgroup writes the totals
+        group = start // tx.subgroup_size()
+        bits = tx.count_one_bits(ballot)
+        counts[group] = bits.x + bits.y + bits.z + bits.w
+        sums[group] = total
+
+
 # (name, kernel) pairs: specialized kernels appear once per specialization.
 GOLDEN_KERNELS = [
     ("saxpy", saxpy),
@@ -164,4 +185,5 @@ GOLDEN_KERNELS = [
     ("specialized_block4", specialized.specialize(BLOCK_SIZE=BLOCK)),
     ("volume", volume),
     ("block_sums", block_sums),
+    ("subgroup_compact", subgroup_compact),
 ]

@@ -96,3 +96,19 @@ def halve(x: Array[f16]):
     i = gpu.global_invocation_id().x
     if i < len(x):
         x[i] = x[i] * f16(0.5)
+
+
+@gpu.kernel(workgroup_size=64)
+def count_and_sum(x: Array[u32], counts: Array[gpu.Atomic[u32]], total: Array[gpu.Atomic[f32]]):
+    """Atomics, through the `gpu` alias: a workgroup-memory histogram and an f32 sum."""
+    local = gpu.workgroup_array(gpu.Atomic[u32], 8)
+    i = gpu.global_invocation_id().x
+    if i < len(x):
+        gpu.atomic_add(local[x[i] % 8], 1)
+        gpu.atomic_add(total[0], f32(x[i]))
+    gpu.workgroup_barrier()
+    lid = gpu.local_invocation_index()
+    if lid < 8:
+        r = gpu.atomic_compare_exchange(counts[lid], 0, gpu.atomic_load(local[lid]))
+        if not r.exchanged:
+            gpu.atomic_add(counts[lid], gpu.atomic_load(local[lid]))
