@@ -3,9 +3,11 @@
 The table there names, per scalar kind, a GLSL.std.450 instruction, a core opcode or
 "identity"; intrinsics whose lowering is "custom" are written by the functions registered
 here with `@custom(name)` (`select`'s argument order, `mix` with a scalar factor, integer
-`dot`, WGSL's clamping of bit-field offsets and counts, barriers). Reference arguments
-(`IntrinsicDef.reference_args`) reach a custom lowering as pointer ids; an intrinsic without
-result (a barrier) returns None.
+`dot`, WGSL's clamping of bit-field offsets and counts, barriers), and by the modules
+that register theirs the same way (`subgroups.py`, `atomics.py`; the package's `__init__`
+imports them, so every lowering is registered before a module is written). Reference
+arguments (`IntrinsicDef.reference_args`) reach a custom lowering as pointer ids; an
+intrinsic without result (a barrier) returns None.
 
 Barriers use naga's scopes and semantics: `workgroupBarrier` is `OpControlBarrier
 Workgroup Workgroup WorkgroupMemory|AcquireRelease`, `storageBarrier` the same with

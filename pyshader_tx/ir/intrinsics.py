@@ -187,6 +187,7 @@ _DEFINITIONS = [
     _subgroup("subgroup_ballot", [(("bool",), "vec4u")], "subgroupBallot"),
     _subgroup("subgroup_all", [(("bool",), "bool")], "subgroupAll"),
     _subgroup("subgroup_any", [(("bool",), "bool")], "subgroupAny"),
+    # naga has no subgroupElect: its dialect and the SPIR-V compare an exclusive count to 0.
     _subgroup("subgroup_elect", [((), "bool")], "subgroupElect"),
     _subgroup(
         "subgroup_broadcast",

@@ -3,7 +3,7 @@ and votes, elect, broadcasts and shuffles, in kernels and in a device function.
 
 Every test holds for any subgroup size: each kernel writes `tx.subgroup_size()` and
 `tx.subgroup_invocation_id()` beside its results, and the expectation is computed from
-them (lavapipe's subgroups have 8 invocations, an H200's 32). The tests assume that a
+them (lavapipe's subgroups have 8 invocations, NVIDIA's 32). The tests assume that a
 subgroup is a run of consecutive local invocations, as on every GPU we know of (Vulkan
 does not promise it); `subgroups_of` checks that first and says so when it fails. All
 invocations are active (launches are whole workgroups), so subgroups are full.
@@ -395,7 +395,7 @@ KERNELS = [
 ]
 
 
-def test_standard_wgsl_enables_subgroups_and_the_naga_dialect_does_not(shader_source):
+def test_standard_dialect_enables_subgroups_and_the_naga_dialect_does_not(shader_source):
     if shader_source != "wgsl":
         pytest.skip("WGSL only")
     for kernel in KERNELS:
