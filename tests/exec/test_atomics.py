@@ -213,6 +213,56 @@ def test_compare_exchange_result_fields(shader_source):
     assert np.isin(seen[losers], np.append(winners, -1)).all()
 
 
+# -- one atomic per subgroup --------------------------------------------------------------
+
+
+@tx.kernel(workgroup_size=64)
+def append_positive(
+    x: Array[f32], out: Array[f32], count: Array[tx.Atomic[u32]], stats: Array[tx.Atomic[u32]]
+):
+    """Stream compaction as a bump allocator does it: each subgroup counts its survivors,
+    its lane 0 reserves room for all of them with one atomic, and every survivor writes at
+    the subgroup's base plus its rank among the survivors before it (any subgroup size)."""
+    i = tx.global_invocation_id().x
+    keep = False
+    if i < len(x):
+        keep = x[i] > 0.0
+    flag = u32(keep)
+    rank = tx.subgroup_exclusive_add(flag)
+    total = tx.subgroup_add(flag)
+    base = u32(0)
+    if tx.subgroup_invocation_id() == 0:
+        base = tx.atomic_add(count[0], total)
+        tx.atomic_add(stats[0], 1)  # atomics on `count`: one per subgroup
+        tx.atomic_max(stats[1], tx.subgroup_size())
+    base = tx.subgroup_broadcast(base, 0)
+    if keep:
+        out[base + rank] = x[i]
+
+
+@pytest.mark.parametrize("n", [5, 64, 1000, 4096 + 33])
+def test_subgroup_aggregated_atomic_append(n):
+    x = np.random.default_rng(n).standard_normal(n).astype(np.float32)
+    out = np.full(n, np.nan, np.float32)
+    count = np.zeros(1, np.uint32)
+    stats = np.zeros(2, np.uint32)
+    append_positive(x, out, count, stats, threads=n)
+    kept = x[x > 0]
+    assert int(count[0]) == len(kept)
+    np.testing.assert_array_equal(np.sort(out[: len(kept)]), np.sort(kept))
+    assert np.isnan(out[len(kept) :]).all()
+    subgroup_size = int(stats[1])
+    invocations = -(-n // 64) * 64
+    assert int(stats[0]) == invocations // subgroup_size
+    # Within a subgroup the survivors keep their order: each run of the output that comes
+    # from one subgroup is increasing in the input position.
+    position = {value: index for index, value in enumerate(x.tolist())}
+    order = [position[v] for v in out[: len(kept)].tolist()]
+    groups = [p // subgroup_size for p in order]
+    for a, b, ga, gb in zip(order, order[1:], groups, groups[1:]):
+        assert ga != gb or a < b
+
+
 # -- f32 --------------------------------------------------------------------------------
 
 
@@ -308,6 +358,7 @@ KERNELS = [
     store_then_load,
     multiply_all,
     claim_slots,
+    append_positive,
     float_sums,
 ]
 

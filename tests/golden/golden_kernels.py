@@ -174,6 +174,24 @@ def subgroup_compact(x: Array[f32], out: Array[f32], counts: Array[u32], sums: A
         sums[group] = total
 
 
+@tx.kernel(workgroup_size=64)
+def atomic_histogram(x: Array[u32], bins: Array[tx.Atomic[u32]], total: Array[tx.Atomic[f32]]):
+    """Counts in workgroup memory, one atomic per bin and workgroup; an f32 sum (a
+    compare-exchange loop on the bits in this standard WGSL and in SPIR-V)."""
+    local = tx.workgroup_array(tx.Atomic[u32], 16)
+    i = tx.global_invocation_id().x
+    lid = tx.local_invocation_index()
+    if i < len(x):
+        tx.atomic_add(local[x[i] % 16], 1)
+        tx.atomic_add(total[0], f32(x[i]))
+    tx.workgroup_barrier()
+    if lid < 16:
+        count = tx.atomic_load(local[lid])
+        r = tx.atomic_compare_exchange(bins[lid], 0, count)
+        if not r.exchanged and count > 0:
+            tx.atomic_add(bins[lid], count)
+
+
 # (name, kernel) pairs: specialized kernels appear once per specialization.
 GOLDEN_KERNELS = [
     ("saxpy", saxpy),
@@ -186,4 +204,5 @@ GOLDEN_KERNELS = [
     ("volume", volume),
     ("block_sums", block_sums),
     ("subgroup_compact", subgroup_compact),
+    ("atomic_histogram", atomic_histogram),
 ]
