@@ -370,8 +370,8 @@ class CallLowering:
     # -- device functions --------------------------------------------------
 
     def call_function(self, meta: Meta, node: ast.Call):
-        function = self.module.function_for(meta.value, self.source.span(node))
-        params = function.params
+        func = meta.value
+        params = self.module.parameters_of(func)
         given = list(node.args)
         if len(given) > len(params):
             raise self.source.error(
@@ -390,11 +390,31 @@ class CallLowering:
             raise self.source.error(
                 node, f"{meta.name}() is missing argument(s) {', '.join(missing)}"
             )
+        arrays = {
+            p.name: self.array_argument(slot, p, meta.name)
+            for slot, p in zip(slots, params)
+            if isinstance(p.ty, t.StorageArrayType)
+        }
         args = tuple(
             ops.coerce(self.value(slot), p.ty, f"argument '{p.name}'")
             for slot, p in zip(slots, params)
+            if not isinstance(p.ty, t.StorageArrayType)
         )
+        function = self.module.function_for(func, self.source.span(node), arrays)
         return ir.Call(function, args, function.result, self.source.span(node))
+
+    def array_argument(self, node: ast.expr, param: ir.Parameter, name: str) -> ArrayParam:
+        """The kernel array passed for an array parameter (of exactly its type)."""
+        array = self.place(node)
+        if not isinstance(array, ArrayParam) or array.ty != param.ty:
+            is_typed = isinstance(array, (ArrayParam, ir.Expr))
+            got = repr(array.ty) if is_typed else self.describe_meta(array)
+            raise self.source.error(
+                node,
+                f"argument '{param.name}' of {name}() must be an array parameter of type"
+                f" {param.ty!r}, got {got}",
+            )
+        return array
 
     def call_kernel(self, meta: Meta, node: ast.Call):
         raise self.source.error(

@@ -121,10 +121,27 @@ class ModuleBuilder:
         self.in_progress: list = []  # Func objects being lowered (recursion check)
         self.workgroup_arrays: list = []  # GlobalVariables of tx.workgroup_array, in order
 
-    def function_for(self, func, span) -> ir.Function:
-        """The IR of a device function, lowered once per Func object: the IR of a device
-        function does not depend on the kernel calling it, so later kernels reuse it."""
-        key = id(func)
+    def parameters_of(self, func) -> list:
+        """A device function's parameters (`ir.Parameter`s with their annotated types,
+        arrays included), read once per module."""
+        key = ("parameters", id(func))
+        if key not in self.lowered:
+            source = func.function_source()
+            types = parameter_types(source)
+            self.lowered[key] = [
+                ir.Parameter(arg.arg, ty, source.span(arg))
+                for arg, ty in zip(source.node.args.args, types)
+            ]
+        return self.lowered[key]
+
+    def function_for(self, func, span, arrays: dict | None = None) -> ir.Function:
+        """The IR of a device function. Without array parameters it is lowered once per
+        Func object: its IR does not depend on the kernel calling it, so later kernels
+        reuse it. With array parameters it is lowered once per kernel and binding of its
+        arrays (`arrays`: parameter name -> the caller's ArrayParam): its body refers to
+        those storage buffers directly, so no backend needs pointer parameters."""
+        arrays = arrays or {}
+        key = (id(func), tuple((name, id(array.var)) for name, array in arrays.items()))
         if key in self.lowered:
             return self.lowered[key]
         if func in self.in_progress:
@@ -134,15 +151,16 @@ class ModuleBuilder:
             raise CompileError(
                 f"recursion is not supported on GPUs: {chain} -> {func.__name__}", span
             )
-        closure = getattr(func, "lowered_closure", None)
+        closure = None if arrays else getattr(func, "lowered_closure", None)
         if closure is None:
             self.in_progress.append(func)
             try:
-                function = lower_device_function(self, func.function_source())
+                function = lower_device_function(self, func.function_source(), arrays)
             finally:
                 self.in_progress.pop()
             closure = analysis.callees_first(function)
-            func.lowered_closure = closure
+            if not arrays:
+                func.lowered_closure = closure
         for needed in closure:
             if not any(needed is f for f in self.functions):
                 self.functions.append(needed)
@@ -165,24 +183,40 @@ def check_signature(source: FunctionSource, kind: str) -> None:
             raise source.error(arg, f"parameter '{arg.arg}' needs a type annotation, e.g. f32")
 
 
-def lower_device_function(module: ModuleBuilder, source: FunctionSource) -> ir.Function:
-    """A `@tx.func` as an IR function (value parameters, optional result)."""
+def parameter_types(source: FunctionSource) -> list:
+    """The annotated types of a device function's parameters: values, or storage arrays
+    (`Array[T]`, `Array2D[T]`, ...) that a call binds to one of the kernel's arrays."""
     check_signature(source, "device function")
     node = source.node
     if node.args.defaults:
         raise source.error(node.args.defaults[0], "device function parameters have no defaults")
-    params = []
-    bindings = {}
-    for index, arg in enumerate(node.args.args):
+    types = []
+    for arg in node.args.args:
         ty = evaluate_annotation(arg.annotation, source, f"parameter '{arg.arg}'")
-        if not t.is_constructible(ty):
+        if not (t.is_constructible(ty) or isinstance(ty, t.StorageArrayType)):
             raise source.error(
                 arg.annotation,
-                f"device function parameters take values, not {ty!r}",
+                f"device function parameters take values or arrays, not {ty!r}",
                 "index arrays in the kernel and pass the elements",
             )
+        types.append(ty)
+    return types
+
+
+def lower_device_function(
+    module: ModuleBuilder, source: FunctionSource, arrays: dict
+) -> ir.Function:
+    """A `@tx.func` as an IR function: its value parameters, optional result; its array
+    parameters are the kernel's arrays in `arrays` (parameter name -> ArrayParam)."""
+    node = source.node
+    params = []
+    bindings = {}
+    for arg, ty in zip(node.args.args, parameter_types(source)):
+        if isinstance(ty, t.StorageArrayType):
+            bindings[arg.arg] = arrays[arg.arg]
+            continue
+        bindings[arg.arg] = _argument_factory(len(params), ty)
         params.append(ir.Parameter(arg.arg, ty, source.span(arg)))
-        bindings[arg.arg] = _argument_factory(index, ty)
     result = t.VOID
     if node.returns is not None:
         result = evaluate_annotation(node.returns, source, "the return value")

@@ -71,3 +71,34 @@ def barrier_after_atomic(counts: Array[tx.Atomic[u32]]):
 @tx.kernel(workgroup_size=64)
 def whole_array(counts: Array[tx.Atomic[u32]]):
     tx.atomic_add(counts, 1)
+
+
+@tx.func
+def bump(counts: Array[tx.Atomic[u32]], key: u32) -> u32:
+    return tx.atomic_add(counts[key], 1)
+
+
+@tx.kernel(workgroup_size=64)
+def array_of_wrong_type(counts: Array[u32]):
+    bump(counts, 0)
+
+
+@tx.kernel(workgroup_size=64)
+def value_for_array(counts: Array[tx.Atomic[u32]]):
+    bump(5, 0)
+
+
+@tx.kernel(workgroup_size=64)
+def workgroup_array_for_array(counts: Array[tx.Atomic[u32]]):
+    local = tx.workgroup_array(tx.Atomic[u32], 4)
+    bump(local, 0)
+
+
+@tx.func
+def atomic_value(a: tx.Atomic[u32]) -> u32:
+    return 0
+
+
+@tx.kernel(workgroup_size=64)
+def atomic_parameter(counts: Array[tx.Atomic[u32]]):
+    atomic_value(counts[0])

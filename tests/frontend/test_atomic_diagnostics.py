@@ -1,5 +1,6 @@
-"""Diagnostics for misused atomics: full rendered messages (file:line:col, the source
-line, the caret line) for the kernels in `atomic_kernels.py`."""
+"""Diagnostics for misused atomics and array parameters of device functions: full rendered
+messages (file:line:col, the source line, the caret line) for the kernels in
+`atomic_kernels.py`."""
 
 import os
 import sys
@@ -72,6 +73,26 @@ EXPECTED = {
         "atomic_kernels.py:73:19: error: tx.atomic_add() takes a reference into a storage array or workgroup memory, e.g. counts[i]; declare the array as counts: Array[tx.Atomic[u32]], or in workgroup memory as counts = tx.workgroup_array(tx.Atomic[u32], 64)\n"
         "    tx.atomic_add(counts, 1)\n"
         "                  ^^^^^^"
+    ),
+    "array_of_wrong_type": (
+        "atomic_kernels.py:83:10: error: argument 'counts' of bump() must be an array parameter of type Array[Atomic[u32]], got Array[u32]\n"
+        "    bump(counts, 0)\n"
+        "         ^^^^^^"
+    ),
+    "value_for_array": (
+        "atomic_kernels.py:88:10: error: argument 'counts' of bump() must be an array parameter of type Array[Atomic[u32]], got int literal\n"
+        "    bump(5, 0)\n"
+        "         ^"
+    ),
+    "workgroup_array_for_array": (
+        "atomic_kernels.py:94:10: error: argument 'counts' of bump() must be an array parameter of type Array[Atomic[u32]], got array<Atomic[u32], 4>\n"
+        "    bump(local, 0)\n"
+        "         ^^^^^"
+    ),
+    "atomic_parameter": (
+        "atomic_kernels.py:98:21: error: device function parameters take values or arrays, not Atomic[u32]; index arrays in the kernel and pass the elements\n"
+        "def atomic_value(a: tx.Atomic[u32]) -> u32:\n"
+        "                    ^^^^^^^^^^^^^^"
     ),
 }
 
