@@ -9,6 +9,7 @@ array parameter before it is indexed). `value(node)` is the IR value of an expre
 from __future__ import annotations
 
 import ast
+import difflib
 import types as pytypes
 from dataclasses import dataclass
 
@@ -279,7 +280,9 @@ class ExpressionLowering:
                 raise self.source.error(node, f"math.{attr} is not supported in kernels")
             value = getattr(base.value, attr, MISSING)
             if value is MISSING:
-                raise self.source.error(node, f"pyshader_tx has no attribute '{attr}'")
+                close = difflib.get_close_matches(attr, base.value.__all__, n=1)
+                hint = f"did you mean tx.{close[0]}?" if close else None
+                raise self.source.error(node, f"pyshader_tx has no attribute '{attr}'", hint)
             meaning = classify(value, f"tx.{attr}")
             if meaning is None:
                 raise self.source.error(node, f"tx.{attr} cannot be used inside a kernel")

@@ -102,3 +102,8 @@ def atomic_value(a: tx.Atomic[u32]) -> u32:
 @tx.kernel(workgroup_size=64)
 def atomic_parameter(counts: Array[tx.Atomic[u32]]):
     atomic_value(counts[0])
+
+
+@tx.kernel(workgroup_size=64)
+def misspelled_and(counts: Array[tx.Atomic[u32]]):
+    tx.atomic_and(counts[0], 1)

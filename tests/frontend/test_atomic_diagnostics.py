@@ -94,6 +94,11 @@ EXPECTED = {
         "def atomic_value(a: tx.Atomic[u32]) -> u32:\n"
         "                    ^^^^^^^^^^^^^^"
     ),
+    "misspelled_and": (
+        "atomic_kernels.py:109:5: error: pyshader_tx has no attribute 'atomic_and'; did you mean tx.atomic_and_?\n"
+        "    tx.atomic_and(counts[0], 1)\n"
+        "    ^^^^^^^^^^^^^"
+    ),
 }
 
 
