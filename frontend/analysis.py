@@ -23,8 +23,9 @@ def reference_root(ref: ir.Expr) -> ir.Expr:
 def analyse_module(module: ir.Module) -> None:
     """The whole-module facts, found in one walk over every function:
 
-    - storage buffers the kernel stores to become 'read_write' (copied back after a
-      call); the others stay 'read';
+    - storage buffers the kernel stores to (or changes with atomics) become 'read_write'
+      and `written` (copied back after a call); the others stay as declared ('read', or
+      'read_write' for arrays of atomics, which WGSL requires even for loads);
     - `module.features`: each device feature with the span of its first use (f16 in
       parameters, then globals, then expressions in walk order, then declarations);
     - `module.structs`: every struct type used, each after the structs it contains
@@ -74,9 +75,7 @@ class _ModuleWalk:
                 if self.first_f16_declaration is None and t.uses_f16(ty):
                     self.first_f16_declaration = statement.span
             elif kind is ir.Store:
-                root = reference_root(statement.ref)
-                if isinstance(root, ir.GlobalRef) and root.var.space == "storage":
-                    root.var.access = "read_write"
+                _mark_written(reference_root(statement.ref))
             for expr in ir.statement_exprs(statement):
                 self.expression(expr)
             for inner in ir.nested_blocks(statement):
@@ -89,10 +88,19 @@ class _ModuleWalk:
             if "shader-f16" not in self.features and t.uses_f16(ty):
                 self.features["shader-f16"] = expr.span
         if type(expr) is ir.Intrinsic:
-            for feature in INTRINSICS[expr.name].features:
+            definition = INTRINSICS[expr.name]
+            for feature in definition.features:
                 self.features.setdefault(feature, expr.span)
+            if definition.kind == "atomic" and expr.name != "atomic_load":
+                _mark_written(reference_root(expr.args[0]))
         for child in expr.children():
             self.expression(child)
+
+
+def _mark_written(root: ir.Expr) -> None:
+    if isinstance(root, ir.GlobalRef) and root.var.space == "storage":
+        root.var.access = "read_write"
+        root.var.written = True
 
 
 class _StructOrder:

@@ -264,7 +264,8 @@ def compile_kernel(
         name=node.name,
         params=params,
         arrays=[
-            ArrayBinding(a.name, a.index, 0, a.var.binding, a.ty, a.var.access) for a in arrays
+            ArrayBinding(a.name, a.index, 0, a.var.binding, a.ty, a.var.access, a.var.written)
+            for a in arrays
         ],
         uniforms=uniforms,
         workgroup_size=workgroup_size,

@@ -22,7 +22,8 @@ class ArrayBinding:
     group: int
     binding: int
     ty: t.StorageArrayType
-    access: str  # 'read' or 'read_write' (the kernel writes it: copied back after a call)
+    access: str  # 'read' or 'read_write' (the binding type)
+    written: bool = False  # the kernel changes it: copied back after a call
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,7 @@ class KernelInterface:
                 "name": a.name,
                 "kind": "storage",
                 "access": a.access,
+                "written": a.written,
                 "ndim": a.ty.ndim,
                 "element": type_layout(a.ty.element),
             }

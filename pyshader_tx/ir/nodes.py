@@ -94,6 +94,9 @@ class GlobalVariable:
     group: int | None = None
     binding: int | None = None
     span: Span | None = None
+    # Whether the kernel changes it (storage: copied back after a call). Implies
+    # 'read_write'; an array of atomics is 'read_write' even when only loaded.
+    written: bool = False
 
     def __repr__(self) -> str:
         return f"GlobalVariable({self.name}: {self.space} {self.ty!r})"

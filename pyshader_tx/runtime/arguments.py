@@ -8,7 +8,7 @@ GPU buffer to bind:
 * a DeviceArray binds its own buffer (never copied); its layout is checked once per
   distinct (dtype, shape, padding) and remembered;
 * a numpy array is uploaded into a buffer pooled per parameter and size, and, when the
-  kernel writes the parameter (access 'read_write'), copied back into the user's array
+  kernel writes the parameter (`written`), copied back into the user's array
   in place after the dispatch (`read_back`). Arrays the kernel only reads are never read
   back; a non-contiguous one is copied before upload, while a non-contiguous or
   read-only array the kernel writes is an error (it could not be updated in place).
@@ -51,7 +51,7 @@ class ArrayParam:
         self.index = binding.param_index  # position among the kernel's parameters
         self.binding = binding.binding
         self.ty = binding.ty
-        self.writes = binding.access == "read_write"
+        self.writes = binding.written
         self.layout = element_layout(binding.ty.element)
         self.ndim = binding.ty.ndim  # array dimensions (the uniform block's shape)
         self.full_ndim = self.ndim + len(self.layout.shape)  # numpy rank users pass

@@ -330,6 +330,7 @@ def test_json_reflection_for_a_host_engine():
         "name": "particles",
         "kind": "storage",
         "access": "read_write",
+        "written": True,
         "ndim": 1,
         "element": {
             "type": "Particle",

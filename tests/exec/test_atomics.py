@@ -341,10 +341,26 @@ def test_kernels_without_float_atomics_use_plain_naga_dialect():
 # -- reflection and Tint ----------------------------------------------------------------
 
 
+@tx.kernel(workgroup_size=64)
+def load_only(counts: Array[tx.Atomic[u32]], out: Array[u32]):
+    i = tx.global_invocation_id().x
+    if i < len(out):
+        out[i] = tx.atomic_load(counts[i])
+
+
+def test_arrays_only_loaded_atomically_are_not_copied_back():
+    counts = np.arange(100, dtype=np.uint32)
+    out = np.zeros(100, np.uint32)
+    load_only(counts, out, threads=100)
+    np.testing.assert_array_equal(out, np.arange(100))
+    written = {b["name"]: (b["access"], b["written"]) for b in load_only.reflection["bindings"]}
+    assert written == {"counts": ("read_write", False), "out": ("read_write", True)}
+
+
 def test_reflection_of_atomic_arrays():
     bindings = {b["name"]: b for b in extremes.reflection["bindings"]}
-    assert bindings["result"]["access"] == "read_write"
-    assert bindings["x"]["access"] == "read"
+    assert bindings["result"]["access"] == "read_write" and bindings["result"]["written"]
+    assert bindings["x"]["access"] == "read" and not bindings["x"]["written"]
     assert "atomic<i32>" in extremes.wgsl
     assert workgroup_histogram.reflection["workgroup_memory"] == BINS * 4
 

@@ -28,7 +28,8 @@ PARTICLE = t.StructType("Particle", (("pos", vec3f), ("mass", t.f32), ("vel", ve
 
 
 def array(name, index, binding, element, access="read", ndim=1):
-    return ArrayBinding(name, index, 0, binding, t.StorageArrayType(element, ndim), access)
+    ty = t.StorageArrayType(element, ndim)
+    return ArrayBinding(name, index, 0, binding, ty, access, access == "read_write")
 
 
 def block(binding, members):
