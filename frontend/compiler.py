@@ -117,22 +117,23 @@ class ModuleBuilder:
         self.workgroup_size = workgroup_size
         self.fold_1d = fold_1d
         self.functions: list = []
-        self.lowered: dict = {}  # id(Func) -> ir.Function
+        self.lowered: dict = {}  # (id(Func), bound arrays) -> ir.Function
+        self.parameters: dict = {}  # id(Func) -> its ir.Parameters, arrays included
         self.in_progress: list = []  # Func objects being lowered (recursion check)
         self.workgroup_arrays: list = []  # GlobalVariables of tx.workgroup_array, in order
 
     def parameters_of(self, func) -> list:
         """A device function's parameters (`ir.Parameter`s with their annotated types,
         arrays included), read once per module."""
-        key = ("parameters", id(func))
-        if key not in self.lowered:
+        key = id(func)
+        if key not in self.parameters:
             source = func.function_source()
             types = parameter_types(source)
-            self.lowered[key] = [
+            self.parameters[key] = [
                 ir.Parameter(arg.arg, ty, source.span(arg))
                 for arg, ty in zip(source.node.args.args, types)
             ]
-        return self.lowered[key]
+        return self.parameters[key]
 
     def function_for(self, func, span, arrays: dict | None = None) -> ir.Function:
         """The IR of a device function. Without array parameters it is lowered once per
@@ -155,7 +156,9 @@ class ModuleBuilder:
         if closure is None:
             self.in_progress.append(func)
             try:
-                function = lower_device_function(self, func.function_source(), arrays)
+                function = lower_device_function(
+                    self, func.function_source(), self.parameters_of(func), arrays
+                )
             finally:
                 self.in_progress.pop()
             closure = analysis.callees_first(function)
@@ -204,19 +207,20 @@ def parameter_types(source: FunctionSource) -> list:
 
 
 def lower_device_function(
-    module: ModuleBuilder, source: FunctionSource, arrays: dict
+    module: ModuleBuilder, source: FunctionSource, parameters: list, arrays: dict
 ) -> ir.Function:
-    """A `@tx.func` as an IR function: its value parameters, optional result; its array
-    parameters are the kernel's arrays in `arrays` (parameter name -> ArrayParam)."""
+    """A `@tx.func` as an IR function: of `parameters` (`ModuleBuilder.parameters_of`),
+    the values stay parameters; the arrays are the kernel's arrays in `arrays` (parameter
+    name -> ArrayParam). Optional result."""
     node = source.node
     params = []
     bindings = {}
-    for arg, ty in zip(node.args.args, parameter_types(source)):
-        if isinstance(ty, t.StorageArrayType):
-            bindings[arg.arg] = arrays[arg.arg]
+    for param in parameters:
+        if isinstance(param.ty, t.StorageArrayType):
+            bindings[param.name] = arrays[param.name]
             continue
-        bindings[arg.arg] = _argument_factory(len(params), ty)
-        params.append(ir.Parameter(arg.arg, ty, source.span(arg)))
+        bindings[param.name] = _argument_factory(len(params), param.ty)
+        params.append(ir.Parameter(param.name, param.ty, param.span))  # its own, per function
     result = t.VOID
     if node.returns is not None:
         result = evaluate_annotation(node.returns, source, "the return value")

@@ -48,9 +48,17 @@ from .nodes import (
     Return,
     Store,
     nested_blocks,
+    statement_exprs,
+    walk_expr,
+    walk_statements,
 )
 
-__all__ = ["zero_workgroup_memory", "emulate_float_atomics", "uses_float_atomics"]
+__all__ = [
+    "zero_workgroup_memory",
+    "emulate_float_atomics",
+    "uses_float_atomics",
+    "first_compare_exchange",
+]
 
 
 # ---------------------------------------------------------------------------
@@ -246,6 +254,26 @@ FLOAT_ATOMIC_RULES = {
     "atomic_add": _FloatAtomics.update,
     "atomic_sub": _FloatAtomics.update,
 }
+
+
+def first_compare_exchange(module: Module):
+    """The span of the first atomic of `module` that becomes a compare-exchange on a target
+    without float atomics (the SPIR-V backend): `atomic_compare_exchange`, and f32 atomics
+    that `emulate_float_atomics` turns into a compare-exchange loop. None if there is none."""
+    for function in [*module.functions, module.entry_point]:
+        for statement in walk_statements(function.body):
+            for expr in statement_exprs(statement):
+                for node in walk_expr(expr):
+                    if isinstance(node, Intrinsic) and _is_compare_exchange(node):
+                        return node.span
+    return None
+
+
+def _is_compare_exchange(node: Intrinsic) -> bool:
+    if node.name == "atomic_compare_exchange":
+        return True
+    on_floats = bool(node.args) and node.args[0].ty == F32_ATOMIC
+    return on_floats and FLOAT_ATOMIC_RULES.get(node.name) is _FloatAtomics.update
 
 
 def _compare_exchange_helper(variable: GlobalVariable, operation: str, index_type) -> Function:

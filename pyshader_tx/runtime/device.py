@@ -20,6 +20,7 @@ import threading
 import wgpu
 
 from ..errors import FeatureError
+from ..ir.legalize import first_compare_exchange
 
 __all__ = [
     "WANTED_FEATURES",
@@ -164,7 +165,7 @@ def check_spirv_support(module, kernel_name: str) -> None:
 
     if wgpu_native.version_info[0] > NAGA_SPIRV_BUGS["compare-exchange"]:
         return
-    span = _first_compare_exchange(module)
+    span = first_compare_exchange(module)
     if span is not None:
         raise FeatureError(
             f"{_location_text((span.filename, span.lineno))}kernel {kernel_name!r} needs an"
@@ -172,26 +173,6 @@ def check_spirv_support(module, kernel_name: str) -> None:
             f" {wgpu_native.__version__} cannot run (naga drops its result, gfx-rs/wgpu#9621);"
             " run it from WGSL: tx.options.shader_source = 'wgsl'"
         )
-
-
-def _first_compare_exchange(module):
-    """The span of the first atomic that the SPIR-V backend writes as a compare-exchange:
-    `atomic_compare_exchange`, and f32 `atomic_add`/`atomic_sub` (on the bit pattern)."""
-    from ..ir import nodes
-    from ..types import AtomicType, f32
-
-    for function in [*module.functions, module.entry_point]:
-        for statement in nodes.walk_statements(function.body):
-            for expr in nodes.statement_exprs(statement):
-                for node in nodes.walk_expr(expr):
-                    if not isinstance(node, nodes.Intrinsic):
-                        continue
-                    on_floats = node.args and node.args[0].ty == AtomicType(f32)
-                    if node.name == "atomic_compare_exchange" or (
-                        on_floats and node.name in ("atomic_add", "atomic_sub")
-                    ):
-                        return node.span
-    return None
 
 
 def _location_text(location) -> str:
