@@ -9,6 +9,7 @@ from pyshader_tx import ir
 from pyshader_tx import types as t
 from pyshader_tx.ir.intrinsics import INTRINSICS, PYTHON_BUILTINS, match_signature
 
+from . import counters
 from . import operators as ops
 from .expressions import ArrayParam, Meta, WorkgroupArray
 
@@ -65,6 +66,11 @@ class CallLowering:
         value = args[0]
         if isinstance(value, ir.Literal):
             return self.convert_literal(value, ty, span)
+        if counters.is_counter(value):
+            # u32(k) and i32(k) fix the counter's type; f32(k) converts it from its own.
+            if ty.kind in ("sint", "uint"):
+                return counters.realize(value, ty)
+            return ir.Convert(counters.realize_own_type(value), ty, span)
         if not isinstance(value.ty, t.ScalarType):
             raise self.source.error(node.args[0], f"cannot convert {value.ty!r} to {ty!r}")
         if value.ty == ty:
@@ -114,7 +120,7 @@ class CallLowering:
 
     def component(self, value: ir.Expr, scalar: t.ScalarType, node) -> ir.Expr:
         if ops.is_abstract(value):
-            return ops.literal_as(value, scalar)
+            value = ops.adapt(value, scalar)
         if value.ty != scalar:
             raise self.source.error(
                 node,

@@ -18,6 +18,7 @@ from pyshader_tx import ir
 from pyshader_tx import types as t
 from pyshader_tx.ir.intrinsics import MATH_CONSTANTS, MATH_FUNCTIONS
 
+from . import counters
 from . import operators as ops
 from .source import MISSING
 
@@ -327,10 +328,15 @@ class ExpressionLowering:
             raise self.source.error(node.slice, "Atomic[...] takes i32, u32 or f32")
         return Meta("type", t.AtomicType(element.value), self.source.text(node))
 
-    def index_value(self, node: ast.expr, length: int | None) -> ir.Expr:
+    def index_value(self, node: ast.expr, length: int | None, own_type: bool = True) -> ir.Expr:
         """An i32/u32 index; constant indices are range-checked (negative ones count from
         the end, as in Python, when the length is known)."""
         index = self.value(node)
+        if counters.is_counter(index):
+            # Either integer type indexes: the counter's own (2-D and 3-D indices: u32).
+            if own_type:
+                return counters.realize_own_type(index)
+            return counters.realize(index, t.u32)
         if isinstance(index, ir.Literal) and index.ty in (t.ABSTRACT_INT, t.i32, t.u32):
             value = index.value
             if length is None:
@@ -359,7 +365,7 @@ class ExpressionLowering:
             )
         span = self.source.span(node)
         ref = ir.GlobalRef(array.var, array.var.ty, self.source.span(node.value))
-        values = [self.index_value(index, None) for index in indices]
+        values = [self.index_value(index, None, own_type=ndim == 1) for index in indices]
         if ndim == 1:
             flat = values[0]
         else:
@@ -438,6 +444,8 @@ class ExpressionLowering:
             return ir.Unary("not", operand, t.bool_, span)
         if isinstance(node.op, ast.USub):
             self.require_numeric(operand, node.operand, "negate")
+            if counters.is_counter(operand):
+                return counters.negate(operand, span)
             if ops.is_abstract(operand):
                 return ops.abstract_literal(-operand.value, span)
             if t.scalar_of(operand.ty).kind == "uint":
@@ -449,6 +457,7 @@ class ExpressionLowering:
         kind = ops.scalar_kind(operand)
         if kind not in ("sint", "uint"):
             raise self.source.error(node, f"'~' needs an integer, not {operand.ty!r}")
+        operand = ops.concretize(operand) if counters.is_counter(operand) else operand
         if ops.is_abstract(operand):
             return ops.abstract_literal(~operand.value, span)
         return ir.Unary("bit_not", operand, operand.ty, span)
@@ -538,6 +547,10 @@ class ExpressionLowering:
 
     def unify(self, left: ir.Expr, right: ir.Expr, node: ast.AST, verb: str):
         """Give two operands one type: literals adapt to the other side."""
+        if counters.is_counter(left) and not self.is_integer_value(right):
+            left = ops.concretize(left)  # a counter meets no integer type: i32, as alone
+        if counters.is_counter(right) and not self.is_integer_value(left):
+            right = ops.concretize(right)
         if ops.is_abstract(left) and ops.is_abstract(right):
             if left.ty != right.ty:
                 left = ir.Literal(float(left.value), t.ABSTRACT_FLOAT, left.span)
@@ -550,6 +563,10 @@ class ExpressionLowering:
         if left.ty != right.ty:
             raise self.mismatch(verb, left, right, node)
         return left, right
+
+    def is_integer_value(self, expr: ir.Expr) -> bool:
+        """A concrete i32/u32 (scalar or vector) value, whose type a counter can take."""
+        return not ops.is_abstract(expr) and ops.scalar_kind(expr) in ("sint", "uint")
 
     def mismatch(self, verb: str, left: ir.Expr, right: ir.Expr, node: ast.AST):
         """The error for two operands of different types, suggesting the conversion:

@@ -16,6 +16,8 @@ from pyshader_tx import ir
 from pyshader_tx import types as t
 from pyshader_tx.errors import CompileError
 
+from . import counters
+
 INT_RANGES = {"i32": (-(2**31), 2**31 - 1), "u32": (0, 2**32 - 1)}
 F16_MAX = 65504.0
 
@@ -77,7 +79,10 @@ def concretize(expr: ir.Expr) -> ir.Expr:
 
 
 def literal_as(expr: ir.Literal, target: t.ScalarType) -> ir.Literal:
-    """An abstract literal as a concrete scalar, checking that the value fits."""
+    """An abstract literal as a concrete scalar, checking that the value fits (a range
+    counter expression: as an expression of that type, see `counters.realize`)."""
+    if counters.is_counter(expr):
+        return counters.realize(expr, target)
     value = expr.value
     if target.kind in ("sint", "uint"):
         if isinstance(value, float):
@@ -98,11 +103,27 @@ def literal_as(expr: ir.Literal, target: t.ScalarType) -> ir.Literal:
     raise CompileError(f"a number cannot be used where {target!r} is expected", expr.span)
 
 
+def adapts(expr: ir.Expr, target: t.Type) -> bool:
+    """Whether abstract `expr` takes scalar type `target` by itself: literals take any
+    number type, range counter expressions only integer types."""
+    if not isinstance(target, t.ScalarType) or target.kind == "bool":
+        return False
+    return not counters.is_counter(expr) or target.kind in ("sint", "uint")
+
+
+def adapt(expr: ir.Expr, target: t.ScalarType) -> ir.Expr:
+    """An abstract `expr` as `target` where it adapts, else concretized (i32 / f32), for
+    the caller's type check to report."""
+    return literal_as(expr, target) if adapts(expr, target) else concretize(expr)
+
+
 def coerce(expr: ir.Expr, target: t.Type, what: str = "value") -> ir.Expr:
     """`expr` as a value of type `target`: literals adapt (and splat into vectors);
     otherwise the types must be equal."""
     if expr.ty == target:
         return expr
+    if counters.is_counter(expr) and not adapts(expr, t.scalar_of(target)):
+        expr = concretize(expr)  # a counter is an integer: i32, as alone
     if is_abstract(expr):
         component = t.scalar_of(target)
         if isinstance(component, t.ScalarType) and component.kind != "bool":
@@ -156,6 +177,10 @@ class OperatorLowering:
         if both_literals(left, right) and is_abstract(left) and is_abstract(right):
             if function is not None:
                 return fold(function, left, right, span)
+        if counters.is_counter(left) or counters.is_counter(right):
+            combined = counters.combine(name, left, right, span)
+            if combined is not None:
+                return combined
         rule = BINARY_RULES[name]
         return rule(self, left, right, node, verb, span)
 
@@ -180,7 +205,7 @@ class OperatorLowering:
             return self.unify(left, right, node, verb)
         vector, scalar = (left, right) if lvec else (right, left)
         if is_abstract(scalar):
-            scalar = literal_as(scalar, vector.ty.scalar)
+            scalar = adapt(scalar, vector.ty.scalar)
         elif scalar.ty != vector.ty.scalar:
             raise self.mismatch(verb, left, right, node)
         if op not in NATIVE_VECTOR_SCALAR:

@@ -15,6 +15,7 @@ from pyshader_tx import types as t
 from pyshader_tx.errors import CompileError
 from pyshader_tx.ir.intrinsics import INTRINSICS
 
+from . import counters
 from . import operators as ops
 from .annotations import evaluate_annotation
 from .expressions import Meta, WorkgroupArray
@@ -329,11 +330,38 @@ class StatementLowering:
             raise self.source.error(node.orelse[0], "for/else is not supported in kernels")
         if not isinstance(node.target, ast.Name):
             raise self.source.error(node.target, "the loop variable must be a single name")
-        start, stop, step = self.range_bounds(node)
+        start, stop, step = self.range_arguments(node)
         span = self.source.span(node)
         name = node.target.id
         simple = id(node) in self.plan.simple_loops
-        counter = ir.LocalVariable(name if simple else f"{name}_index", start.ty, False, span)
+        counter = counters.adaptive_counter(name, start, stop, step, span) if simple else None
+        body = []
+        if counter is not None:
+            # Constant bounds: the counter's type follows its uses (frontend/counters.py).
+            self.bindings[name] = counter
+            self.lower_block(node.body, body)
+            del self.bindings[name]
+            ty = counters.settle(counter, body)
+            start, stop = ops.literal_as(start, ty), ops.literal_as(stop, ty)
+            stop = self.stable_bound(stop, name)
+            var = counter.var
+        else:
+            start, stop = self.typed_bounds(start, stop, node)
+            var = ir.LocalVariable(name if simple else f"{name}_index", start.ty, False, span)
+            if simple:
+                self.bindings[name] = var
+                self.lower_block(node.body, body)
+                del self.bindings[name]
+            else:
+                with self.into(body):
+                    load = ir.Load(ir.LocalRef(var, var.ty, span), var.ty, span)
+                    self.assign_name(name, load, node)
+                self.lower_block(node.body, body)
+        self.emit(self.counted_loop(var, start, stop, step, body, span))
+
+    def counted_loop(self, counter, start, stop, step: int, body: list, span) -> ir.Loop:
+        """`for (var counter = start; counter < stop; counter += step) { body }` (`>` and
+        `-=` for negative steps), never stepping past `stop`."""
         counter_ref = lambda: ir.LocalRef(counter, counter.ty, span)  # noqa: E731
         compare = "lt" if step > 0 else "gt"
         current = ir.Load(counter_ref(), counter.ty, span)
@@ -347,18 +375,10 @@ class StatementLowering:
             distance = ir.Binary("sub", *pair, counter.ty, span)
             increment = ir.Intrinsic("min", (increment, distance), counter.ty, span)
         continuing = [ir.Store(counter_ref(), increment, "add" if step > 0 else "sub", span)]
-        body = []
-        if simple:
-            self.bindings[name] = counter
-            self.lower_block(node.body, body)
-            del self.bindings[name]
-        else:
-            with self.into(body):
-                self.assign_name(name, ir.Load(counter_ref(), counter.ty, span), node)
-            self.lower_block(node.body, body)
-        self.emit(ir.Loop(ir.Declare(counter, start, span), condition, body, continuing, span))
+        return ir.Loop(ir.Declare(counter, start, span), condition, body, continuing, span)
 
-    def range_bounds(self, node: ast.For):
+    def range_arguments(self, node: ast.For) -> tuple:
+        """The start and stop values (not yet typed) and the constant step of a range()."""
         call = node.iter
         callee = self.place(call.func) if isinstance(call, ast.Call) else None
         if not (isinstance(callee, Meta) and callee.kind == "builtin" and callee.value == "range"):
@@ -381,13 +401,22 @@ class StatementLowering:
             step = step_value.value
             if step == 0:
                 raise self.source.error(call.args[2], "the range step must not be zero")
-        start, stop = self.unify(args[0], args[1], call, "use in range")
+        return args[0], args[1], step
+
+    def typed_bounds(self, start: ir.Expr, stop: ir.Expr, node: ast.For) -> tuple:
+        """Bounds of one integer type (a loop over typed bounds counts in their type)."""
+        call = node.iter
+        start, stop = self.unify(start, stop, call, "use in range")
         if ops.scalar_kind(start) not in ("sint", "uint") or not isinstance(start.ty, t.ScalarType):
             raise self.source.error(call, f"range() needs integers, not {start.ty!r}")
-        if not self.is_stable(stop):
-            var = self.temp(f"{node.target.id}_stop", stop.ty, stop.span, init=stop)
-            stop = ir.Load(ir.LocalRef(var, var.ty, stop.span), var.ty, stop.span)
-        return start, stop, step
+        return start, self.stable_bound(stop, node.target.id)
+
+    def stable_bound(self, stop: ir.Expr, name: str) -> ir.Expr:
+        """The stop value, through a temporary when it could change while the loop runs."""
+        if self.is_stable(stop):
+            return stop
+        var = self.temp(f"{name}_stop", stop.ty, stop.span, init=stop)
+        return ir.Load(ir.LocalRef(var, var.ty, stop.span), var.ty, stop.span)
 
     def is_stable(self, expr: ir.Expr) -> bool:
         """Whether re-evaluating `expr` every iteration gives the same value: no calls, no

@@ -80,9 +80,10 @@ class AbstractType(Type):
 
     name: str
     kind: str  # 'sint' for abstract ints, 'float' for abstract floats
+    display: str  # how messages name it
 
     def __repr__(self) -> str:
-        return "int literal" if self.kind == "sint" else "float literal"
+        return self.display
 
 
 @dataclass(frozen=True)
@@ -208,8 +209,8 @@ i32 = ScalarType("i32", "sint", 4)
 u32 = ScalarType("u32", "uint", 4)
 f32 = ScalarType("f32", "float", 4)
 f16 = ScalarType("f16", "float", 2)
-ABSTRACT_INT = AbstractType("abstract_int", "sint")
-ABSTRACT_FLOAT = AbstractType("abstract_float", "float")
+ABSTRACT_INT = AbstractType("abstract_int", "sint", "int literal")
+ABSTRACT_FLOAT = AbstractType("abstract_float", "float", "float literal")
 VOID = VoidType()
 
 SCALARS = {"bool": bool_, "i32": i32, "u32": u32, "f32": f32, "f16": f16}
