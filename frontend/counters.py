@@ -17,9 +17,9 @@ values, arithmetic on them, or counters of enclosing loops of this kind):
 - an expression that can be negative cannot become u32 (its value would wrap around and
   `//`, `%`, `>>` and comparisons would change): that is a CompileError at the use. An
   expression whose values exceed i32 cannot become i32.
-- When the loop body is lowered, the counter variable takes u32 if every use that fixed a
-  type asked for u32 (and its bounds allow it), else i32; reads that asked for that type
-  lose their conversion (`settle`). It counts with WGSL's `<` and `+=`, never past its
+- When the loop body is lowered, the counter variable takes the type most of the uses
+  that fixed a type asked for (i32 on a tie or with none; only a type its bounds fit);
+  reads that asked for that type lose their conversion (`settle`). It counts with WGSL's `<` and `+=`, never past its
   bound, as before.
 
 A counter that is assigned in the loop or used after it is an ordinary variable (i32 for
@@ -311,15 +311,15 @@ def _build(expr: CounterExpr, ty: t.Type) -> ir.Expr:
 
 def settle(counter: RangeCounter, body: list) -> t.ScalarType:
     """Choose the counter's type from the uses in `body` (lowered IR), give it to every
-    node that waited for it, and drop the conversions it makes unnecessary."""
-    wanted = set()
+    node that waited for it, and drop the conversions it makes unnecessary. (Which type
+    does not change any value: every use was checked against the counter's interval.)"""
+    wanted = {t.i32: 0, t.u32: 0}
     for expr in _expressions(body):
         for node in ir.walk_expr(expr):
-            if isinstance(node, ir.Convert) and _reads(node.value, counter):
-                wanted.add(node.ty)
-    wanted &= {t.i32, t.u32}
-    only_u32 = wanted == {t.u32} or t.i32 not in counter.types
-    ty = t.u32 if only_u32 and t.u32 in counter.types else t.i32
+            if isinstance(node, ir.Convert) and node.ty in wanted and _reads(node.value, counter):
+                wanted[node.ty] += 1
+    more_u32 = wanted[t.u32] > wanted[t.i32] or t.i32 not in counter.types
+    ty = t.u32 if more_u32 and t.u32 in counter.types else t.i32
     counter.var.ty = ty
     _rewrite_block(body, counter.slot, ty)
     return ty

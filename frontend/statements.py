@@ -406,6 +406,23 @@ class StatementLowering:
     def typed_bounds(self, start: ir.Expr, stop: ir.Expr, node: ast.For) -> tuple:
         """Bounds of one integer type (a loop over typed bounds counts in their type)."""
         call = node.iter
+        typed = not ops.is_abstract(start) and not ops.is_abstract(stop)
+        if (
+            typed
+            and start.ty != stop.ty
+            and {ops.scalar_kind(start), ops.scalar_kind(stop)}
+            <= {
+                "sint",
+                "uint",
+            }
+        ):
+            first, second = (self.source.text(arg) for arg in call.args[:2])
+            raise self.source.error(
+                call,
+                f"range() bounds must have one type, got {start.ty!r} and {stop.ty!r}",
+                f"convert one, e.g. range({first}, {start.ty!r}({second})) or"
+                f" range({stop.ty!r}({first}), {second})",
+            )
         start, stop = self.unify(start, stop, call, "use in range")
         if ops.scalar_kind(start) not in ("sint", "uint") or not isinstance(start.ty, t.ScalarType):
             raise self.source.error(call, f"range() needs integers, not {start.ty!r}")
