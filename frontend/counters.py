@@ -236,23 +236,26 @@ def source_text(span) -> str:
 def problem(expr: CounterExpr, ty: t.ScalarType) -> CompileError | None:
     """Why `expr` cannot take integer type `ty` (the outermost part that cannot), or None.
     u32: no part may be negative (the value would wrap around and //, %, >> and
-    comparisons would change); i32: the counters and literals must fit it."""
+    comparisons would change); the counters and literals in it must fit `ty`."""
+    low, high = LIMITS[ty.name]
     for node in ir.walk_expr(expr):
-        text = source_text(node.span)
         if ty == t.u32 and node.low < 0:
             return CompileError(
-                f"{text} can be negative here (down to {node.low}), so it cannot be used as u32",
+                f"{source_text(node.span)} can be negative here (down to {node.low}), so it"
+                " cannot be used as u32",
                 node.span,
                 "a negative u32 would wrap around: convert the unsigned operand instead,"
                 " e.g. i32(...)",
             )
-        if node.op in ("counter", "literal") and not LIMITS[ty.name][0] <= node.low:
-            return CompileError(f"{text} does not fit {ty!r}", node.span)
-        if node.op in ("counter", "literal") and node.high > LIMITS[ty.name][1]:
+        is_leaf = node.op in ("counter", "literal")
+        if is_leaf and not low <= node.low <= node.high <= high:
+            text = source_text(node.span)
+            extreme = node.high if node.high > high else node.low
+            hint = (
+                f"use it with u32 operands, or convert, e.g. u32({text})" if ty == t.i32 else None
+            )
             return CompileError(
-                f"{text} can reach {node.high}, which does not fit {ty!r}",
-                node.span,
-                f"use it with u32 operands, or convert, e.g. u32({text})",
+                f"{text} can reach {extreme}, which does not fit {ty!r}", node.span, hint
             )
     return None
 
