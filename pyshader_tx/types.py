@@ -41,8 +41,9 @@ class Type:
     """Base class of all types. Subclasses are frozen dataclasses."""
 
     def __call__(self, *args):
-        # Outside a kernel, constructors are not meaningful. Inside a kernel the frontend
-        # treats `f32(x)` as a conversion; it never calls this.
+        # Outside a kernel only vectors and matrices construct values (they override
+        # this). Inside a kernel the frontend treats `f32(x)` as a conversion; it never
+        # calls this.
         raise TypeError(f"{self} can only be constructed inside a pyshader_tx kernel or function")
 
     @property
@@ -76,7 +77,8 @@ class ScalarType(Type):
 
 @dataclass(frozen=True)
 class AbstractType(Type):
-    """The type of an integer or float literal whose concrete type is not fixed yet."""
+    """The type of an integer or float literal whose concrete type is not fixed yet (and of
+    expressions over range() counters, `frontend/counters.py`)."""
 
     name: str
     kind: str  # 'sint' for abstract ints, 'float' for abstract floats
@@ -96,6 +98,12 @@ class VectorType(Type):
     def __repr__(self) -> str:
         return f"vec{self.size}{SCALAR_SUFFIX[self.scalar.name]}"
 
+    def __call__(self, *args):
+        """A host-side value (`pyshader_tx.values`); kernels read the call as WGSL's."""
+        from .values import construct
+
+        return construct(self, args)
+
 
 @dataclass(frozen=True)
 class MatrixType(Type):
@@ -107,6 +115,12 @@ class MatrixType(Type):
 
     def __repr__(self) -> str:
         return f"mat{self.columns}x{self.rows}{SCALAR_SUFFIX[self.scalar.name]}"
+
+    def __call__(self, *args):
+        """A host-side value, column-major (`pyshader_tx.values`)."""
+        from .values import construct
+
+        return construct(self, args)
 
     @property
     def column_type(self) -> VectorType:
