@@ -67,8 +67,9 @@ class CallLowering:
         if isinstance(value, ir.Literal):
             return self.convert_literal(value, ty, span)
         if counters.is_counter(value):
-            # u32(k) and i32(k) fix the counter's type; f32(k) converts it from its own.
-            if ty.kind in ("sint", "uint"):
+            # u32(k) and i32(k) give the counter that type where its values fit it;
+            # otherwise (u32(k - 5)), and for f32(k), they convert it from its own type.
+            if ty.kind in ("sint", "uint") and counters.problem(value, ty) is None:
                 return counters.realize(value, ty)
             return ir.Convert(counters.realize_own_type(value), ty, span)
         if not isinstance(value.ty, t.ScalarType):

@@ -66,24 +66,28 @@ def test_stencil_with_negative_offsets():
 
 
 @tx.kernel(workgroup_size=8)
-def both_ways(out: Array[u32], signed: Array[i32], floats: Array[f32]):
-    """One counter as an index, in u32 arithmetic, in i32 arithmetic and as a float."""
+def both_ways(out: Array[u32], signed: Array[i32], floats: Array[f32], wrapped: Array[u32]):
+    """One counter as an index, in u32 arithmetic, in i32 arithmetic, as a float, and
+    converted explicitly where it is negative (u32() keeps the bits, as at run time)."""
     i = tx.global_invocation_id().x
     for j in range(8):
         out[i * 8 + j] = i * 100 + j * 3 + (j << 1) + (j >> 1) % 2
         signed[i * 8 + j] = i32(i) - j * 2
         floats[i * 8 + j] = f32(j) * 0.5 + f32(j // 3)
+        wrapped[i * 8 + j] = u32(j - 4) + i
 
 
 def test_counter_used_both_ways():
     out = np.zeros(64, np.uint32)
     signed = np.zeros(64, np.int32)
     floats = np.zeros(64, np.float32)
-    both_ways(out, signed, floats, threads=8)
+    wrapped = np.zeros(64, np.uint32)
+    both_ways(out, signed, floats, wrapped, threads=8)
     i, j = np.divmod(np.arange(64), 8)
     np.testing.assert_array_equal(out, i * 100 + j * 3 + (j << 1) + (j >> 1) % 2)
     np.testing.assert_array_equal(signed, i - j * 2)
     np.testing.assert_array_equal(floats, j * 0.5 + j // 3)
+    np.testing.assert_array_equal(wrapped, ((j - 4) % 2**32 + i).astype(np.uint32))
 
 
 @tx.kernel(workgroup_size=1)

@@ -31,7 +31,7 @@ def counter_plus_float(x: Array[f32], out: Array[f32]):
 @tx.kernel(workgroup_size=64)
 def counter_too_large_for_i32(out: Array[i32]):
     for j in range(2**31 - 2, 2**31 + 2):
-        out[0] = i32(j)
+        out[0] = j
 
 
 @tx.kernel(workgroup_size=64)
