@@ -3,7 +3,8 @@
 Locals are declared where `variables.plan_function` placed them. `for i in range(...)`
 becomes a `Loop` with an init, a condition and a continuing step; Python's semantics
 are kept (the bounds are evaluated once, assigning `i` in the body does not change the
-iteration, and `i` keeps its last value after the loop).
+iteration, and `i` keeps its last value after the loop). A counter over constant bounds
+takes the integer type its uses need (`frontend/counters.py`).
 """
 
 from __future__ import annotations

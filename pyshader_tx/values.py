@@ -146,6 +146,9 @@ class VectorValue:
                 )
         raise AttributeError(f"{self.type!r} has no attribute {name!r}")
 
+    def __reduce__(self):
+        return VectorValue, (self.type, np.array(self._data))
+
     def __setattr__(self, name, value):
         if name in VectorValue.__slots__ and not hasattr(self, "_data"):
             return object.__setattr__(self, name, value)
@@ -193,6 +196,9 @@ class MatrixValue:
         if not isinstance(column, (int, np.integer)):
             raise TypeError(f"{self.type!r} takes a column index, not {type(column).__name__}")
         return VectorValue(self.type.column_type, self._data[column])
+
+    def __reduce__(self):
+        return MatrixValue, (self.type, np.array(self._data))
 
     def __setattr__(self, name, value):
         if name in MatrixValue.__slots__ and not hasattr(self, "_data"):

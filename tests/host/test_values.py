@@ -2,6 +2,9 @@
 kernel builds a small immutable numpy-backed value with the constructor forms kernels
 have; components are checked as kernel arguments are."""
 
+import copy
+import pickle
+
 import numpy as np
 import pytest
 
@@ -60,6 +63,7 @@ def test_vector_numpy_equality_hash_and_repr():
     assert tx.vec2u(3, 4) != (3, 4, 5)
     assert len({tx.vec2u(3, 4), tx.vec2u(3, 4), tx.vec2u(4, 3)}) == 2
     assert eval(repr(v), vars(tx)) == v
+    assert pickle.loads(pickle.dumps(v)) == v and copy.copy(v) == v
 
 
 def test_matrix_constructor_forms():
