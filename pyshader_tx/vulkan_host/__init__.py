@@ -37,6 +37,7 @@ __all__ = [
     "launch",
     "available",
     "device_name",
+    "get_device",
     "close",
     "LaunchReport",
     "NativeLauncher",
