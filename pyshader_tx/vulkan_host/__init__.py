@@ -28,12 +28,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
+from ..runtime.arrays import element_layout
 from .device import VulkanUnavailable, close, get_device, spirv_capabilities
 from .launch import LaunchReport, NativeLauncher, launch
 from .reflection import interface_from_reflection, load_reflection
 
 __all__ = [
     "run",
+    "zeros",
     "launch",
     "available",
     "device_name",
@@ -68,6 +72,20 @@ def _read_spirv(spirv) -> bytes:
     if isinstance(spirv, (str, Path)):
         return Path(spirv).read_bytes()
     raise TypeError(f"spirv: expected bytes or a path, got {type(spirv).__name__}")
+
+
+def zeros(reflection, name: str, shape) -> np.ndarray:
+    """A zeroed numpy array for the array parameter `name` of a kernel's reflection, with
+    the dtype and trailing element axes a launch expects: `(n, 3)` float32 for `vec3f`,
+    the struct's dtype (its GPU layout, from the JSON's offsets) for a struct element."""
+    interface = interface_from_reflection(reflection)
+    binding = next((a for a in interface.arrays if a.name == name), None)
+    if binding is None:
+        arrays = ", ".join(a.name for a in interface.arrays) or "none"
+        raise ValueError(f"{interface.name}: no array parameter {name!r} (its arrays: {arrays})")
+    layout = element_layout(binding.ty.element)
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    return np.zeros(shape + layout.shape, layout.dtype)
 
 
 def run(
