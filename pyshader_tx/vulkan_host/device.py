@@ -153,7 +153,9 @@ def spirv_capabilities(binary: bytes) -> list[str]:
     """The `OpCapability` operands of a SPIR-V binary, by name."""
     from ..backend_spirv.grammar import ENUMS
 
-    names = {value: name for name, value in ENUMS["Capability"].items()}
+    names = {}
+    for name, value in ENUMS["Capability"].items():
+        names.setdefault(value, name)  # the grammar's first name, not a later alias
     if len(binary) < 20 or len(binary) % 4:
         raise ValueError(f"not a SPIR-V binary ({len(binary)} bytes)")
     words = struct.unpack(f"<{len(binary) // 4}I", binary)

@@ -255,8 +255,8 @@ def launcher_for(interface, get_code) -> NativeLauncher:
     """The cached NativeLauncher of `interface` (created on first use)."""
     key = id(interface)
     entry = _launchers.get(key)
-    if entry is not None and entry[0]() is interface:
-        return entry[1]
+    if entry is not None and entry[0]() is interface and entry[1].device is get_device():
+        return entry[1]  # (after `close()` a new device needs new launchers)
     launcher = NativeLauncher(interface, get_code)
     _launchers[key] = (
         weakref.ref(interface, lambda _, key=key: _launchers.pop(key, None)),
