@@ -107,7 +107,7 @@ OPTIONAL_FEATURES = (
 )
 
 #: The Vulkan 1.0 features enabled where the device has them: out-of-bounds accesses stay
-#: inside the buffer (as wgpu's bounds checks keep them), and the integer types shaders use.
+#: inside the buffer (as wgpu's bounds checks keep them).
 CORE_FEATURES = ("robustBufferAccess",)
 
 # SPIR-V capability -> what allows it: ('feature', field of OPTIONAL_FEATURES) or

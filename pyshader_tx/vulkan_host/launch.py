@@ -12,7 +12,9 @@ Per call: one host-visible buffer per binding (each array's storage bytes, at le
 rounded up to 4, as wgpu binds them, so `len(a)` from `OpArrayLength` agrees), the uniform
 block, one descriptor set, one dispatch, a fence wait, and the arrays the kernel writes
 (`written` in the reflection) copied back into the caller's numpy arrays in place; then
-every buffer of the call is destroyed. Pipelines stay cached on the device.
+every buffer of the call is destroyed. Pipelines stay cached on the device. Buffers live
+in host-visible memory, mapped: simple and exact, meant for tests and the command line
+rather than for speed on discrete GPUs.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import types as t
+from ..errors import FeatureError
 from ..runtime.arguments import ArrayParam
 from ..runtime.arrays import DeviceArray
 from ..runtime.launch import compute_dispatch
@@ -99,6 +103,7 @@ class NativeLauncher:
             self._packer = UniformPacker(self.name, self._params, interface.uniforms)
             layout.append((interface.uniforms.binding, "uniform"))
         self._layout = tuple(sorted(layout))
+        self._check_uniform_layout()
         self._pipelines = {}  # folded -> Pipeline
         self.pipeline(False)  # compile now: a bad module fails at the first launch's start
 
@@ -124,6 +129,22 @@ class NativeLauncher:
                 f"kernel {self.name!r} does not fit the Vulkan device {self.device.name!r}: "
                 + "; ".join(problems)
             )
+
+    def _check_uniform_layout(self) -> None:
+        """A uniform matrix with columns closer than 16 bytes (`mat2x2f`: 8) is WGSL's layout,
+        which Vulkan reads only with `uniformBufferStandardLayout` (no capability says so)."""
+        block = self.interface.uniforms
+        if block is None or "uniformBufferStandardLayout" in self.device.features:
+            return
+        for member in block.members:
+            if _has_narrow_matrix(member.ty):
+                name = self._params[member.source[1]][0]
+                raise FeatureError(
+                    f"kernel {self.name!r}: the uniform parameter {name!r} ({member.ty!r}) has "
+                    f"matrix columns closer than 16 bytes, which needs the Vulkan feature "
+                    f"uniformBufferStandardLayout, but the Vulkan device {self.device.name!r}"
+                    f" does not support it"
+                )
 
     def pipeline(self, folded: bool):
         """The device's pipeline of the normal or folded variant (made on first use)."""
@@ -245,6 +266,16 @@ class NativeLauncher:
                 f"{limit_name} ({limit} bytes)"
             )
         return self.device.create_buffer(size, usage)
+
+
+def _has_narrow_matrix(ty: t.Type) -> bool:
+    if isinstance(ty, t.MatrixType):
+        return t.array_stride(ty.column_type) % 16 != 0
+    if isinstance(ty, t.FixedArrayType):
+        return _has_narrow_matrix(ty.element)
+    if isinstance(ty, t.StructType):
+        return any(_has_narrow_matrix(member) for _, member in ty.fields)
+    return False
 
 
 # id(interface) -> (weak reference to the interface, NativeLauncher)

@@ -159,6 +159,16 @@ def test_uniforms_of_every_kind_natively():
     np.testing.assert_array_equal(particles["position"], expected)
 
 
+def test_narrow_uniform_matrix_needs_standard_layout(monkeypatch):
+    device = vulkan_host.get_device()
+    monkeypatch.setattr(device, "features", device.features - {"uniformBufferStandardLayout"})
+    reflection = push.compiled().interface.host_reflection()
+    with pytest.raises(FeatureError, match=r"^kernel 'push': the uniform parameter 'scale'"):
+        arrays = {"particles": np.zeros(1, Particle.dtype)}
+        uniforms = {"wind": [0, 0, 0], "scale": np.eye(2), "on": True}
+        vulkan_host.run(push.spirv, reflection, arrays, uniforms, threads=1)
+
+
 def test_a_closed_device_is_made_anew():
     compiled = iota.compiled()
     out = np.zeros(10, np.uint32)
