@@ -14,6 +14,11 @@ subgroup operation class) that allows it, and raises `FeatureError` naming the m
 `pipeline_for` caches compute pipelines (with their shader module, descriptor set layout
 and pipeline layout) by SPIR-V bytes, entry point and binding layout; the cache is bounded
 and destroys what it evicts. Every Vulkan object is destroyed by `close()` (also at exit).
+
+`PYSHADER_TX_VULKAN_VALIDATION=1` enables the Khronos validation layer (Debian:
+vulkan-validationlayers): every error or warning it reports while a pipeline is made or a
+dispatch runs is raised as a `VulkanValidationError` (the test suite sets it where the
+layer is installed, so every native launch of the tests is validated).
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ from ..errors import FeatureError
 
 __all__ = [
     "VulkanUnavailable",
+    "VulkanValidationError",
+    "validation_layer_available",
     "VulkanDevice",
     "get_device",
     "close",
@@ -41,10 +48,16 @@ __all__ = [
 PIPELINE_CACHE_SIZE = 512
 
 DEVICE_ENV = "PYSHADER_TX_VULKAN_DEVICE"
+VALIDATION_ENV = "PYSHADER_TX_VULKAN_VALIDATION"
+VALIDATION_LAYER = "VK_LAYER_KHRONOS_validation"
 
 
 class VulkanUnavailable(RuntimeError):
     """No native Vulkan: the `vulkan` package, the loader or a usable device is missing."""
+
+
+class VulkanValidationError(RuntimeError):
+    """The validation layer reported errors or warnings (with PYSHADER_TX_VULKAN_VALIDATION)."""
 
 
 def _import_vulkan():
@@ -227,6 +240,15 @@ class VulkanDevice:
     fence: object = None
     pipelines: OrderedDict = field(default_factory=OrderedDict)
     lock: threading.RLock = field(default_factory=threading.RLock)
+    validation: "Validation | None" = None  # with PYSHADER_TX_VULKAN_VALIDATION=1
+
+    def raise_validation_messages(self, what: str) -> None:
+        """Raise what the validation layer reported since the last call, if anything."""
+        if self.validation is not None and self.validation.messages:
+            messages, self.validation.messages = self.validation.messages, []
+            raise VulkanValidationError(
+                f"the Vulkan validation layer reports, {what}:\n" + "\n".join(messages)
+            )
 
     # -- features ------------------------------------------------------------------------
 
@@ -323,6 +345,11 @@ class VulkanDevice:
                 self.pipelines.move_to_end(key)
                 return cached
             pipeline = self._create_pipeline(binary, entry_point, layout)
+            try:
+                self.raise_validation_messages(f"making the pipeline of {entry_point!r}")
+            except VulkanValidationError:
+                self._destroy_pipeline(pipeline)
+                raise
             self.pipelines[key] = pipeline
             while len(self.pipelines) > PIPELINE_CACHE_SIZE:
                 _, evicted = self.pipelines.popitem(last=False)
@@ -423,6 +450,7 @@ class VulkanDevice:
                 self._record_and_wait(pipeline, descriptor_set, counts)
             finally:
                 vk.vkDestroyDescriptorPool(device, pool, None)
+            self.raise_validation_messages("running a dispatch")
 
     def _descriptor_pool(self, buffers: list):
         vk = self.vk
@@ -499,6 +527,8 @@ class VulkanDevice:
             vk.vkDestroyFence(device, self.fence, None)
             vk.vkDestroyCommandPool(device, self.command_pool, None)
             vk.vkDestroyDevice(device, None)
+            if self.validation is not None:
+                self.validation.destroy(vk, self.instance)
             vk.vkDestroyInstance(self.instance, None)
 
 
@@ -535,6 +565,16 @@ def _text(vk, value) -> str:
     return vk.ffi.string(value).decode("utf-8", "replace")
 
 
+def validation_layer_available() -> bool:
+    """Whether the Khronos validation layer is installed (False without native Vulkan)."""
+    try:
+        vk = _import_vulkan()
+        layers = vk.vkEnumerateInstanceLayerProperties()
+    except Exception:
+        return False
+    return any(_text(vk, layer.layerName) == VALIDATION_LAYER for layer in layers)
+
+
 def _version(vk, packed: int) -> tuple:
     return vk.VK_VERSION_MAJOR(packed), vk.VK_VERSION_MINOR(packed), vk.VK_VERSION_PATCH(packed)
 
@@ -553,10 +593,58 @@ def _create_instance(vk):
         engineVersion=1,
         apiVersion=min(loader_version, vk.VK_MAKE_VERSION(1, 3, 0)),
     )
+    layers, extensions = [], []
+    if os.environ.get(VALIDATION_ENV, "") not in ("", "0"):
+        available = {_text(vk, p.layerName) for p in vk.vkEnumerateInstanceLayerProperties()}
+        if VALIDATION_LAYER not in available:
+            raise VulkanUnavailable(
+                f"{VALIDATION_ENV} asks for {VALIDATION_LAYER}, which is not installed (Debian:"
+                " vulkan-validationlayers)"
+            )
+        layers, extensions = [VALIDATION_LAYER], ["VK_EXT_debug_utils"]
+    info = vk.VkInstanceCreateInfo(
+        pApplicationInfo=app,
+        enabledLayerCount=len(layers),
+        ppEnabledLayerNames=layers or None,
+        enabledExtensionCount=len(extensions),
+        ppEnabledExtensionNames=extensions or None,
+    )
     try:
-        return vk.vkCreateInstance(vk.VkInstanceCreateInfo(pApplicationInfo=app), None)
+        instance = vk.vkCreateInstance(info, None)
     except vk.VkError as error:
         raise VulkanUnavailable(f"vkCreateInstance failed: {type(error).__name__}") from None
+    return instance, (Validation.create(vk, instance) if layers else None)
+
+
+class Validation:
+    """A debug messenger that collects the validation layer's errors and warnings."""
+
+    def __init__(self):
+        self.messages: list = []
+        self.messenger = None
+
+    @classmethod
+    def create(cls, vk, instance) -> "Validation":
+        validation = cls()
+
+        def collect(severity, types, data, user_data):
+            validation.messages.append(_text(vk, data.pMessage))
+            return vk.VK_FALSE
+
+        info = vk.VkDebugUtilsMessengerCreateInfoEXT(
+            messageSeverity=vk.VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT
+            | vk.VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+            messageType=vk.VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT
+            | vk.VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT,
+            pfnUserCallback=collect,
+        )
+        create = vk.vkGetInstanceProcAddr(instance, "vkCreateDebugUtilsMessengerEXT")
+        validation.messenger = create(instance, info, None)
+        return validation
+
+    def destroy(self, vk, instance) -> None:
+        destroy = vk.vkGetInstanceProcAddr(instance, "vkDestroyDebugUtilsMessengerEXT")
+        destroy(instance, self.messenger, None)
 
 
 def _choose_physical_device(vk, instance):
@@ -620,12 +708,17 @@ def _chain(vk, structs: list):
 
 def _create_device() -> VulkanDevice:
     vk = _import_vulkan()
-    instance = _create_instance(vk)
+    instance, validation = _create_instance(vk)
     try:
-        return _create_logical_device(vk, instance)
+        device = _create_logical_device(vk, instance)
     except BaseException:
+        if validation is not None:
+            validation.destroy(vk, instance)
         vk.vkDestroyInstance(instance, None)
         raise
+    device.validation = validation
+    device.raise_validation_messages("creating the device")
+    return device
 
 
 def _create_logical_device(vk, instance) -> VulkanDevice:

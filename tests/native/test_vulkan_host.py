@@ -169,6 +169,18 @@ def test_narrow_uniform_matrix_needs_standard_layout(monkeypatch):
         vulkan_host.run(push.spirv, reflection, arrays, uniforms, threads=1)
 
 
+def test_validation_layer_reports_are_errors():
+    """With PYSHADER_TX_VULKAN_VALIDATION (tests/conftest.py sets it where the layer is
+    installed) a pipeline whose layout misses a binding the shader uses is an error."""
+    device = vulkan_host.get_device()
+    if device.validation is None:
+        pytest.skip("the Khronos validation layer is not installed (vulkan-validationlayers)")
+    pipelines = len(device.pipelines)
+    with pytest.raises(native_device.VulkanValidationError, match="making the pipeline of 'copy'"):
+        device.pipeline_for(copy.spirv, "copy", ((0, "read"),))  # binding 1 is missing
+    assert len(device.pipelines) == pipelines
+
+
 def test_a_closed_device_is_made_anew():
     compiled = iota.compiled()
     out = np.zeros(10, np.uint32)
