@@ -6,8 +6,8 @@ Every test in `tests/exec` is parametrized over `shader_source`: "wgsl" and "spi
 the native Vulkan host (`pyshader_tx.vulkan_host`, on the same lavapipe device) instead of
 wgpu, so our SPIR-V runs as other engines run it, without naga's translation (and with
 the compare-exchange kernels wgpu-native 29 refuses). A launch with a `tx.DeviceArray`
-(data on the wgpu device) skips the test there, and tests about wgpu itself skip with
-`skip_under_vulkan(shader_source, reason)`. In both SPIR-V runs every binary a kernel
+(data on the wgpu device) skips the test there, and so do tests about wgpu itself, marked
+`@pytest.mark.wgpu_only(reason)`. In both SPIR-V runs every binary a kernel
 produces is checked on the way: `spirv-val --target-env vulkan1.1` must accept it, and
 `spirv-as` of its assembly text (`spirv_asm`, printed by our own disassembler) must give
 back the same words.
@@ -45,11 +45,12 @@ def check_spirv(binary: bytes, standard_layout: bool) -> None:
     _checked.add(binary)
 
 
-def skip_under_vulkan(shader_source: str, reason: str) -> None:
-    """Skip a test that is about wgpu itself (its device, DeviceArrays, its messages) in
-    the native Vulkan run."""
-    if shader_source == "vulkan":
-        pytest.skip(f"about wgpu, not the native Vulkan host: {reason}")
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "wgpu_only(reason): a test of wgpu itself (its runtime, device or messages), skipped in"
+        " the native Vulkan run",
+    )
 
 
 def native_launch(interface, get_code, args, threads=None, workgroups=None) -> None:
@@ -57,7 +58,7 @@ def native_launch(interface, get_code, args, threads=None, workgroups=None) -> N
     if any(isinstance(value, DeviceArray) for value in args):
         pytest.skip("a tx.DeviceArray lives on the wgpu device; the native Vulkan host takes numpy")
     if isinstance(get_code(False), str):
-        pytest.skip("hand-written WGSL: a test of the wgpu runtime")
+        pytest.fail("WGSL launched in the native Vulkan run: mark the test wgpu_only(reason)")
     vulkan_host.launch(interface, get_code, args, threads=threads, workgroups=workgroups)
 
 
@@ -82,6 +83,9 @@ def shader_source(request, monkeypatch):
             pytest.fail("spirv-val is not installed: install the Debian package spirv-tools")
         _check_spirv_on_the_way(monkeypatch)
     if request.param == "vulkan":
+        marker = request.node.get_closest_marker("wgpu_only")
+        if marker is not None:
+            pytest.skip(f"a test of wgpu: {marker.args[0]}")
         problem = vulkan_host.available()
         if problem is not None and os.environ.get(NO_SPIRV_VAL):  # the device tool's machine
             pytest.skip(f"native Vulkan is not available: {problem}")
