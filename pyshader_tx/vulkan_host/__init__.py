@@ -31,7 +31,8 @@ from pathlib import Path
 import numpy as np
 
 from ..runtime.arrays import element_layout
-from .device import VulkanUnavailable, close, get_device, spirv_capabilities
+from .capabilities import spirv_capabilities
+from .device import VulkanUnavailable, close, get_device
 from .launch import LaunchReport, NativeLauncher, launch
 from .reflection import interface_from_reflection, load_reflection
 
