@@ -15,6 +15,8 @@ report = vulkan_host.run("build/saxpy.spv", "build/saxpy.json",
                          arrays={"x": x, "y": x, "out": out}, uniforms={"a": 2.0},
                          threads=len(out))
 print(report)            # device, workgroups, bindings, time; `out` is updated in place
+
+vulkan_host.run_kernel(saxpy, 2.0, x, x, out, threads=len(out))  # a @tx.kernel, natively
 ```
 
 * `device.py`: the instance, device and queue (created once), features and capabilities,
@@ -38,6 +40,7 @@ from .reflection import interface_from_reflection, load_reflection
 
 __all__ = [
     "run",
+    "run_kernel",
     "zeros",
     "launch",
     "available",
@@ -73,6 +76,19 @@ def _read_spirv(spirv) -> bytes:
     if isinstance(spirv, (str, Path)):
         return Path(spirv).read_bytes()
     raise TypeError(f"spirv: expected bytes or a path, got {type(spirv).__name__}")
+
+
+def run_kernel(kernel, *args, threads=None, workgroups=None, **kwargs) -> LaunchReport | None:
+    """Call a `@tx.kernel` as `kernel(*args, threads=..., **consts)` does, with its SPIR-V run
+    natively on Vulkan instead of through wgpu (numpy arrays only; arrays it writes are
+    updated in place). Returns the `LaunchReport`."""
+    from ..kernel import _bind_arguments
+
+    names, const_names = kernel._parameter_names()
+    constants = {name: kwargs.pop(name) for name in list(kwargs) if name in const_names}
+    compiled = kernel.compiled(constants)
+    values = _bind_arguments(kernel.__name__, names, const_names, args, kwargs)
+    return launch(compiled.interface, compiled.spirv, values, threads, workgroups)
 
 
 def zeros(reflection, name: str, shape) -> np.ndarray:

@@ -82,6 +82,7 @@ class NativeLauncher:
         self.get_code = get_code
         size = tuple(interface.workgroup_size) + (1,) * (3 - len(interface.workgroup_size))
         self.workgroup_size = size
+        # One limit for every axis, as for wgpu (folding keeps x and y within it).
         self.max_workgroups = max_workgroups_per_dimension or min(device.limits["max_workgroups"])
         self._check_limits()
         self._params = list(interface.params)

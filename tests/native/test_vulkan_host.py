@@ -41,6 +41,28 @@ def copy(x: Array[f32], out: Array[f32]):
         out[i] = x[i]
 
 
+@tx.kernel(workgroup_size=64)
+def claim_and_sum(x: Array[f32], owner: Array[tx.Atomic[u32]], total: Array[tx.Atomic[f32]]):
+    i = tx.global_invocation_id().x
+    if i < len(x):
+        r = tx.atomic_compare_exchange(owner[i % 8], 0, i + 1)
+        if r.exchanged:
+            tx.atomic_add(total[0], x[i])
+
+
+def test_run_kernel_with_compare_exchange_and_float_atomics():
+    """A kernel wgpu-native 29 refuses as SPIR-V (compare-exchange, f32 atomics on bits)
+    runs natively through `run_kernel`, with the launch's argument binding."""
+    x = np.arange(1, 101, dtype=np.float32)
+    owner = np.zeros(8, np.uint32)
+    total = np.zeros(1, np.float32)
+    report = vulkan_host.run_kernel(claim_and_sum, x, total=total, owner=owner, threads=len(x))
+    assert report.kernel == "claim_and_sum" and report.workgroups == (2, 1, 1)
+    claimed = owner - 1  # the invocation that won each slot: one of its own residue
+    np.testing.assert_array_equal(claimed % 8, np.arange(8))
+    assert total[0] == x[claimed].sum()  # small integers: the sum is exact in any order
+
+
 def test_folded_1d_launch():
     """Beyond the per-dimension limit (lowered to 7 here) a 1-D launch runs the folded
     variant on a 2-D grid, and every element is written once."""
