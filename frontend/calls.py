@@ -7,7 +7,12 @@ import ast
 
 from pyshader_tx import ir
 from pyshader_tx import types as t
-from pyshader_tx.ir.intrinsics import INTRINSICS, PYTHON_BUILTINS, match_signature
+from pyshader_tx.ir.intrinsics import (
+    INTRINSICS,
+    PYTHON_BUILTINS,
+    SignatureError,
+    match_signature,
+)
 
 from . import operators as ops
 from .expressions import ArrayParam, Meta, WorkgroupArray
@@ -92,7 +97,7 @@ class CallLowering:
         if len(args) == 1:
             value = args[0]
             if value.ty.size != ty.size:
-                raise self.source.error(node, f"cannot convert {value.ty!r} to {ty!r}")
+                raise self.source.error(node.args[0], f"cannot convert {value.ty!r} to {ty!r}")
             return value if value.ty == ty else ir.Convert(value, ty, span)
         parts, count = [], 0
         for arg, arg_node in zip(args, node.args):
@@ -129,7 +134,7 @@ class CallLowering:
         if len(args) == 1 and isinstance(args[0].ty, t.MatrixType):
             value = args[0]
             if (value.ty.columns, value.ty.rows) != (ty.columns, ty.rows):
-                raise self.source.error(node, f"cannot convert {value.ty!r} to {ty!r}")
+                raise self.source.error(node.args[0], f"cannot convert {value.ty!r} to {ty!r}")
             return value if value.ty == ty else ir.Convert(value, ty, span)
         if len(args) == ty.columns and all(isinstance(a.ty, t.VectorType) for a in args):
             for arg, arg_node in zip(args, node.args):
@@ -152,7 +157,7 @@ class CallLowering:
         names = [name for name, _ in ty.fields]
         given = {}
         if len(node.args) > len(names):
-            raise self.source.error(node, f"{ty.name} has {len(names)} fields")
+            raise self.source.error(node.args[len(names)], f"{ty.name} has {len(names)} fields")
         for name, arg in zip(names, node.args):
             given[name] = arg
         for keyword in node.keywords:
@@ -222,8 +227,13 @@ class CallLowering:
         args = self.positional(node, f"{meta.name}()")
         if definition.name in ("min", "max") and len(args) > 2:
             result = args[0]
-            for arg in args[1:]:
-                result = self.intrinsic(definition, [result, arg], node, meta.name, span)
+            for arg, arg_node in zip(args[1:], node.args[1:]):
+                # `min(a, b, c)` is min(min(a, b), c): the first operand of each step is the
+                # first argument only in the first step.
+                first = node.args[0] if result is args[0] else None
+                result = self.intrinsic(
+                    definition, [result, arg], node, meta.name, span, [first, arg_node]
+                )
             return result
         return self.intrinsic(definition, args, node, meta.name, span)
 
@@ -250,37 +260,46 @@ class CallLowering:
                     arg_node, f"{display}() takes a reference into {spaces}, e.g. {example}", hint
                 )
             args.append(ref)
-        try:
-            params, result = match_signature(definition, [a.ty for a in args])
-        except TypeError as error:
-            raise self.source.error(node, f"{display}(): {error}") from None
+        params, result = self.signature(definition, args, node, node.args, display)
         values = tuple(
             a if i in definition.reference_args else ops.coerce(a, p, "argument")
             for i, (a, p) in enumerate(zip(args, params))
         )
         return ir.Intrinsic(definition.name, values, result, span)
 
-    def intrinsic(self, definition, args: list, node, display: str, span) -> ir.Expr:
+    def signature(self, definition, args: list, node, arg_nodes: list, display: str) -> tuple:
+        """`match_signature`; its error points at the argument at fault (`arg_nodes`, None
+        for an argument without a node of its own), else at the call."""
+        try:
+            return match_signature(definition, [a.ty for a in args])
+        except SignatureError as error:
+            position = error.position
+            culprit = arg_nodes[position] if position is not None else None
+            raise self.source.error(culprit or node, f"{display}(): {error}") from None
+
+    def intrinsic(
+        self, definition, args: list, node, display: str, span, arg_nodes=None
+    ) -> ir.Expr:
+        """An intrinsic call of `args` (whose nodes are `arg_nodes`, by default the call's
+        arguments)."""
+        arg_nodes = node.args if arg_nodes is None else arg_nodes
         for position, name, allowed in definition.constant_args:
             if position >= len(args):
                 continue  # the signature check names the missing argument
             value = args[position]
             if not isinstance(value, ir.Literal):
                 raise self.source.error(
-                    node.args[position],
+                    arg_nodes[position] or node,
                     f"the {name} of {display}() must be a compile-time constant",
                     "use a literal, a module constant or a tx.Const parameter",
                 )
             if isinstance(value.value, int) and value.value not in allowed:
                 raise self.source.error(
-                    node.args[position],
+                    arg_nodes[position] or node,
                     f"the {name} of {display}() must be between {allowed.start} and"
                     f" {allowed.stop - 1}, got {value.value}",
                 )
-        try:
-            params, result = match_signature(definition, [a.ty for a in args])
-        except TypeError as error:
-            raise self.source.error(node, f"{display}(): {error}") from None
+        params, result = self.signature(definition, args, node, arg_nodes, display)
         values = tuple(ops.coerce(a, p, "argument") for a, p in zip(args, params))
         return ir.Intrinsic(definition.name, values, result, span)
 
@@ -375,7 +394,8 @@ class CallLowering:
         given = list(node.args)
         if len(given) > len(params):
             raise self.source.error(
-                node, f"{meta.name}() takes {len(params)} argument(s), got {len(given)}"
+                given[len(params)],
+                f"{meta.name}() takes {len(params)} argument(s), got {len(given)}",
             )
         by_name = {p.name: i for i, p in enumerate(params)}
         slots = given + [None] * (len(params) - len(given))

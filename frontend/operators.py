@@ -45,6 +45,8 @@ PYTHON_COMPARE = {
     ast.GtE: ("ge", operator.ge),
 }
 
+NUMBERS = ("sint", "uint", "float")
+INTEGERS = ("sint", "uint")
 NATIVE_VECTOR_SCALAR = {"add", "sub", "mul", "div", "rem"}
 DIVISIONS = {"div", "rem", "floor_div", "py_mod"}
 
@@ -103,6 +105,8 @@ def coerce(expr: ir.Expr, target: t.Type, what: str = "value") -> ir.Expr:
     otherwise the types must be equal."""
     if expr.ty == target:
         return expr
+    if expr.ty == t.VOID:
+        raise CompileError(f"{what}: the function returns no value", expr.span)
     if is_abstract(expr):
         component = t.scalar_of(target)
         if isinstance(component, t.ScalarType) and component.kind != "bool":
@@ -162,14 +166,14 @@ class OperatorLowering:
     # -- rules ---------------------------------------------------------------
 
     def arithmetic(self, op: str, left, right, node, verb, span) -> ir.Expr:
-        for side in (left, right):
-            if scalar_kind(side) not in ("sint", "uint", "float"):
-                raise self.source.error(node, f"cannot {verb} {left.ty!r} and {right.ty!r}")
+        culprit = self.culprit(node, left, right, lambda side: scalar_kind(side) not in NUMBERS)
+        if culprit is not None:
+            raise self.source.error(culprit, f"cannot {verb} {left.ty!r} and {right.ty!r}")
         if isinstance(left.ty, t.MatrixType) or isinstance(right.ty, t.MatrixType):
             return self.matrix_arithmetic(op, left, right, node, verb, span)
         left, right = self.shape_operands(op, left, right, node, verb)
         if op in DIVISIONS and _is_integer_zero(right):
-            raise self.source.error(node, "integer division by zero")
+            raise self.source.error(self.operand_node(node, 1), "integer division by zero")
         result = left.ty if isinstance(left.ty, t.VectorType) else right.ty
         return ir.Binary(op, left, right, result, span)
 
@@ -230,7 +234,7 @@ class OperatorLowering:
             return self.arithmetic("pow", left, right, node, verb, span)
         if not (isinstance(right, ir.Literal) and right.value >= 0):
             raise self.source.error(
-                node,
+                self.operand_node(node, 1),
                 "integer ** needs a constant exponent >= 0",
                 f"use floats, e.g. f32({self.source.text(node.left)}) ** ...",
             )
@@ -241,17 +245,21 @@ class OperatorLowering:
         if kinds == {"bool"}:
             left, right = self.unify(left, right, node, verb)
             return ir.Binary(op, left, right, left.ty, span)
-        if not kinds <= {"sint", "uint"} or isinstance(left.ty, t.MatrixType):
-            raise self.source.error(node, f"cannot {verb} {left.ty!r} and {right.ty!r}")
+        culprit = self.culprit(
+            node,
+            left,
+            right,
+            lambda side: scalar_kind(side) not in INTEGERS or isinstance(side.ty, t.MatrixType),
+        )
+        if culprit is not None:
+            raise self.source.error(culprit, f"cannot {verb} {left.ty!r} and {right.ty!r}")
         left, right = self.shape_operands(op, left, right, node, verb)
         return ir.Binary(op, left, right, left.ty, span)
 
     def lower_shift(self, op: str, left, right, node, verb, span):
-        if scalar_kind(left) not in ("sint", "uint") or scalar_kind(right) not in (
-            "sint",
-            "uint",
-        ):
-            raise self.source.error(node, f"cannot shift {left.ty!r} by {right.ty!r}")
+        culprit = self.culprit(node, left, right, lambda side: scalar_kind(side) not in INTEGERS)
+        if culprit is not None:
+            raise self.source.error(culprit, f"cannot shift {left.ty!r} by {right.ty!r}")
         left = concretize(left)
         amount_type = t.with_scalar(left.ty, t.u32)
         if is_abstract(right):
@@ -260,15 +268,16 @@ class OperatorLowering:
         width = t.scalar_of(left.ty).width * 8
         if isinstance(amount, ir.Literal) and not 0 <= amount.value < width:
             raise self.source.error(
-                node,
+                self.operand_node(node, 1),
                 f"shift amount {amount.value} is out of range for {left.ty!r}"
                 f" (must be less than {width})",
             )
         if right.ty != amount_type:
+            amount_node = self.operand_node(node, 1)
             raise self.source.error(
-                node.right,
+                amount_node,
                 f"shift amounts must be {amount_type!r}, not {right.ty!r}",
-                f"convert it, e.g. {amount_type!r}({self.source.text(node.right)})",
+                f"convert it, e.g. {amount_type!r}({self.source.text(amount_node)})",
             )
         return ir.Binary(op, left, right, left.ty, span)
 
@@ -312,8 +321,14 @@ class OperatorLowering:
         if both_literals(left, right) and is_abstract(left) and is_abstract(right):
             return ir.Literal(bool(function(left.value, right.value)), t.bool_, span)
         kinds = {scalar_kind(left), scalar_kind(right)}
-        if None in kinds or isinstance(left.ty, t.MatrixType):
-            raise self.source.error(node, f"cannot compare {left.ty!r} and {right.ty!r}")
+        culprit = self.culprit(
+            node,
+            left,
+            right,
+            lambda side: scalar_kind(side) is None or isinstance(side.ty, t.MatrixType),
+        )
+        if culprit is not None:
+            raise self.source.error(culprit, f"cannot compare {left.ty!r} and {right.ty!r}")
         if "bool" in kinds and op not in ("eq", "ne"):
             raise self.source.error(node, f"cannot order bools with {op}")
         left, right = self.shape_operands(op, left, right, node, "compare")

@@ -102,10 +102,10 @@ DIAGNOSTICS = {
         "             ^^^^^^^^^^^^^^^^^"
     ),
     "shift_too_far": (
-        "diagnostic_kernels.py:63:14: error: shift amount 40 is out of range for i32 (must "
+        "diagnostic_kernels.py:63:19: error: shift amount 40 is out of range for i32 (must "
         "be less than 32)\n"
         "    out[0] = n << 40\n"
-        "             ^^^^^^^"
+        "                  ^^"
     ),
     "float_literal_into_int": (
         "diagnostic_kernels.py:68:14: error: float literal 2.5 used where i32 is expected; "
@@ -285,10 +285,10 @@ DIAGNOSTICS = {
         "           ^^^"
     ),
     "calls_sometimes_returns": (
-        "diagnostic_kernels.py:281:1: error: function 'sometimes_returns' can reach its end "
+        "diagnostic_kernels.py:281:34: error: function 'sometimes_returns' can reach its end "
         "without returning a value of type f32\n"
         "def sometimes_returns(x: f32) -> f32:\n"
-        "^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^"
+        "                                 ^^^"
     ),
     "wrong_argument_count": (
         "diagnostic_kernels.py:298:14: error: scale2() is missing argument(s) k\n"
@@ -302,9 +302,9 @@ DIAGNOSTICS = {
         "                         ^"
     ),
     "too_many_arguments": (
-        "diagnostic_kernels.py:308:14: error: scale2() takes 2 argument(s), got 3\n"
+        "diagnostic_kernels.py:308:31: error: scale2() takes 2 argument(s), got 3\n"
         "    out[0] = scale2(1.0, 2.0, 3.0)\n"
-        "             ^^^^^^^^^^^^^^^^^^^^^"
+        "                              ^^^"
     ),
     "calls_unannotated_func": (
         "diagnostic_kernels.py:312:22: error: parameter 'x' needs a type annotation, e.g. "
@@ -313,10 +313,10 @@ DIAGNOSTICS = {
         "                     ^"
     ),
     "calls_never_returns": (
-        "diagnostic_kernels.py:322:1: error: function 'never_returns' can reach its end "
+        "diagnostic_kernels.py:322:30: error: function 'never_returns' can reach its end "
         "without returning a value of type f32\n"
         "def never_returns(x: f32) -> f32:\n"
-        "^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^"
+        "                             ^^^"
     ),
     "kernel_return_annotation": (
         "diagnostic_kernels.py:332:50: error: kernels return nothing; remove the return "
@@ -509,6 +509,17 @@ DIAGNOSTICS = {
         "    tile = tx.workgroup_array(f32, n)\n"
         "                                   ^"
     ),
+    "rebind_array_parameter": (
+        "diagnostic_kernels.py:556:5: error: array parameter 'a' cannot be reassigned\n"
+        "    a = out\n"
+        "    ^"
+    ),
+    "chained_comparison_mixed": (
+        "diagnostic_kernels.py:561:12: error: cannot compare i32 and f32; convert one side, "
+        "e.g. f32(n)\n"
+        "    if 0 < n < x[0]:\n"
+        "           ^^^^^^^^"
+    ),
 }
 
 # Cases whose node spans several lines: the carets run to the end of the first line, so
@@ -518,8 +529,6 @@ MULTI_LINE_NODES = {
     "uses_with",
     "defines_class",
     "defines_function",
-    "calls_sometimes_returns",
-    "calls_never_returns",
 }
 
 
