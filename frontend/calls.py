@@ -66,7 +66,7 @@ class CallLowering:
         if not args:
             return ir.Literal(False if ty == t.bool_ else 0, ty, span)
         if len(args) != 1:
-            raise self.source.error(node, f"{ty!r}() takes one argument")
+            raise self.source.error(node.args[1], f"{ty!r}() takes one argument")
         value = args[0]
         if isinstance(value, ir.Literal):
             return self.convert_literal(value, ty, span)

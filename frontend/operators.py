@@ -134,8 +134,8 @@ def fold(function, left: ir.Literal, right: ir.Literal, span) -> ir.Literal:
     """Evaluate an operator on two abstract literals with Python's semantics."""
     try:
         value = function(left.value, right.value)
-    except ZeroDivisionError:
-        raise CompileError("division by zero in a constant expression", span) from None
+    except ZeroDivisionError:  # the divisor is at fault
+        raise CompileError("division by zero in a constant expression", right.span) from None
     except (OverflowError, ValueError) as error:
         raise CompileError(f"cannot evaluate constant expression: {error}", span) from None
     return abstract_literal(value, span)

@@ -254,3 +254,19 @@ def test_static_only_sources(tmp_path, name):
         start + len(node),
     )
     assert message in error.message
+
+
+def test_long_expression_in_every_pass(tmp_path):
+    """A 1500-term sum nests deeper than Python's default recursion limit: every pass
+    that recurses over it (the entry point's name included) runs with room to spare, and
+    nothing escapes as a RecursionError."""
+    terms = " + ".join(["x[0]"] * 1500)
+    path = tmp_path / "long_sum.py"
+    path.write_text(
+        "import pyshader_tx as tx\nfrom pyshader_tx import Array, f32\n\n\n"
+        "@tx.kernel(workgroup_size=64)\ndef long_sum(x: Array[f32], out: Array[f32]):\n"
+        f"    out[0] = {terms}\n"
+    )
+    kernel = read_module(path).kernels[0]
+    assert "fn long_sum" in kernel.wgsl
+    assert kernel.spirv[:4] == b"\x03\x02\x23\x07"
