@@ -235,7 +235,15 @@ class ExpressionLowering:
         if not expr.parts:
             return self.module.null(expr.ty)
         parts = [self.value(part) for part in expr.parts]
-        return self.op("OpCompositeConstruct", expr.ty, *parts)
+        ty = expr.ty
+        if isinstance(ty, t.MatrixType) and len(parts) == ty.columns * ty.rows:
+            # mat2x2f(a, b, c, d): SPIR-V builds matrices from columns only.
+            rows = ty.rows
+            parts = [
+                self.op("OpCompositeConstruct", ty.column_type, *parts[i : i + rows])
+                for i in range(0, len(parts), rows)
+            ]
+        return self.op("OpCompositeConstruct", ty, *parts)
 
     def _splat(self, expr: Splat) -> Id:
         return self.splat(expr.ty, self.value(expr.value))

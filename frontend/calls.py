@@ -4,9 +4,11 @@ Python builtins, `math` and `tx` intrinsics, special forms and device functions.
 from __future__ import annotations
 
 import ast
+import math
 
 from pyshader_tx import ir
 from pyshader_tx import types as t
+from pyshader_tx.errors import CompileError
 from pyshader_tx.ir.intrinsics import (
     INTRINSICS,
     PYTHON_BUILTINS,
@@ -81,13 +83,15 @@ class CallLowering:
         if ty == t.bool_:
             return ir.Literal(bool(value.value), ty, span)
         if ty.kind in ("sint", "uint"):
+            if isinstance(value.value, float) and not math.isfinite(value.value):
+                raise CompileError(f"cannot convert {value.value!r} to {ty!r}", value.span)
             number = int(value.value)
             if ty.kind == "uint" and value.ty.kind == "sint" and value.ty != t.ABSTRACT_INT:
                 number %= 2**32  # u32(i32 constant) keeps the bit pattern
             if ty.kind == "sint" and value.ty == t.u32 and number >= 2**31:
                 number -= 2**32
             return ops.literal_as(ir.Literal(number, t.ABSTRACT_INT, span), ty)
-        return ops.literal_as(ir.Literal(float(value.value), t.ABSTRACT_FLOAT, span), ty)
+        return ops.literal_as(ir.Literal(ops.float_value(value), t.ABSTRACT_FLOAT, span), ty)
 
     def construct_vector(self, ty: t.VectorType, args: list, node, span) -> ir.Expr:
         if not args:
@@ -316,13 +320,21 @@ class CallLowering:
             raise self.source.error(node.args[0], "the first argument must be a type, e.g. f32")
         if not t.is_constructible(element.value):
             raise self.source.error(node.args[0], f"{element.value!r} cannot be a local array")
-        length = self.value(node.args[1])
-        if not isinstance(length, ir.Literal) or length.ty not in (t.ABSTRACT_INT, t.i32, t.u32):
-            raise self.source.error(node.args[1], "the length must be a constant integer")
-        if length.value <= 0:
-            raise self.source.error(node.args[1], "the length must be positive")
-        ty = t.FixedArrayType(element.value, int(length.value))
+        length = self.array_length(node.args[1])
+        ty = t.FixedArrayType(element.value, length)
         return ir.Compose(ty, (), self.source.span(node))
+
+    def array_length(self, node: ast.expr) -> int:
+        """The length of a local or workgroup array: a positive constant that WGSL can
+        write (an i32)."""
+        length = self.value(node)
+        if not isinstance(length, ir.Literal) or length.ty not in (t.ABSTRACT_INT, t.i32, t.u32):
+            raise self.source.error(node, "the length must be a constant integer")
+        if length.value <= 0:
+            raise self.source.error(node, "the length must be positive")
+        if length.value > ops.INT_RANGES["i32"][1]:
+            raise self.source.error(node, f"the length {length.value} is too large")
+        return int(length.value)
 
     def call_workgroup_array(self, meta: Meta, node: ast.Call):
         raise self.source.error(
@@ -356,13 +368,9 @@ class CallLowering:
         ty = element.value
         if not (t.is_constructible(ty) or isinstance(ty, t.AtomicType)):
             raise self.source.error(node.args[0], f"{ty!r} cannot be a workgroup array element")
-        length = self.value(node.args[1])
-        if not isinstance(length, ir.Literal) or length.ty not in (t.ABSTRACT_INT, t.i32, t.u32):
-            raise self.source.error(node.args[1], "the length must be a constant integer")
-        if length.value <= 0:
-            raise self.source.error(node.args[1], "the length must be positive")
+        length = self.array_length(node.args[1])
         span = self.source.span(statement)
-        array_type = t.FixedArrayType(ty, int(length.value))
+        array_type = t.FixedArrayType(ty, length)
         var = ir.GlobalVariable(name, array_type, "workgroup", "read_write", None, None, span)
         self.module.workgroup_arrays.append(var)
         self.bindings[name] = WorkgroupArray(var)

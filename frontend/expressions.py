@@ -545,8 +545,8 @@ class ExpressionLowering:
         """Give two operands one type: literals adapt to the other side."""
         if ops.is_abstract(left) and ops.is_abstract(right):
             if left.ty != right.ty:
-                left = ir.Literal(float(left.value), t.ABSTRACT_FLOAT, left.span)
-                right = ir.Literal(float(right.value), t.ABSTRACT_FLOAT, right.span)
+                left = ir.Literal(ops.float_value(left), t.ABSTRACT_FLOAT, left.span)
+                right = ir.Literal(ops.float_value(right), t.ABSTRACT_FLOAT, right.span)
             return ops.concretize(left), ops.concretize(right)
         if ops.is_abstract(left):
             return ops.coerce(left, right.ty), right

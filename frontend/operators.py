@@ -61,6 +61,25 @@ def is_abstract(expr) -> bool:
     return isinstance(expr.ty, t.AbstractType)
 
 
+def float_value(literal: ir.Literal) -> float:
+    """A literal's value as a Python float; an int too large for one is a CompileError
+    (as Python's `float()` raises OverflowError)."""
+    try:
+        return float(literal.value)
+    except OverflowError:
+        raise CompileError(
+            f"integer literal {shown_number(literal.value)} is too large for a float",
+            literal.span,
+        ) from None
+
+
+def shown_number(value) -> str:
+    """A number as messages show it: huge integers abbreviated."""
+    text = str(value)
+    digits = len(text.lstrip("-"))
+    return f"{text[:8]}... ({digits} digits)" if digits > 24 else text
+
+
 def abstract_literal(value, span=None) -> ir.Literal:
     """The literal for a Python constant: abstract int/float, or bool."""
     if isinstance(value, bool):
@@ -90,10 +109,12 @@ def literal_as(expr: ir.Literal, target: t.ScalarType) -> ir.Literal:
             )
         low, high = INT_RANGES[target.name]
         if not low <= value <= high:
-            raise CompileError(f"integer literal {value} does not fit {target!r}", expr.span)
+            raise CompileError(
+                f"integer literal {shown_number(value)} does not fit {target!r}", expr.span
+            )
         return ir.Literal(int(value), target, expr.span)
     if target.kind == "float":
-        value = float(value)
+        value = float_value(expr)
         if target == t.f16 and math.isfinite(value) and abs(value) > F16_MAX:
             raise CompileError(f"float literal {value!r} does not fit f16", expr.span)
         return ir.Literal(value, target, expr.span)
@@ -214,7 +235,7 @@ class OperatorLowering:
     def to_float(self, expr: ir.Expr) -> ir.Expr:
         """`/` on integers divides their f32 conversions, as Python gives a float."""
         if isinstance(expr, ir.Literal):
-            return ir.Literal(float(expr.value), t.f32, expr.span)
+            return ir.Literal(float_value(expr), t.f32, expr.span)
         return ir.Convert(expr, t.with_scalar(expr.ty, t.f32), expr.span)
 
     def lower_floordiv(self, left, right, node, verb, span):

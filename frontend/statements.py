@@ -16,6 +16,7 @@ from pyshader_tx.errors import CompileError
 from pyshader_tx.ir.intrinsics import INTRINSICS
 
 from . import operators as ops
+from .analysis import loop_statements
 from .annotations import evaluate_annotation
 from .expressions import Meta, WorkgroupArray
 
@@ -323,6 +324,12 @@ class StatementLowering:
         elif isinstance(condition, ir.Literal) and condition.value is True:
             condition = None
         self.lower_loop_body(node.body, body)
+        if condition is None and not prelude and not _can_exit(body):
+            raise self.source.error(
+                node.test,
+                "this loop never ends: nothing in it breaks out or returns",
+                "a GPU invocation must finish; add a break or a return",
+            )
         self.emit(ir.Loop(None, condition, body, [], span))
 
     def lower_for(self, node: ast.For) -> None:
@@ -456,6 +463,15 @@ class StatementLowering:
 
     def lower_pass(self, node: ast.Pass) -> None:
         pass
+
+
+def _can_exit(body: list) -> bool:
+    """Whether an unconditional loop with `body` can end: a `break` of its own, or a
+    `return` anywhere in it."""
+    for statement in ir.walk_statements(body):
+        if isinstance(statement, ir.Return):
+            return True
+    return any(isinstance(statement, ir.Break) for statement in loop_statements(body))
 
 
 STATEMENT_RULES = {

@@ -284,6 +284,26 @@ def test_arrays_of_matrices():
 
 
 @tx.kernel(workgroup_size=8)
+def matrices_from_scalars(x: Array[f32], out: Array[vec3f]):
+    i = tx.global_invocation_id().x
+    if i < len(out):
+        a = mat2x2f(x[i], 2.0, 3.0, 4.0)  # column by column: (x, 2), (3, 4)
+        b = mat2x3f(1.0, 2.0, 3.0, 4.0, 5.0, x[i])
+        out[i] = b @ (a @ vec2f(1.0, -1.0))
+
+
+def test_matrices_from_scalars():
+    """A matrix built from its components (in SPIR-V, from the column vectors they make)."""
+    x = np.arange(5, dtype=np.float32)
+    out = np.zeros((5, 3), np.float32)
+    matrices_from_scalars(x, out, threads=5)
+    for i, value in enumerate(x):
+        a = np.array([[value, 2.0], [3.0, 4.0]], np.float32).T
+        b = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, value]], np.float32).T
+        np.testing.assert_allclose(out[i], b @ (a @ np.array([1.0, -1.0], np.float32)))
+
+
+@tx.kernel(workgroup_size=8)
 def matrix_and_vector_stores(
     p: Array[vec4f], m: Array[mat2x2f], a: Array[mat4x4f], out: Array[vec4f]
 ):

@@ -510,7 +510,7 @@ def convert_vector_to_scalar(out: Array[f32]):
 
 @tx.kernel(workgroup_size=64)
 def conversion_with_two_arguments(n: i32, out: Array[f32]):
-    out[0] = f32(n, n)  # error `f32(n, n)`: f32() takes one argument
+    out[0] = f32(n, n)  # error `n`@2: f32() takes one argument
 
 
 @tx.kernel(workgroup_size=64)
@@ -566,12 +566,12 @@ def augmented_division_by_zero(out: Array[i32]):
 
 @tx.kernel(workgroup_size=64)
 def constant_division_by_zero(out: Array[f32]):
-    out[0] = 1.0 / 0.0  # error `1.0 / 0.0`: division by zero in a constant expression
+    out[0] = 1.0 / 0.0  # error `0.0`: division by zero in a constant expression
 
 
 @tx.kernel(workgroup_size=64)
 def constant_modulo_by_zero(out: Array[f32]):
-    out[0] = f32(5 % 0)  # error `5 % 0`: division by zero in a constant expression
+    out[0] = f32(5 % 0)  # error `0`@2: division by zero in a constant expression
 
 
 @tx.kernel(workgroup_size=64)
@@ -1720,3 +1720,51 @@ def subgroup_broadcast_lane_out_of_range(x: Array[f32], out: Array[f32]):
 @tx.kernel(workgroup_size=64)
 def subgroup_and_of_floats(x: Array[f32], out: Array[f32]):
     out[0] = tx.subgroup_and_(x[0])  # error `x[0]`: expected an integer or integer vector, got f32
+
+
+# -- found by probing: internal errors and invalid shaders, now diagnostics --------------------
+
+
+@tx.kernel(workgroup_size=64)
+def convert_infinity_to_int(out: Array[i32]):
+    out[0] = i32(math.inf)  # error `math.inf`: cannot convert inf to i32
+
+
+@tx.kernel(workgroup_size=64)
+def convert_nan_to_int(out: Array[i32]):
+    out[0] = i32(math.nan)  # error `math.nan`: cannot convert nan to i32
+
+
+@tx.kernel(workgroup_size=64)
+def huge_integer_as_float(out: Array[f32]):
+    out[0] = f32(10**400)  # error `10**400`: integer literal 10000000... (401 digits) is too large for a float
+
+
+@tx.kernel(workgroup_size=64)
+def huge_integer_against_float(out: Array[f32]):
+    out[0] = 10**400 + 0.5  # error `10**400 + 0.5`: int too large to convert to float
+
+
+@tx.kernel(workgroup_size=64)
+def local_array_too_long(out: Array[f32]):
+    t = tx.local_array(f32, 10**12)  # error `10**12`: the length 1000000000000 is too large
+    out[0] = t[0]
+
+
+@tx.kernel(workgroup_size=64)
+def workgroup_array_too_long(out: Array[f32]):
+    tile = tx.workgroup_array(f32, 2**40)  # error `2**40`: the length 1099511627776 is too large
+    out[0] = tile[0]
+
+
+@tx.kernel(workgroup_size=64)
+def endless_loop(out: Array[f32]):
+    while True:  # error `True`: this loop never ends: nothing in it breaks out or returns
+        out[0] = 1.0
+
+
+@tx.kernel(workgroup_size=64)
+def endless_loop_with_inner_break(out: Array[f32]):
+    while 1 == 1:  # error `1 == 1`: this loop never ends
+        for k in range(4):
+            break

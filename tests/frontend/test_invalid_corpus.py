@@ -20,6 +20,7 @@ statements raise: at definition (a broken `@tx.struct`) or when the kernel compi
 from __future__ import annotations
 
 import ast
+import importlib.util
 import io
 import re
 import sys
@@ -270,3 +271,23 @@ def test_long_expression_in_every_pass(tmp_path):
     kernel = read_module(path).kernels[0]
     assert "fn long_sum" in kernel.wgsl
     assert kernel.spirv[:4] == b"\x03\x02\x23\x07"
+
+
+def test_const_defaults_are_constants(tmp_path):
+    """Const defaults may be signed literals and module constants (as Python evaluates
+    them), on both paths."""
+    path = tmp_path / "const_defaults.py"
+    path.write_text(
+        "import pyshader_tx as tx\nfrom pyshader_tx import Array, Const, f32, i32\n\n"
+        "SCALE = 0.5\n\n\n"
+        "@tx.kernel(workgroup_size=64)\n"
+        "def scaled(out: Array[f32], OFFSET: Const[int] = -3, FACTOR: Const[float] = SCALE):\n"
+        "    out[0] = f32(OFFSET) * FACTOR\n"
+    )
+    spec = importlib.util.spec_from_file_location("const_defaults", path)
+    live = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(live)
+    static = read_module(path).kernels[0]
+    for kernel in (live.scaled, static):
+        constants = kernel.compiled().interface.constants
+        assert constants == {"OFFSET": -3, "FACTOR": 0.5}
