@@ -11,6 +11,7 @@ compile_kernel(source, workgroup_size, constants, fold_1d)
 from __future__ import annotations
 
 import ast
+import dataclasses
 
 from pyshader_tx import ir
 from pyshader_tx import types as t
@@ -227,7 +228,8 @@ def lower_device_function(
     bindings = {}
     for param in parameters:
         if isinstance(param.ty, t.StorageArrayType):
-            bindings[param.name] = arrays[param.name]
+            # The caller's array, under the parameter's name (for messages).
+            bindings[param.name] = dataclasses.replace(arrays[param.name], name=param.name)
             continue
         bindings[param.name] = _argument_factory(len(params), param.ty)
         params.append(ir.Parameter(param.name, param.ty, param.span))  # its own, per function

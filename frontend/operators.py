@@ -159,6 +159,8 @@ def fold(function, left: ir.Literal, right: ir.Literal, span) -> ir.Literal:
         raise CompileError("division by zero in a constant expression", right.span) from None
     except (OverflowError, ValueError) as error:
         raise CompileError(f"cannot evaluate constant expression: {error}", span) from None
+    if isinstance(value, complex):  # (-8) ** (1 / 3)
+        raise CompileError(f"the constant expression has a complex value, {value}", span)
     return abstract_literal(value, span)
 
 

@@ -1768,3 +1768,29 @@ def endless_loop_with_inner_break(out: Array[f32]):
     while 1 == 1:  # error `1 == 1`: this loop never ends
         for k in range(4):
             break
+
+
+@tx.kernel(workgroup_size=64)
+def complex_constant(out: Array[f32]):
+    out[0] = (-8) ** (1 / 3)  # error `(-8) ** (1 / 3)`: the constant expression has a complex value
+
+
+@tx.func
+def first_of_grid(a: Array2D[f32]) -> f32:
+    return a[0]  # error `0`: 'a' is 2-D: it takes 2 index(es), got 1
+
+
+@tx.kernel(workgroup_size=64)
+def calls_first_of_grid(m: Array2D[f32], out: Array[f32]):
+    out[0] = first_of_grid(m)
+
+
+@tx.func
+def bumped(a: Array[f32]) -> f32:
+    a = a  # error `a`@1: array parameter 'a' cannot be reassigned
+    return 1.0
+
+
+@tx.kernel(workgroup_size=64)
+def calls_bumped(out: Array[f32]):
+    out[0] = bumped(out)
