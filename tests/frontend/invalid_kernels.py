@@ -1794,3 +1794,14 @@ def bumped(a: Array[f32]) -> f32:
 @tx.kernel(workgroup_size=64)
 def calls_bumped(out: Array[f32]):
     out[0] = bumped(out)
+
+
+@tx.struct
+class StructWithFieldTwice:
+    n: i32
+    n: f32  # error `n`: field 'n' is declared twice
+
+
+@tx.struct
+class StructDerived(Particle):  # error `Particle`: struct StructDerived cannot derive from another class
+    w: f32
