@@ -355,6 +355,13 @@ class ExpressionLowering:
         lowering = CONVERSION_OPCODES.get((source, target))
         if lowering is None:
             raise TypeError(f"no conversion from {expr.value.ty!r} to {expr.ty!r}")
+        if isinstance(expr.ty, t.MatrixType):  # mat2x2h(m): OpFConvert takes no matrices
+            source_column, column = expr.value.ty.column_type, expr.ty.column_type
+            columns = [
+                self.op(lowering, column, self.op("OpCompositeExtract", source_column, value, i))
+                for i in range(expr.ty.columns)
+            ]
+            return self.op("OpCompositeConstruct", expr.ty, *columns)
         if isinstance(lowering, str):
             return self.op(lowering, expr.ty, value)
         return lowering(self, expr.value.ty, value, expr.ty)

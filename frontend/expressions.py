@@ -445,6 +445,9 @@ class ExpressionLowering:
                 raise self.source.error(
                     node.operand, f"cannot negate {operand.ty!r}", "convert it first, e.g. i32(...)"
                 )
+            if isinstance(operand.ty, t.MatrixType):  # WGSL has no unary - on matrices
+                minus_one = ir.Literal(-1.0, operand.ty.scalar, span)
+                return ir.Binary("mul", operand, minus_one, operand.ty, span)
             return ir.Unary("neg", operand, operand.ty, span)
         # ast.Invert
         kind = ops.scalar_kind(operand)

@@ -267,6 +267,8 @@ class OperatorLowering:
         kinds = {scalar_kind(left), scalar_kind(right)}
         if kinds == {"bool"}:
             left, right = self.unify(left, right, node, verb)
+            if op == "bit_xor":  # WGSL has no ^ on bools: a ^ b is a != b
+                return ir.Binary("ne", left, right, left.ty, span)
             return ir.Binary(op, left, right, left.ty, span)
         culprit = self.culprit(
             node,
