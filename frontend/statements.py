@@ -183,6 +183,11 @@ class StatementLowering:
         if not isinstance(node.target, ast.Name):
             if node.value is None:
                 raise self.source.error(node, "annotations need a value here")
+            text = self.source.text(node.target)
+            ty = evaluate_annotation(node.annotation, self.source, text)
+            target = self.place(node.target)
+            if not isinstance(target, Meta) and getattr(target, "ty", ty) != ty:
+                raise self.source.error(node.annotation, f"{text} is {target.ty!r}, not {ty!r}")
             return self.assign(node.target, self.value(node.value), node)
         name = node.target.id
         ty = evaluate_annotation(node.annotation, self.source, f"'{name}'")

@@ -1805,3 +1805,8 @@ class StructWithFieldTwice:
 @tx.struct
 class StructDerived(Particle):  # error `Particle`: struct StructDerived cannot derive from another class
     w: f32
+
+
+@tx.kernel(workgroup_size=64)
+def element_annotation_disagrees(out: Array[f32]):
+    out[0]: i32 = 1  # error `i32`: out[0] is f32, not i32
