@@ -259,7 +259,7 @@ class OperatorLowering:
             raise self.source.error(
                 self.operand_node(node, 1),
                 "integer ** needs a constant exponent >= 0",
-                f"use floats, e.g. f32({self.source.text(node.left)}) ** ...",
+                f"use floats, e.g. f32({self.source.text(self.operand_node(node, 0))}) ** ...",
             )
         return self.arithmetic("pow", left, right, node, verb, span)
 

@@ -424,6 +424,7 @@ class StatementLowering:
         return True
 
     def lower_loop_body(self, statements: list, out: list) -> list:
+        """`lower_block` for the body of a loop (where break and continue may stand)."""
         self.loop_depth += 1
         try:
             return self.lower_block(statements, out)

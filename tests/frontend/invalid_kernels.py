@@ -1810,3 +1810,10 @@ class StructDerived(Particle):  # error `Particle`: struct StructDerived cannot 
 @tx.kernel(workgroup_size=64)
 def element_annotation_disagrees(out: Array[f32]):
     out[0]: i32 = 1  # error `i32`: out[0] is f32, not i32
+
+
+@tx.kernel(workgroup_size=64)
+def augmented_integer_power(n: i32, out: Array[i32]):
+    k = 2
+    k **= n  # error `n`: integer ** needs a constant exponent >= 0; use floats, e.g. f32(k) ** ...
+    out[0] = k
