@@ -46,6 +46,8 @@ PYTHON_COMPARE = {
 }
 
 NUMBERS = ("sint", "uint", "float")
+#: Python operators defined on integers only.
+INTEGER_OPERATORS = {"shl", "shr", "bit_and", "bit_or", "bit_xor"}
 INTEGERS = ("sint", "uint")
 NATIVE_VECTOR_SCALAR = {"add", "sub", "mul", "div", "rem"}
 DIVISIONS = {"div", "rem", "floor_div", "py_mod"}
@@ -181,17 +183,24 @@ class OperatorLowering:
         name, verb, function = PYTHON_BINARY[python_op]
         span = self.source.span(node)
         if both_literals(left, right) and is_abstract(left) and is_abstract(right):
-            if function is not None:
+            # Shifts and bitwise operators on float literals: the rule's error, at the float.
+            on_integers = name not in INTEGER_OPERATORS or left.ty == right.ty == t.ABSTRACT_INT
+            if function is not None and on_integers:
                 return fold(function, left, right, span)
         rule = BINARY_RULES[name]
         return rule(self, left, right, node, verb, span)
 
     # -- rules ---------------------------------------------------------------
 
-    def arithmetic(self, op: str, left, right, node, verb, span) -> ir.Expr:
+    def require_numbers(self, left, right, node, verb) -> None:
+        """Both operands are numbers (scalars, vectors or matrices), or the error points at
+        the one that is not."""
         culprit = self.culprit(node, left, right, lambda side: scalar_kind(side) not in NUMBERS)
         if culprit is not None:
             raise self.source.error(culprit, f"cannot {verb} {left.ty!r} and {right.ty!r}")
+
+    def arithmetic(self, op: str, left, right, node, verb, span) -> ir.Expr:
+        self.require_numbers(left, right, node, verb)
         if isinstance(left.ty, t.MatrixType) or isinstance(right.ty, t.MatrixType):
             return self.matrix_arithmetic(op, left, right, node, verb, span)
         left, right = self.shape_operands(op, left, right, node, verb)
@@ -228,6 +237,7 @@ class OperatorLowering:
         return self.arithmetic("mul", left, right, node, verb, span)
 
     def lower_truediv(self, left, right, node, verb, span):
+        self.require_numbers(left, right, node, verb)
         if scalar_kind(left) in ("sint", "uint") or scalar_kind(right) in ("sint", "uint"):
             left, right = self.shape_operands("div", left, right, node, verb)
             if scalar_kind(left) != "float":
@@ -354,8 +364,10 @@ class OperatorLowering:
         )
         if culprit is not None:
             raise self.source.error(culprit, f"cannot compare {left.ty!r} and {right.ty!r}")
-        if "bool" in kinds and op not in ("eq", "ne"):
+        if kinds == {"bool"} and op not in ("eq", "ne"):
             raise self.source.error(node, f"cannot order bools with {op}")
+        if "bool" in kinds and len(kinds) > 1:  # a number is never a bool, literals included
+            raise self.source.error(node, f"cannot compare {left.ty!r} and {right.ty!r}")
         left, right = self.shape_operands(op, left, right, node, "compare")
         shape = left.ty if isinstance(left.ty, t.VectorType) else right.ty
         result = t.with_scalar(shape, t.bool_)

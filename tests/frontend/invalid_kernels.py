@@ -1817,3 +1817,24 @@ def augmented_integer_power(n: i32, out: Array[i32]):
     k = 2
     k **= n  # error `n`: integer ** needs a constant exponent >= 0; use floats, e.g. f32(k) ** ...
     out[0] = k
+
+
+@tx.kernel(workgroup_size=64)
+def shift_float_literal(out: Array[i32]):
+    out[0] = 1 << 1.5  # error `1.5`: cannot shift int literal by float literal
+
+
+@tx.kernel(workgroup_size=64)
+def combine_float_literals(out: Array[i32]):
+    out[0] = 1.5 & 2.5  # error `1.5 & 2.5`: cannot combine float literal and float literal
+
+
+@tx.kernel(workgroup_size=64)
+def compare_number_with_bool(n: i32, out: Array[f32]):
+    if 0 == (n > 0):  # error `0 == (n > 0)`: cannot compare int literal and bool
+        out[0] = 1.0
+
+
+@tx.kernel(workgroup_size=64)
+def divide_bool(out: Array[f32]):
+    out[0] = 1 / True  # error `True`: cannot divide int literal and bool
