@@ -7,11 +7,11 @@ more test runs the command line itself over the whole file.
 
 A marker is a comment on the line where the error must be reported:
 
-    a = a  # error `a = a`: cannot assign to array parameter
+    out = x  # error `out`: array parameter 'out' cannot be reassigned
 
 The text between backticks (optional) is the source the carets must underline: it occurs
-once on the line, or `text`@2 names its second occurrence; the text after the colon must occur in the message (hint
-included). A case is the run of top-level statements up to and including a `@tx.kernel`
+once on the line, or `text`@2 names its second occurrence (`a = a  # error `a`@1: ...`).
+The text after the colon must occur in the message (hint included). A case is the run of top-level statements up to and including a `@tx.kernel`
 function or a `@tx.struct` class; it holds one marker, or none for valid definitions
 shared by later cases (which must then compile). The case's error is the first one its
 statements raise: at definition (a broken `@tx.struct`) or when the kernel compiles.
@@ -54,7 +54,7 @@ class Marker:
 class Case:
     name: str  # the kernel's (or struct's) name
     statements: list  # top-level ast statements, in order
-    first: int
+    first: int  # its first line (decorators included) and last line
     last: int
     marker: Marker | None
 
