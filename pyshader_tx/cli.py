@@ -369,11 +369,8 @@ def _compile(kernel: Kernel, constants: dict, used: set, session: Session) -> Co
                 used.add((scope, name))
         source = kernel.function_source()
         args = source.node.args
-        defaulted = {
-            arg.arg
-            for arg, default in zip(args.args[len(args.args) - len(args.defaults) :], args.defaults)
-            if isinstance(default, ast.Constant)
-        }
+        # The compiler reads the defaults (and reports one that is not a constant).
+        defaulted = {arg.arg for arg in args.args[len(args.args) - len(args.defaults) :]}
         missing = [n for n in names if n in const_names and n not in values and n not in defaulted]
         if missing:
             arg = next(a for a in args.args if a.arg == missing[0])
