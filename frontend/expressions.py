@@ -17,6 +17,7 @@ from pyshader_tx import declarations as decl
 from pyshader_tx import ir
 from pyshader_tx import types as t
 from pyshader_tx.ir.intrinsics import MATH_CONSTANTS, MATH_FUNCTIONS
+from pyshader_tx.values import MatrixValue, VectorValue
 
 from . import counters
 from . import operators as ops
@@ -34,9 +35,8 @@ SWIZZLE_SETS = ("xyzw", "rgba")
 class Meta:
     """A compile-time value: `kind` says what `value` is."""
 
-    kind: (
-        str  # 'type' 'function' 'intrinsic' 'special' 'builtin' 'namespace' 'tuple' 'array' 'shape'
-    )
+    kind: str  # 'type' 'function' 'intrinsic' 'special' 'builtin' 'namespace' 'tuple' 'array'
+    # 'shape' 'value' (a host vector or matrix constant)
     value: object
     name: str = ""
 
@@ -89,6 +89,8 @@ def classify(value, name: str) -> Meta | ir.Expr | None:
         return ops.abstract_literal(value)
     if isinstance(value, tuple) and value and all(isinstance(v, (bool, int, float)) for v in value):
         return Meta("tuple", value, name)
+    if isinstance(value, (VectorValue, MatrixValue)):
+        return Meta("value", value, name)
     ty = decl.as_type(value)
     if ty is not None:
         return Meta("type", ty, name)
@@ -114,6 +116,15 @@ def classify(value, name: str) -> Meta | ir.Expr | None:
     if value in (int, float, bool):
         return Meta("builtin", value.__name__, name)
     return None
+
+
+def host_value(value, span) -> ir.Compose:
+    """A host vector or matrix constant (`UP = tx.vec3f(0, 1, 0)` at module level) as the
+    constructor of its value."""
+    if isinstance(value, MatrixValue):
+        return ir.Compose(value.type, tuple(host_value(column, span) for column in value), span)
+    scalar = value.type.scalar
+    return ir.Compose(value.type, tuple(ir.Literal(v, scalar, span) for v in value), span)
 
 
 class ExpressionLowering:
@@ -224,6 +235,8 @@ class ExpressionLowering:
             )
         if isinstance(meaning, ir.Literal):
             return ir.Literal(meaning.value, meaning.ty, self.source.span(node))
+        if meaning.kind == "value":
+            return host_value(meaning.value, self.source.span(node))
         return meaning
 
     # -- attributes --------------------------------------------------------

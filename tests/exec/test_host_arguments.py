@@ -172,3 +172,26 @@ def test_wrong_vector_and_matrix_arguments_name_the_parameter(index):
     with pytest.raises(kind) as info:
         uniforms(**arguments, out=np.zeros(13, np.float32), workgroups=(1, 1, 1))
     assert str(info.value) == message
+
+
+UP = tx.vec3f(0, 1, 0)
+GRID = tx.vec2u(3, 4)
+ROTATE = tx.mat2x2f(tx.vec2f(0, 1), (-1, 0))  # a quarter turn: columns (0, 1), (-1, 0)
+
+
+@tx.kernel(workgroup_size=1)
+def use_host_constants(out: Array[f32]):
+    v = UP * 2.0 + vec3f(1.0)
+    out[0] = v.x + v.y * 10.0 + v.z * 100.0
+    out[1] = f32(GRID.x * GRID.y)
+    w = ROTATE @ tx.vec2f(1.0, 2.0)
+    out[2] = w.x
+    out[3] = w.y
+    out[4] = ROTATE[1].x
+
+
+def test_host_values_as_module_constants():
+    out = np.zeros(5, np.float32)
+    use_host_constants(out, workgroups=(1, 1, 1))
+    rotated = np.asarray(ROTATE).T @ [1.0, 2.0]
+    np.testing.assert_array_equal(out, [1 + 30 + 100, 12, *rotated, -1])
