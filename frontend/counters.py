@@ -19,8 +19,14 @@ values, arithmetic on them, or counters of enclosing loops of this kind):
   expression whose values exceed i32 cannot become i32.
 - When the loop body is lowered, the counter variable takes the type most of the uses
   that fixed a type asked for (i32 on a tie or with none; only a type its bounds fit);
-  reads that asked for that type lose their conversion (`settle`). It counts with WGSL's `<` and `+=`, never past its
-  bound, as before.
+  reads that asked for that type lose their conversion (`settle`). It counts with WGSL's
+  `<` and `+=`, never past its bound, as before.
+
+Why per-use conversions rather than one type for the whole loop (or an error when uses
+disagree): the checks above make every conversion exact, so a loop that mixes
+`tile[ty * 16 + k]` (u32) with `x[i32(t) - k]` (i32) means what it says in Python, and
+no use depends on the others; one type per loop would turn such code into errors whose
+fix (a cast) changes nothing.
 
 A counter that is assigned in the loop or used after it is an ordinary variable (i32 for
 constant bounds); loops over typed bounds (`range(n)` with `n: u32`) count in that type.

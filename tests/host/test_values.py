@@ -109,7 +109,8 @@ BAD_CONSTRUCTIONS = [
     (
         lambda: tx.vec4f(tx.vec2i(1, 2), 3, 4),
         TypeError,
-        "vec4f() argument 0: vec4f needs f32 components, not vec2i(1, 2); convert it, e.g. vec2f(...)",
+        "vec4f() argument 0: vec4f needs f32 components, not vec2i(1, 2); convert it,"
+        " e.g. vec2f(...)",
     ),
     (
         lambda: tx.vec2f("a", 1),
@@ -137,7 +138,8 @@ BAD_CONSTRUCTIONS = [
     (
         lambda: tx.mat2x2f(np.zeros((3, 3))),
         ValueError,
-        "mat2x2f() takes 2 column vectors, 4 scalars or one (2, 2) array (row c is column c), got an array of shape (3, 3)",
+        "mat2x2f() takes 2 column vectors, 4 scalars or one (2, 2) array (row c is column c),"
+        " got an array of shape (3, 3)",
     ),
     (
         lambda: tx.mat3x3f(tx.mat2x2f()),
