@@ -1,0 +1,419 @@
+"""Python's `math` module in kernels: one table entry per name, and float `//` and `%`.
+
+`MATH_FUNCTIONS` maps every public function of `math` to how a call lowers: a WGSL builtin
+from `ir.intrinsics` (`sqrt`, `atan2`, ...), a device function of `math_library` (written in
+the kernel language: `fmod`, `frexp`, `expm1`, ...), a small custom lowering (`log` with a
+base, `hypot` of any number of values, `isclose` with its keyword tolerances, ...), or a
+`CompileError` that names what to write instead (`erf`, `fsum`, `isqrt`, ...).
+
+Arguments follow Python: integers are converted to float where `math` would (`math.sqrt(2)`
+is `sqrt(2.0)`), and float scalars and vectors of `f32` or `f16` are accepted (f16 goes
+through the f32 library function; vectors one component at a time). Results keep the
+argument's float type; `floor`, `ceil` and `trunc` return their float argument's type
+(Python returns int: convert with `i32(...)`) and integers unchanged. `frexp` and `modf`
+give a pair that only tuple assignment (`m, e = math.frexp(x)`) or a constant index takes
+(a `Meta` of kind 'results').
+
+Float `//` and `%` (`exact_float_division`) call `math_library.py_floor_div` and `py_mod`:
+CPython's float_divmod on an exact fmod, so `1.0 // 0.1 == 9.0` as in Python and numpy.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+from pyshader_tx import ir
+from pyshader_tx import types as t
+from pyshader_tx.ir.intrinsics import INTRINSICS
+
+from . import operators as ops
+from .expressions import Meta
+
+__all__ = ["MATH_FUNCTIONS", "MathFunction", "lower_math_call", "exact_float_division"]
+
+
+@dataclass(frozen=True)
+class MathFunction:
+    """How a call of `math.<name>` lowers.
+
+    `lower(lowerer, args, node, display)` gets the argument values (keyword arguments in
+    `keywords` order after the positional ones, their defaults filled in) and returns an
+    IR value or a 'results' Meta. `arity` is (least, most or None) positional arguments.
+    `unavailable` (when set) is the hint of a function kernels cannot have."""
+
+    lower: Callable | None
+    arity: tuple = (1, 1)
+    keywords: tuple = ()  # ((name, default), ...): keyword-only parameters
+    unavailable: str | None = None
+
+
+# ---------------------------------------------------------------------------
+# Arguments
+# ---------------------------------------------------------------------------
+
+
+def float_argument(lowerer, value: ir.Expr, node: ast.AST, display: str) -> ir.Expr:
+    """`value` as a float: integer literals, scalars and vectors converted as Python's
+    `math` converts ints (to f32)."""
+    kind = ops.scalar_kind(value)
+    if kind == "float" and not isinstance(value.ty, t.MatrixType):
+        return value
+    if kind in ("sint", "uint") and not isinstance(value.ty, t.MatrixType):
+        if ops.is_abstract(value):
+            return ops.abstract_literal(float(value.value), value.span)
+        if isinstance(value, ir.Literal):
+            return ir.Literal(float(value.value), t.f32, value.span)
+        return ir.Convert(value, t.with_scalar(value.ty, t.f32), value.span)
+    raise lowerer.source.error(node, f"{display}() takes numbers, not {value.ty!r}")
+
+
+def integer_argument(lowerer, value: ir.Expr, node: ast.AST, display: str) -> ir.Expr:
+    if ops.scalar_kind(value) in ("sint", "uint") and not isinstance(value.ty, t.MatrixType):
+        return value
+    raise lowerer.source.error(node, f"{display}() takes integers, not {value.ty!r}")
+
+
+def unify(lowerer, values: list, node: ast.AST, display: str) -> list:
+    """One type for every argument: the concrete one (literals take it; scalars are splat
+    into vectors of their component type), f32 (or i32) when all are literals."""
+    typed = [v for v in values if not ops.is_abstract(v)]
+    if not typed:
+        return [ops.concretize(v) for v in values]
+    target = next((v.ty for v in typed if isinstance(v.ty, t.VectorType)), typed[0].ty)
+    scalar = t.scalar_of(target)
+    unified = []
+    for value in values:
+        if ops.is_abstract(value):
+            value = ops.literal_as(value, scalar)
+        if value.ty == scalar and value.ty != target:
+            value = ir.Splat(target, value, value.span)
+        if value.ty != target:
+            raise lowerer.source.error(
+                node, f"{display}(): arguments must have one type, got {target!r} and {value.ty!r}"
+            )
+        unified.append(value)
+    return unified
+
+
+# ---------------------------------------------------------------------------
+# Calls of the math library (f32 scalar functions), per component
+# ---------------------------------------------------------------------------
+
+
+def library_calls(lowerer, name: str, args: list, span) -> tuple:
+    """Calls of `math_library.<name>` on `args` (scalars, or vectors of one size with scalars
+    broadcast): `(calls, size)`, one call per component, `size` None for scalars. Each
+    argument component is converted to the parameter's type (f16 -> f32, i32 -> u32)."""
+    from . import math_library  # the library imports pyshader_tx, which imports this module
+
+    function = lowerer.module.function_for(getattr(math_library, name), span)
+    sizes = {a.ty.size for a in args if isinstance(a.ty, t.VectorType)}
+    size = sizes.pop() if sizes else None
+    if size is not None:
+        args = [lowerer.reusable(a, "value") for a in args]
+    calls = []
+    for index in range(size or 1):
+        parts = []
+        for arg, param in zip(args, function.params):
+            part = ir.clone(arg)
+            if isinstance(arg.ty, t.VectorType):
+                part = ir.Member(part, index, arg.ty.scalar, span)
+            parts.append(_converted(part, param.ty))
+        calls.append(ir.Call(function, tuple(parts), function.result, span))
+    return calls, size
+
+
+def _converted(value: ir.Expr, ty: t.Type) -> ir.Expr:
+    if ops.is_abstract(value):
+        return ops.literal_as(value, ty)
+    return value if value.ty == ty else ir.Convert(value, ty, value.span)
+
+
+def assemble(calls: list, size, scalar: t.ScalarType, span) -> ir.Expr:
+    """The per-component results as one value of `scalar` (a vector when `size`)."""
+    parts = tuple(_converted(call, scalar) for call in calls)
+    if size is None:
+        return parts[0]
+    return ir.Compose(t.VectorType(scalar, size), parts, span)
+
+
+def library(name: str, arity: int = 1, result: str = "same") -> MathFunction:
+    """A `math_library` function of float arguments; `result` 'same' (the argument's float
+    type) or 'bool'."""
+
+    def lower(lowerer, args, node, display):
+        args = unify(
+            lowerer, [float_argument(lowerer, a, node, display) for a in args], node, display
+        )
+        span = lowerer.source.span(node)
+        calls, size = library_calls(lowerer, name, args, span)
+        scalar = t.bool_ if result == "bool" else t.scalar_of(args[0].ty)
+        return assemble(calls, size, scalar, span)
+
+    return MathFunction(lower, (arity, arity))
+
+
+def pair(name: str, second: str) -> MathFunction:
+    """A `math_library` function returning a pair (`frexp`, `modf`): the struct each call
+    returns is kept in a temporary, and the two fields become a 'results' Meta. `second`
+    is the second field's scalar: 'float' (the argument's type) or 'i32'."""
+
+    def lower(lowerer, args, node, display):
+        (value,) = unify(lowerer, [float_argument(lowerer, args[0], node, display)], node, display)
+        span = lowerer.source.span(node)
+        calls, size = library_calls(lowerer, name, [value], span)
+        struct = calls[0].ty
+        loads = []
+        for call in calls:
+            var = lowerer.temp(display.replace("math.", ""), struct, span, init=call)
+            loads.append(var)
+        scalar = t.scalar_of(value.ty)
+        results = []
+        for field, field_scalar in enumerate((scalar, t.i32 if second == "i32" else scalar)):
+            field_type = struct.fields[field][1]
+            parts = [
+                ir.Load(
+                    ir.Member(ir.LocalRef(var, struct, span), field, field_type, span),
+                    field_type,
+                    span,
+                )
+                for var in loads
+            ]
+            results.append(assemble(parts, size, field_scalar, span))
+        return Meta("results", tuple(results), f"{display}()")
+
+    return MathFunction(lower)
+
+
+# ---------------------------------------------------------------------------
+# WGSL builtins and small custom lowerings
+# ---------------------------------------------------------------------------
+
+
+def intrinsic_call(lowerer, intrinsic: str, args: list, node, display) -> ir.Expr:
+    span = lowerer.source.span(node)
+    return lowerer.intrinsic(INTRINSICS[intrinsic], args, node, display, span)
+
+
+def native(intrinsic: str, arity: int = 1) -> MathFunction:
+    """A WGSL builtin on float arguments (f32, f16, vectors)."""
+
+    def lower(lowerer, args, node, display):
+        args = unify(
+            lowerer, [float_argument(lowerer, a, node, display) for a in args], node, display
+        )
+        return intrinsic_call(lowerer, intrinsic, args, node, display)
+
+    return MathFunction(lower, (arity, arity))
+
+
+def rounding(intrinsic: str) -> MathFunction:
+    """floor, ceil, trunc: the float argument's type (integers come back unchanged)."""
+
+    def lower(lowerer, args, node, display):
+        if ops.scalar_kind(args[0]) in ("sint", "uint"):
+            return args[0]
+        return native(intrinsic).lower(lowerer, args, node, display)
+
+    return MathFunction(lower)
+
+
+def lower_log(lowerer, args, node, display):
+    """log(x) or log(x, base) == log(x) / log(base), as Python computes it."""
+    args = unify(lowerer, [float_argument(lowerer, a, node, display) for a in args], node, display)
+    logs = [intrinsic_call(lowerer, "log", [a], node, display) for a in args]
+    if len(logs) == 1:
+        return logs[0]
+    return lowerer.binary(ast.Div, logs[0], logs[1], node)
+
+
+def lower_log10(lowerer, args, node, display):
+    value = float_argument(lowerer, args[0], node, display)
+    log2 = intrinsic_call(lowerer, "log2", [ops.concretize(value)], node, display)
+    return lowerer.binary(ast.Mult, log2, ops.abstract_literal(math.log10(2.0)), node)
+
+
+def lower_pow(lowerer, args, node, display):
+    """Python's float `**` (the sign rules of `x ** y`, not WGSL's pow)."""
+    base, exponent = unify(
+        lowerer, [float_argument(lowerer, a, node, display) for a in args], node, display
+    )
+    return lowerer.binary(ast.Pow, base, exponent, node)
+
+
+def lower_ldexp(lowerer, args, node, display):
+    (value,) = unify(lowerer, [float_argument(lowerer, args[0], node, display)], node, display)
+    exponent = integer_argument(lowerer, args[1], node, display)
+    if not ops.is_abstract(exponent) and t.scalar_of(exponent.ty) != t.i32:
+        exponent = ir.Convert(exponent, t.with_scalar(exponent.ty, t.i32), exponent.span)
+    span = lowerer.source.span(node)
+    calls, size = library_calls(lowerer, "py_ldexp", [value, exponent], span)
+    return assemble(calls, size, t.scalar_of(value.ty), span)
+
+
+def lower_hypot(lowerer, args, node, display):
+    """hypot of any number of values, folded pairwise (hypot() == 0.0)."""
+    if not args:
+        return ops.abstract_literal(0.0, lowerer.source.span(node))
+    args = unify(lowerer, [float_argument(lowerer, a, node, display) for a in args], node, display)
+    if len(args) == 1:
+        return intrinsic_call(lowerer, "abs", args, node, display)
+    result = args[0]
+    span = lowerer.source.span(node)
+    for arg in args[1:]:
+        calls, size = library_calls(lowerer, "py_hypot", [result, arg], span)
+        result = assemble(calls, size, t.scalar_of(arg.ty), span)
+    return result
+
+
+def lower_dist(lowerer, args, node, display):
+    """The distance between two points given as float vectors."""
+    p, q = unify(lowerer, [float_argument(lowerer, a, node, display) for a in args], node, display)
+    if not isinstance(p.ty, t.VectorType):
+        raise lowerer.source.error(node, f"{display}() takes two points as vectors, e.g. vec3f")
+    span = lowerer.source.span(node)
+    difference = lowerer.reusable(lowerer.binary(ast.Sub, p, q, node), "difference")
+    components = [ir.Member(ir.clone(difference), i, p.ty.scalar, span) for i in range(p.ty.size)]
+    return lower_hypot(lowerer, components, node, display)
+
+
+def lower_isclose(lowerer, args, node, display):
+    values = unify(
+        lowerer, [float_argument(lowerer, a, node, display) for a in args], node, display
+    )
+    span = lowerer.source.span(node)
+    calls, size = library_calls(lowerer, "py_isclose", values, span)
+    return assemble(calls, size, t.bool_, span)
+
+
+def integer_fold(name: str, empty: int) -> MathFunction:
+    """gcd, lcm of any number of integers (Python: non-negative results), on magnitudes."""
+
+    def lower(lowerer, args, node, display):
+        span = lowerer.source.span(node)
+        if not args:
+            return ops.abstract_literal(empty, span)
+        args = unify(
+            lowerer, [integer_argument(lowerer, a, node, display) for a in args], node, display
+        )
+        scalar = t.scalar_of(args[0].ty)
+        if scalar.kind == "sint":
+            args = [intrinsic_call(lowerer, "abs", [a], node, display) for a in args]
+        if len(args) == 1:
+            return args[0]
+        result = args[0]
+        for arg in args[1:]:
+            calls, size = library_calls(lowerer, name, [result, arg], span)
+            result = assemble(calls, size, scalar, span)
+        return result
+
+    return MathFunction(lower, (0, None))
+
+
+def unavailable(hint: str | None) -> MathFunction:
+    return MathFunction(None, (0, None), unavailable=hint or "")
+
+
+NO_ALTERNATIVE = None
+
+#: Every public function of Python's `math` (3.11, and 3.12/3.13's additions).
+MATH_FUNCTIONS = {
+    # WGSL builtins.
+    **{
+        name: native(name)
+        for name in (
+            "sqrt sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh exp exp2 log2"
+            " degrees radians"
+        ).split()
+    },
+    "fabs": native("abs"),
+    "atan2": native("atan2", 2),
+    "fma": native("fma", 3),
+    "floor": rounding("floor"),
+    "ceil": rounding("ceil"),
+    "trunc": rounding("trunc"),
+    "log": MathFunction(lower_log, (1, 2)),
+    "log10": MathFunction(lower_log10),
+    "pow": MathFunction(lower_pow, (2, 2)),
+    # The math library (math_library.py).
+    "fmod": library("py_fmod", 2),
+    "remainder": library("py_remainder", 2),
+    "copysign": library("py_copysign", 2),
+    "nextafter": library("py_nextafter", 2),
+    "ulp": library("py_ulp"),
+    "expm1": library("py_expm1"),
+    "log1p": library("py_log1p"),
+    "cbrt": library("py_cbrt"),
+    "isnan": library("py_isnan", result="bool"),
+    "isinf": library("py_isinf", result="bool"),
+    "isfinite": library("py_isfinite", result="bool"),
+    "frexp": pair("py_frexp", "i32"),
+    "modf": pair("py_modf", "float"),
+    "ldexp": MathFunction(lower_ldexp, (2, 2)),
+    "hypot": MathFunction(lower_hypot, (0, None)),
+    "dist": MathFunction(lower_dist, (2, 2)),
+    "isclose": MathFunction(lower_isclose, (2, 2), (("rel_tol", 1e-09), ("abs_tol", 0.0))),
+    "gcd": integer_fold("py_gcd", 0),
+    "lcm": integer_fold("py_lcm", 1),
+    # Not in kernels.
+    "erf": unavailable(NO_ALTERNATIVE),
+    "erfc": unavailable(NO_ALTERNATIVE),
+    "gamma": unavailable(NO_ALTERNATIVE),
+    "lgamma": unavailable(NO_ALTERNATIVE),
+    "factorial": unavailable("multiply in a loop, e.g. for k in range(2, n + 1): r *= k"),
+    "comb": unavailable("compute it in a loop over integers"),
+    "perm": unavailable("compute it in a loop over integers"),
+    "fsum": unavailable("accumulate in a loop, e.g. for k in range(n): total += x[k]"),
+    "prod": unavailable("multiply in a loop, e.g. for k in range(n): p *= x[k]"),
+    "sumprod": unavailable("use tx.dot(a, b) on vectors, or accumulate in a loop"),
+    "isqrt": unavailable(
+        "use u32(tx.sqrt(f32(n))), exact for n below 2**24 (larger n may be off by one)"
+    ),
+}
+
+
+def lower_math_call(lowerer, meta: Meta, node: ast.Call):
+    """A call of `math.<name>` (or of a function imported from math)."""
+    name = meta.value
+    display = f"math.{name}"
+    entry = MATH_FUNCTIONS[name]
+    if entry.unavailable is not None:
+        hint = entry.unavailable or None
+        raise lowerer.source.error(node, f"{display}() is not available in kernels", hint)
+    least, most = entry.arity
+    count = len(node.args)
+    if count < least or (most is not None and count > most):
+        expected = (
+            str(least)
+            if least == most
+            else f"{least} or more" if most is None else f"{least} to {most}"
+        )
+        raise lowerer.source.error(
+            node, f"{display}() takes {expected} argument{'s' * (expected != '1')}, got {count}"
+        )
+    args = [lowerer.value(arg) for arg in node.args]
+    given = {}
+    names = [keyword for keyword, _ in entry.keywords]
+    for keyword in node.keywords:
+        if keyword.arg not in names:
+            raise lowerer.source.error(
+                keyword, f"{display}() takes no keyword argument '{keyword.arg}'"
+            )
+        given[keyword.arg] = lowerer.value(keyword.value)
+    span = lowerer.source.span(node)
+    for keyword, default in entry.keywords:
+        args.append(given.get(keyword, ops.abstract_literal(default, span)))
+    return entry.lower(lowerer, args, node, display)
+
+
+def exact_float_division(lowerer, expr: ir.Expr) -> ir.Expr:
+    """Float `//` and `%` (a `floor_div` / `py_mod` Binary the operator rules typed) as calls
+    of the math library; other expressions unchanged."""
+    if not (isinstance(expr, ir.Binary) and ops.scalar_kind(expr) == "float"):
+        return expr
+    name = {"floor_div": "py_floor_div", "py_mod": "py_mod"}[expr.op]
+    calls, size = library_calls(lowerer, name, [expr.left, expr.right], expr.span)
+    return assemble(calls, size, t.scalar_of(expr.ty), expr.span)
