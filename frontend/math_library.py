@@ -14,8 +14,6 @@ WGSL and SPIR-V under their names (`py_fmod`, `py_floor_div`, ...).
 
 from __future__ import annotations
 
-import math
-
 import pyshader_tx as tx
 from pyshader_tx import f32, i32, u32
 
@@ -316,6 +314,56 @@ def py_log1p(x: f32) -> f32:
 
 
 @tx.func
+def py_sinh(x: f32) -> f32:
+    """Through expm1, so that sinh(1e-6) keeps its digits ((exp(x) - exp(-x)) / 2 loses
+    them all)."""
+    a = abs(x)
+    if a > 89.0:
+        return py_copysign(tx.exp(a - 0.6931472), x)  # exp(a) / 2 without overflowing first
+    e = py_expm1(a)
+    return py_copysign(0.5 * (e + e / (e + 1.0)), x)
+
+
+@tx.func
+def py_tanh(x: f32) -> f32:
+    a = abs(x)
+    r = f32(1.0)
+    if a < 0.55:
+        e = py_expm1(2.0 * a)
+        r = e / (e + 2.0)
+    elif a < 20.0:
+        r = 1.0 - 2.0 / (tx.exp(2.0 * a) + 1.0)
+    if py_isnan(x):
+        return x
+    return py_copysign(r, x)
+
+
+@tx.func
+def py_asinh(x: f32) -> f32:
+    a = abs(x)
+    r = a
+    if a > 4096.0:
+        r = tx.log(a) + 0.6931472  # log(2a); x * x would overflow
+    elif a > 0.0:
+        r = py_log1p(a + a * a / (1.0 + tx.sqrt(1.0 + a * a)))
+    return py_copysign(r, x)
+
+
+@tx.func
+def py_acosh(x: f32) -> f32:
+    if x > 4096.0:
+        return tx.log(x) + 0.6931472
+    t = x - 1.0
+    return py_log1p(t + tx.sqrt(t * (x + 1.0)))  # NaN below 1, as Python's ValueError
+
+
+@tx.func
+def py_atanh(x: f32) -> f32:
+    a = abs(x)
+    return py_copysign(0.5 * py_log1p(2.0 * a / (1.0 - a)), x)
+
+
+@tx.func
 def py_cbrt(x: f32) -> f32:
     if x == 0.0 or not py_isfinite(x):
         return x
@@ -329,7 +377,7 @@ def py_cbrt(x: f32) -> f32:
 def py_hypot(x: f32, y: f32) -> f32:
     """sqrt(x*x + y*y) without overflow or underflow (scaled by the larger magnitude)."""
     if py_isinf(x) or py_isinf(y):
-        return math.inf
+        return tx.bitcast(f32, u32(INFINITY))
     if py_isnan(x) or py_isnan(y):
         return py_nan()
     big = max(abs(x), abs(y))

@@ -324,10 +324,7 @@ MATH_FUNCTIONS = {
     # WGSL builtins.
     **{
         name: native(name)
-        for name in (
-            "sqrt sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh exp exp2 log2"
-            " degrees radians"
-        ).split()
+        for name in ("sqrt sin cos tan asin acos atan cosh exp exp2 log2 degrees radians").split()
     },
     "fabs": native("abs"),
     "atan2": native("atan2", 2),
@@ -347,6 +344,11 @@ MATH_FUNCTIONS = {
     "expm1": library("py_expm1"),
     "log1p": library("py_log1p"),
     "cbrt": library("py_cbrt"),
+    "sinh": library("py_sinh"),
+    "tanh": library("py_tanh"),
+    "asinh": library("py_asinh"),
+    "acosh": library("py_acosh"),
+    "atanh": library("py_atanh"),
     "isnan": library("py_isnan", result="bool"),
     "isinf": library("py_isinf", result="bool"),
     "isfinite": library("py_isfinite", result="bool"),
