@@ -292,7 +292,10 @@ class ExpressionLowering:
             if base.kind == "math":
                 if callable(getattr(math, attr, None)) and not attr.startswith("_"):
                     return Meta("math_function", attr, f"math.{attr}")
-                raise self.source.error(node, f"module 'math' has no attribute '{attr}'")
+                public = [name for name in dir(math) if not name.startswith("_")]
+                close = difflib.get_close_matches(attr, public, n=1)
+                hint = f"did you mean math.{close[0]}?" if close else None
+                raise self.source.error(node, f"module 'math' has no attribute '{attr}'", hint)
             value = getattr(base.value, attr, MISSING)
             if value is MISSING:
                 close = difflib.get_close_matches(attr, base.value.__all__, n=1)

@@ -21,6 +21,7 @@ CPython's float_divmod on an exact fmod, so `1.0 // 0.1 == 9.0` as in Python and
 from __future__ import annotations
 
 import ast
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Callable
@@ -39,10 +40,10 @@ __all__ = ["MATH_FUNCTIONS", "MathFunction", "lower_math_call", "exact_float_div
 class MathFunction:
     """How a call of `math.<name>` lowers.
 
-    `lower(lowerer, args, node, display)` gets the argument values (keyword arguments in
-    `keywords` order after the positional ones, their defaults filled in) and returns an
-    IR value or a 'results' Meta. `arity` is (least, most or None) positional arguments.
-    `unavailable` (when set) is the hint of a function kernels cannot have."""
+    `lower(call)` gets a `MathCall` (argument values, keyword arguments in `keywords` order
+    after the positional ones with their defaults filled in) and returns an IR value or a
+    'results' Meta. `arity` is (least, most or None) positional arguments. `unavailable`
+    (when not None) is the hint of a function kernels cannot have ('' for none)."""
 
     lower: Callable | None
     arity: tuple = (1, 1)
@@ -50,33 +51,59 @@ class MathFunction:
     unavailable: str | None = None
 
 
+@dataclass
+class MathCall:
+    """One call being lowered: the lowerer, argument values and the nodes they came from."""
+
+    lowerer: object
+    args: list
+    arg_nodes: list  # the AST node of each argument (the call itself for defaults)
+    node: ast.Call
+    display: str  # 'math.fmod'
+
+    @property
+    def span(self):
+        return self.lowerer.source.span(self.node)
+
+    def error(self, message: str, position: int | None = None):
+        where = self.node if position is None else self.arg_nodes[position]
+        return self.lowerer.source.error(where, f"{self.display}(): {message}")
+
+
 # ---------------------------------------------------------------------------
 # Arguments
 # ---------------------------------------------------------------------------
 
 
-def float_argument(lowerer, value: ir.Expr, node: ast.AST, display: str) -> ir.Expr:
-    """`value` as a float: integer literals, scalars and vectors converted as Python's
-    `math` converts ints (to f32)."""
-    kind = ops.scalar_kind(value)
-    if kind == "float" and not isinstance(value.ty, t.MatrixType):
-        return value
-    if kind in ("sint", "uint") and not isinstance(value.ty, t.MatrixType):
-        if ops.is_abstract(value):
-            return ops.abstract_literal(float(value.value), value.span)
-        if isinstance(value, ir.Literal):
-            return ir.Literal(float(value.value), t.f32, value.span)
-        return ir.Convert(value, t.with_scalar(value.ty, t.f32), value.span)
-    raise lowerer.source.error(node, f"{display}() takes numbers, not {value.ty!r}")
+def float_arguments(call: MathCall) -> list:
+    """The arguments as floats of one type: integers (literals, scalars, vectors) converted
+    as Python's `math` converts ints (to f32), then unified (`unify`)."""
+    values = []
+    for position, value in enumerate(call.args):
+        kind = ops.scalar_kind(value)
+        if kind not in ("float", "sint", "uint") or isinstance(value.ty, t.MatrixType):
+            raise call.error(
+                f"expected a number or a vector of numbers, got {value.ty!r}", position
+            )
+        if kind != "float":
+            if ops.is_abstract(value):
+                value = ops.abstract_literal(float(value.value), value.span)
+            elif isinstance(value, ir.Literal):
+                value = ir.Literal(float(value.value), t.f32, value.span)
+            else:
+                value = ir.Convert(value, t.with_scalar(value.ty, t.f32), value.span)
+        values.append(value)
+    return unify(call, values)
 
 
-def integer_argument(lowerer, value: ir.Expr, node: ast.AST, display: str) -> ir.Expr:
-    if ops.scalar_kind(value) in ("sint", "uint") and not isinstance(value.ty, t.MatrixType):
-        return value
-    raise lowerer.source.error(node, f"{display}() takes integers, not {value.ty!r}")
+def integer_arguments(call: MathCall) -> list:
+    for position, value in enumerate(call.args):
+        if ops.scalar_kind(value) not in ("sint", "uint") or isinstance(value.ty, t.MatrixType):
+            raise call.error(f"expected an integer or integer vector, got {value.ty!r}", position)
+    return unify(call, call.args)
 
 
-def unify(lowerer, values: list, node: ast.AST, display: str) -> list:
+def unify(call: MathCall, values: list) -> list:
     """One type for every argument: the concrete one (literals take it; scalars are splat
     into vectors of their component type), f32 (or i32) when all are literals."""
     typed = [v for v in values if not ops.is_abstract(v)]
@@ -85,14 +112,14 @@ def unify(lowerer, values: list, node: ast.AST, display: str) -> list:
     target = next((v.ty for v in typed if isinstance(v.ty, t.VectorType)), typed[0].ty)
     scalar = t.scalar_of(target)
     unified = []
-    for value in values:
+    for position, value in enumerate(values):
         if ops.is_abstract(value):
             value = ops.literal_as(value, scalar)
         if value.ty == scalar and value.ty != target:
             value = ir.Splat(target, value, value.span)
         if value.ty != target:
-            raise lowerer.source.error(
-                node, f"{display}(): arguments must have one type, got {target!r} and {value.ty!r}"
+            raise call.error(
+                f"arguments must have one type, got {target!r} and {value.ty!r}", position
             )
         unified.append(value)
     return unified
@@ -140,18 +167,19 @@ def assemble(calls: list, size, scalar: t.ScalarType, span) -> ir.Expr:
     return ir.Compose(t.VectorType(scalar, size), parts, span)
 
 
+def apply_library(call: MathCall, name: str, args: list, result: t.ScalarType) -> ir.Expr:
+    calls, size = library_calls(call.lowerer, name, args, call.span)
+    return assemble(calls, size, result, call.span)
+
+
 def library(name: str, arity: int = 1, result: str = "same") -> MathFunction:
     """A `math_library` function of float arguments; `result` 'same' (the argument's float
     type) or 'bool'."""
 
-    def lower(lowerer, args, node, display):
-        args = unify(
-            lowerer, [float_argument(lowerer, a, node, display) for a in args], node, display
-        )
-        span = lowerer.source.span(node)
-        calls, size = library_calls(lowerer, name, args, span)
+    def lower(call: MathCall):
+        args = float_arguments(call)
         scalar = t.bool_ if result == "bool" else t.scalar_of(args[0].ty)
-        return assemble(calls, size, scalar, span)
+        return apply_library(call, name, args, scalar)
 
     return MathFunction(lower, (arity, arity))
 
@@ -161,15 +189,12 @@ def pair(name: str, second: str) -> MathFunction:
     returns is kept in a temporary, and the two fields become a 'results' Meta. `second`
     is the second field's scalar: 'float' (the argument's type) or 'i32'."""
 
-    def lower(lowerer, args, node, display):
-        (value,) = unify(lowerer, [float_argument(lowerer, args[0], node, display)], node, display)
-        span = lowerer.source.span(node)
-        calls, size = library_calls(lowerer, name, [value], span)
+    def lower(call: MathCall):
+        (value,) = float_arguments(call)
+        span = call.span
+        calls, size = library_calls(call.lowerer, name, [value], span)
         struct = calls[0].ty
-        loads = []
-        for call in calls:
-            var = lowerer.temp(display.replace("math.", ""), struct, span, init=call)
-            loads.append(var)
+        temps = [call.lowerer.temp(name.removeprefix("py_"), struct, span, init=c) for c in calls]
         scalar = t.scalar_of(value.ty)
         results = []
         for field, field_scalar in enumerate((scalar, t.i32 if second == "i32" else scalar)):
@@ -180,10 +205,10 @@ def pair(name: str, second: str) -> MathFunction:
                     field_type,
                     span,
                 )
-                for var in loads
+                for var in temps
             ]
             results.append(assemble(parts, size, field_scalar, span))
-        return Meta("results", tuple(results), f"{display}()")
+        return Meta("results", tuple(results), f"{call.display}()")
 
     return MathFunction(lower)
 
@@ -193,19 +218,15 @@ def pair(name: str, second: str) -> MathFunction:
 # ---------------------------------------------------------------------------
 
 
-def intrinsic_call(lowerer, intrinsic: str, args: list, node, display) -> ir.Expr:
-    span = lowerer.source.span(node)
-    return lowerer.intrinsic(INTRINSICS[intrinsic], args, node, display, span)
+def intrinsic_call(call: MathCall, intrinsic: str, args: list) -> ir.Expr:
+    return call.lowerer.intrinsic(INTRINSICS[intrinsic], args, call.node, call.display, call.span)
 
 
 def native(intrinsic: str, arity: int = 1) -> MathFunction:
     """A WGSL builtin on float arguments (f32, f16, vectors)."""
 
-    def lower(lowerer, args, node, display):
-        args = unify(
-            lowerer, [float_argument(lowerer, a, node, display) for a in args], node, display
-        )
-        return intrinsic_call(lowerer, intrinsic, args, node, display)
+    def lower(call: MathCall):
+        return intrinsic_call(call, intrinsic, float_arguments(call))
 
     return MathFunction(lower, (arity, arity))
 
@@ -213,118 +234,104 @@ def native(intrinsic: str, arity: int = 1) -> MathFunction:
 def rounding(intrinsic: str) -> MathFunction:
     """floor, ceil, trunc: the float argument's type (integers come back unchanged)."""
 
-    def lower(lowerer, args, node, display):
-        if ops.scalar_kind(args[0]) in ("sint", "uint"):
-            return args[0]
-        return native(intrinsic).lower(lowerer, args, node, display)
+    def lower(call: MathCall):
+        if ops.scalar_kind(call.args[0]) in ("sint", "uint"):
+            return call.args[0]
+        return intrinsic_call(call, intrinsic, float_arguments(call))
 
     return MathFunction(lower)
 
 
-def lower_log(lowerer, args, node, display):
+def lower_log(call: MathCall):
     """log(x) or log(x, base) == log(x) / log(base), as Python computes it."""
-    args = unify(lowerer, [float_argument(lowerer, a, node, display) for a in args], node, display)
-    logs = [intrinsic_call(lowerer, "log", [a], node, display) for a in args]
+    logs = [intrinsic_call(call, "log", [a]) for a in float_arguments(call)]
     if len(logs) == 1:
         return logs[0]
-    return lowerer.binary(ast.Div, logs[0], logs[1], node)
+    return call.lowerer.binary(ast.Div, logs[0], logs[1], call.node)
 
 
-def lower_log10(lowerer, args, node, display):
-    value = float_argument(lowerer, args[0], node, display)
-    log2 = intrinsic_call(lowerer, "log2", [ops.concretize(value)], node, display)
-    return lowerer.binary(ast.Mult, log2, ops.abstract_literal(math.log10(2.0)), node)
+def lower_log10(call: MathCall):
+    (value,) = float_arguments(call)
+    log2 = intrinsic_call(call, "log2", [value])
+    return call.lowerer.binary(ast.Mult, log2, ops.abstract_literal(math.log10(2.0)), call.node)
 
 
-def lower_pow(lowerer, args, node, display):
+def lower_pow(call: MathCall):
     """Python's float `**` (the sign rules of `x ** y`, not WGSL's pow)."""
-    base, exponent = unify(
-        lowerer, [float_argument(lowerer, a, node, display) for a in args], node, display
-    )
-    return lowerer.binary(ast.Pow, base, exponent, node)
+    base, exponent = float_arguments(call)
+    return call.lowerer.binary(ast.Pow, base, exponent, call.node)
 
 
-def lower_ldexp(lowerer, args, node, display):
-    (value,) = unify(lowerer, [float_argument(lowerer, args[0], node, display)], node, display)
-    exponent = integer_argument(lowerer, args[1], node, display)
+def lower_ldexp(call: MathCall):
+    (value,) = float_arguments(dataclasses.replace(call, args=call.args[:1]))
+    exponent = call.args[1]
+    if ops.scalar_kind(exponent) not in ("sint", "uint"):
+        raise call.error(f"the exponent must be an integer, got {exponent.ty!r}", 1)
     if not ops.is_abstract(exponent) and t.scalar_of(exponent.ty) != t.i32:
         exponent = ir.Convert(exponent, t.with_scalar(exponent.ty, t.i32), exponent.span)
-    span = lowerer.source.span(node)
-    calls, size = library_calls(lowerer, "py_ldexp", [value, exponent], span)
-    return assemble(calls, size, t.scalar_of(value.ty), span)
+    return apply_library(call, "py_ldexp", [value, exponent], t.scalar_of(value.ty))
 
 
-def lower_hypot(lowerer, args, node, display):
+def lower_hypot(call: MathCall):
     """hypot of any number of values, folded pairwise (hypot() == 0.0)."""
-    if not args:
-        return ops.abstract_literal(0.0, lowerer.source.span(node))
-    args = unify(lowerer, [float_argument(lowerer, a, node, display) for a in args], node, display)
+    if not call.args:
+        return ops.abstract_literal(0.0, call.span)
+    return hypot_of(call, float_arguments(call))
+
+
+def hypot_of(call: MathCall, args: list) -> ir.Expr:
     if len(args) == 1:
-        return intrinsic_call(lowerer, "abs", args, node, display)
+        return intrinsic_call(call, "abs", args)
     result = args[0]
-    span = lowerer.source.span(node)
     for arg in args[1:]:
-        calls, size = library_calls(lowerer, "py_hypot", [result, arg], span)
-        result = assemble(calls, size, t.scalar_of(arg.ty), span)
+        result = apply_library(call, "py_hypot", [result, arg], t.scalar_of(arg.ty))
     return result
 
 
-def lower_dist(lowerer, args, node, display):
+def lower_dist(call: MathCall):
     """The distance between two points given as float vectors."""
-    p, q = unify(lowerer, [float_argument(lowerer, a, node, display) for a in args], node, display)
+    p, q = float_arguments(call)
     if not isinstance(p.ty, t.VectorType):
-        raise lowerer.source.error(node, f"{display}() takes two points as vectors, e.g. vec3f")
-    span = lowerer.source.span(node)
-    difference = lowerer.reusable(lowerer.binary(ast.Sub, p, q, node), "difference")
+        raise call.error("expected two points as vectors, e.g. vec3f", 0)
+    span = call.span
+    lowerer = call.lowerer
+    difference = lowerer.reusable(lowerer.binary(ast.Sub, p, q, call.node), "difference")
     components = [ir.Member(ir.clone(difference), i, p.ty.scalar, span) for i in range(p.ty.size)]
-    return lower_hypot(lowerer, components, node, display)
+    return hypot_of(call, components)
 
 
-def lower_isclose(lowerer, args, node, display):
-    values = unify(
-        lowerer, [float_argument(lowerer, a, node, display) for a in args], node, display
-    )
-    span = lowerer.source.span(node)
-    calls, size = library_calls(lowerer, "py_isclose", values, span)
-    return assemble(calls, size, t.bool_, span)
+def lower_isclose(call: MathCall):
+    return apply_library(call, "py_isclose", float_arguments(call), t.bool_)
 
 
 def integer_fold(name: str, empty: int) -> MathFunction:
     """gcd, lcm of any number of integers (Python: non-negative results), on magnitudes."""
 
-    def lower(lowerer, args, node, display):
-        span = lowerer.source.span(node)
-        if not args:
-            return ops.abstract_literal(empty, span)
-        args = unify(
-            lowerer, [integer_argument(lowerer, a, node, display) for a in args], node, display
-        )
+    def lower(call: MathCall):
+        if not call.args:
+            return ops.abstract_literal(empty, call.span)
+        args = integer_arguments(call)
         scalar = t.scalar_of(args[0].ty)
         if scalar.kind == "sint":
-            args = [intrinsic_call(lowerer, "abs", [a], node, display) for a in args]
-        if len(args) == 1:
-            return args[0]
+            args = [intrinsic_call(call, "abs", [a]) for a in args]
         result = args[0]
         for arg in args[1:]:
-            calls, size = library_calls(lowerer, name, [result, arg], span)
-            result = assemble(calls, size, scalar, span)
+            result = apply_library(call, name, [result, arg], scalar)
         return result
 
     return MathFunction(lower, (0, None))
 
 
-def unavailable(hint: str | None) -> MathFunction:
-    return MathFunction(None, (0, None), unavailable=hint or "")
+def unavailable(hint: str = "") -> MathFunction:
+    return MathFunction(None, (0, None), unavailable=hint)
 
-
-NO_ALTERNATIVE = None
 
 #: Every public function of Python's `math` (3.11, and 3.12/3.13's additions).
 MATH_FUNCTIONS = {
     # WGSL builtins.
     **{
         name: native(name)
-        for name in ("sqrt sin cos tan asin acos atan cosh exp exp2 log2 degrees radians").split()
+        for name in "sqrt sin cos tan asin acos atan cosh exp exp2 log2 degrees radians".split()
     },
     "fabs": native("abs"),
     "atan2": native("atan2", 2),
@@ -361,10 +368,10 @@ MATH_FUNCTIONS = {
     "gcd": integer_fold("py_gcd", 0),
     "lcm": integer_fold("py_lcm", 1),
     # Not in kernels.
-    "erf": unavailable(NO_ALTERNATIVE),
-    "erfc": unavailable(NO_ALTERNATIVE),
-    "gamma": unavailable(NO_ALTERNATIVE),
-    "lgamma": unavailable(NO_ALTERNATIVE),
+    "erf": unavailable(),
+    "erfc": unavailable(),
+    "gamma": unavailable(),
+    "lgamma": unavailable(),
     "factorial": unavailable("multiply in a loop, e.g. for k in range(2, n + 1): r *= k"),
     "comb": unavailable("compute it in a loop over integers"),
     "perm": unavailable("compute it in a loop over integers"),
@@ -385,18 +392,21 @@ def lower_math_call(lowerer, meta: Meta, node: ast.Call):
     if entry.unavailable is not None:
         hint = entry.unavailable or None
         raise lowerer.source.error(node, f"{display}() is not available in kernels", hint)
+    for arg in node.args:
+        if isinstance(arg, ast.Starred):
+            raise lowerer.source.error(arg, "star arguments are not supported in kernels")
     least, most = entry.arity
     count = len(node.args)
     if count < least or (most is not None and count > most):
-        expected = (
-            str(least)
-            if least == most
-            else f"{least} or more" if most is None else f"{least} to {most}"
-        )
+        expected = f"{least} or more" if most is None else str(least)
+        if most is not None and most != least:
+            expected = f"{least} or {most}"
+        plural = "s" if expected != "1" else ""
         raise lowerer.source.error(
-            node, f"{display}() takes {expected} argument{'s' * (expected != '1')}, got {count}"
+            node, f"{display}() takes {expected} argument{plural}, got {count}"
         )
     args = [lowerer.value(arg) for arg in node.args]
+    arg_nodes = list(node.args)
     given = {}
     names = [keyword for keyword, _ in entry.keywords]
     for keyword in node.keywords:
@@ -404,11 +414,16 @@ def lower_math_call(lowerer, meta: Meta, node: ast.Call):
             raise lowerer.source.error(
                 keyword, f"{display}() takes no keyword argument '{keyword.arg}'"
             )
-        given[keyword.arg] = lowerer.value(keyword.value)
+        given[keyword.arg] = keyword
     span = lowerer.source.span(node)
     for keyword, default in entry.keywords:
-        args.append(given.get(keyword, ops.abstract_literal(default, span)))
-    return entry.lower(lowerer, args, node, display)
+        if keyword in given:
+            args.append(lowerer.value(given[keyword].value))
+            arg_nodes.append(given[keyword].value)
+        else:
+            args.append(ops.abstract_literal(default, span))
+            arg_nodes.append(node)
+    return entry.lower(MathCall(lowerer, args, arg_nodes, node, display))
 
 
 def exact_float_division(lowerer, expr: ir.Expr) -> ir.Expr:

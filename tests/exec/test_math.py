@@ -474,3 +474,26 @@ def test_every_name_of_math_is_supported_or_refused():
 
     public = {name for name in dir(math) if not name.startswith("_")}
     assert public <= set(MATH_FUNCTIONS) | set(MATH_CONSTANTS)
+
+
+@tx.kernel(workgroup_size=1)
+def constants(out: Array[f32], h: Array[f16]):
+    out[0] = math.inf
+    out[1] = -math.inf
+    out[2] = math.nan
+    out[3] = math.pi
+    out[4] = math.e
+    out[5] = math.tau
+    out[6] = 1.0 if math.isinf(out[0]) and math.isnan(out[2]) else 0.0
+    h[0] = f16(math.inf)
+    h[1] = -f16(math.inf)
+    h[2] = f16(math.nan)
+
+
+def test_constants_infinities_and_nan_on_both_paths():
+    out = np.zeros(7, np.float32)
+    h = np.zeros(4, np.float16)
+    constants(out, h, threads=1)
+    want = [math.inf, -math.inf, math.nan, math.pi, math.e, math.tau, 1.0]
+    assert_identical(out, np.array(want, np.float32))
+    assert_identical(h[:3], np.array([math.inf, -math.inf, math.nan], np.float16))
