@@ -77,11 +77,31 @@ def py_nan() -> f32:
 
 
 @tx.func
+def py_significand(magnitude: u32) -> u32:
+    """The 24-bit significand of a finite non-zero magnitude, its leading 1 at bit 23
+    (subnormals shifted up; `py_exponent` gives the matching exponent)."""
+    if magnitude >= HIDDEN_BIT:
+        return (magnitude & FRACTION) | HIDDEN_BIT
+    return magnitude << (23 - tx.first_leading_bit(magnitude))
+
+
+@tx.func
+def py_exponent(magnitude: u32) -> i32:
+    """e such that magnitude's value is py_significand(magnitude) * 2**(e - 150)."""
+    if magnitude >= HIDDEN_BIT:
+        return i32(magnitude >> 23)
+    return 1 - i32(23 - tx.first_leading_bit(magnitude))
+
+
+@tx.func
 def py_fmod(x: f32, y: f32) -> f32:
     """C's fmod, exactly: x - n * y with n = trunc(x / y) computed without rounding.
 
-    Long division on the integer significands, 8 bits per step (at most 35 steps for the
-    widest exponent difference), then the remainder is written back as a float."""
+    Long division of the integer significands (both normalised to [2**23, 2**24)), 8
+    quotient bits per step: each step estimates its digit with a float division (exact
+    inputs below 2**32, the estimate off by at most one) and corrects it with integer
+    arithmetic, so no step rounds (at most 35 steps for the widest exponent difference).
+    The remainder is then written back as a float from its bits."""
     bits_x = tx.bitcast(u32, x)
     sign = bits_x & SIGN
     ax = bits_x & MAGNITUDE
@@ -90,32 +110,33 @@ def py_fmod(x: f32, y: f32) -> f32:
         return py_nan()  # x infinite or NaN, y NaN or zero
     if ax < ay or ay == INFINITY:
         return x  # |x| < |y| (x = ±0 included), or y infinite
-    # |x| = mx * 2**(ex - 150), |y| = my * 2**(ey - 150); subnormals have exponent 1.
-    ex = ax >> 23
-    ey = ay >> 23
-    mx = ax & FRACTION
-    my = ay & FRACTION
-    if ex == 0:
-        ex = u32(1)
-    else:
-        mx |= HIDDEN_BIT
-    if ey == 0:
-        ey = u32(1)
-    else:
-        my |= HIDDEN_BIT
-    mx = mx % my
-    left = ex - ey
-    while left > 0 and mx != 0:
+    # |x| = r * 2**(ex - 150), |y| = m * 2**(ey - 150), ex >= ey
+    r = py_significand(ax)
+    m = py_significand(ay)
+    ey = py_exponent(ay)
+    left = u32(py_exponent(ax) - ey)
+    divisor = f32(m)
+    if r >= m:
+        r -= m
+    while left > 0 and r != 0:
         step = min(left, 8)
-        mx = (mx << step) % my  # mx < 2**24, so the shifted value fits in 32 bits
+        shifted = r << step  # below 2**32, and 24 significant bits: exact as an f32
+        digit = u32(f32(shifted) / divisor)
+        if digit * m > shifted:
+            digit -= 1
+        r = shifted - digit * m
+        if r >= m:
+            r -= m
         left -= step
-    if mx == 0:
+    if r == 0:
         return tx.bitcast(f32, sign)  # a zero with the sign of x
-    # mx * 2**(ey - 150) as a float: normalise the leading bit to bit 23.
-    up = 23 - tx.first_leading_bit(mx)
+    # r * 2**(ey - 150) as a float: the leading bit to bit 23, or a subnormal.
+    up = 23 - i32(tx.first_leading_bit(r))
     if ey > up:
-        return tx.bitcast(f32, sign | ((ey - up) << 23) | ((mx << up) & FRACTION))
-    return tx.bitcast(f32, sign | (mx << (ey - 1)))  # subnormal
+        return tx.bitcast(f32, sign | (u32(ey - up) << 23) | ((r << u32(up)) & FRACTION))
+    if ey >= 1:
+        return tx.bitcast(f32, sign | (r << u32(ey - 1)))
+    return tx.bitcast(f32, sign | (r >> u32(1 - ey)))  # y subnormal: the bits below are 0
 
 
 @tx.func

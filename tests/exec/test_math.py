@@ -120,6 +120,19 @@ def test_exact_functions_of_pairs():
         assert_identical(out[:, 6], np.floor_divide(a, b), (a, b))
 
 
+def test_exact_functions_of_random_bit_patterns():
+    rng = np.random.default_rng(11)
+    bits = rng.integers(0, 2**32, (2, 4096), dtype=np.uint64).astype(np.uint32)
+    a, b = bits.view(np.float32)
+    b[:1024] = (a[:1024] / rng.uniform(1, 3e4, 1024)).astype(np.float32)  # small quotients too
+    out = np.zeros((len(a), 7), np.float32)
+    exact_pairs(a, b, out, threads=len(a))
+    with np.errstate(all="ignore"):
+        assert_identical(out[:, 0], np.floor_divide(a, b), (a, b))
+        assert_identical(out[:, 1], np.remainder(a, b), (a, b))
+        assert_identical(out[:, 2], np.fmod(a, b), (a, b))
+
+
 ADVERSARIAL = [
     (1.0, 0.1),  # Python: 9.0 and 0.09999998; floor(1.0 / 0.1) would say 10
     (-1.0, 0.1),
