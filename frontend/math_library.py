@@ -67,8 +67,10 @@ def py_copysign(x: f32, y: f32) -> f32:
 
 
 @tx.func
-def py_nan() -> f32:
-    return tx.bitcast(f32, u32(QUIET_NAN))
+def py_nan(x: f32, y: f32) -> f32:
+    """A quiet NaN made from the operands' bits: a constant NaN would be a constant
+    expression, which WGSL compilers evaluate and reject."""
+    return tx.bitcast(f32, tx.bitcast(u32, x) | tx.bitcast(u32, y) | QUIET_NAN)
 
 
 # ---------------------------------------------------------------------------
@@ -107,7 +109,7 @@ def py_fmod(x: f32, y: f32) -> f32:
     ax = bits_x & MAGNITUDE
     ay = tx.bitcast(u32, y) & MAGNITUDE
     if ax >= INFINITY or ay > INFINITY or ay == 0:
-        return py_nan()  # x infinite or NaN, y NaN or zero
+        return py_nan(x, y)  # x infinite or NaN, y NaN or zero
     if ax < ay or ay == INFINITY:
         return x  # |x| < |y| (x = ±0 included), or y infinite
     # |x| = r * 2**(ex - 150), |y| = m * 2**(ey - 150), ex >= ey
@@ -143,7 +145,7 @@ def py_fmod(x: f32, y: f32) -> f32:
 def py_divmod_special(a: f32, b: f32) -> f32:
     """a // b where b is zero (numpy: a / b, an infinity or NaN)."""
     if py_isnan(a) or (tx.bitcast(u32, a) & MAGNITUDE) == 0:
-        return py_nan()
+        return py_nan(a, b)
     return tx.bitcast(f32, u32(INFINITY) | ((tx.bitcast(u32, a) ^ tx.bitcast(u32, b)) & SIGN))
 
 
@@ -181,10 +183,8 @@ def py_mod(a: f32, b: f32) -> f32:
 @tx.func
 def py_remainder(x: f32, y: f32) -> f32:
     """IEEE 754 remainder: x - n * y with n the integer nearest x / y (ties to even)."""
-    if py_isnan(x) or py_isnan(y):
-        return py_nan()
-    if py_isinf(x) or (tx.bitcast(u32, y) & MAGNITUDE) == 0:
-        return py_nan()
+    if py_isnan(x) or py_isnan(y) or py_isinf(x) or (tx.bitcast(u32, y) & MAGNITUDE) == 0:
+        return py_nan(x, y)
     if py_isinf(y):
         return x
     absx = abs(x)
@@ -265,7 +265,7 @@ def py_modf(x: f32) -> PyModf:
 @tx.func
 def py_nextafter(x: f32, y: f32) -> f32:
     if py_isnan(x) or py_isnan(y):
-        return py_nan()
+        return py_nan(x, y)
     if x == y:
         return y
     if x == 0.0:
@@ -397,10 +397,12 @@ def py_cbrt(x: f32) -> f32:
 @tx.func
 def py_hypot(x: f32, y: f32) -> f32:
     """sqrt(x*x + y*y) without overflow or underflow (scaled by the larger magnitude)."""
-    if py_isinf(x) or py_isinf(y):
-        return tx.bitcast(f32, u32(INFINITY))
+    if py_isinf(x):
+        return abs(x)
+    if py_isinf(y):
+        return abs(y)
     if py_isnan(x) or py_isnan(y):
-        return py_nan()
+        return py_nan(x, y)
     big = max(abs(x), abs(y))
     small = min(abs(x), abs(y))
     if big == 0.0:

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import pyshader_tx as tx
+from pyshader_tx.validate import tint_available, validate_tint
 from pyshader_tx import Array, Array2D, f16, f32, i32, u32, vec2f, vec3f, vec4f, vec2h
 
 MAGNITUDES = [
@@ -510,3 +511,16 @@ def test_constants_infinities_and_nan_on_both_paths():
     want = [math.inf, -math.inf, math.nan, math.pi, math.e, math.tau, 1.0]
     assert_identical(out, np.array(want, np.float32))
     assert_identical(h[:3], np.array([math.inf, -math.inf, math.nan], np.float16))
+
+
+KERNELS = [exact_pairs, exact_unary, approximate, near_zero, vectors, halves, integers]
+KERNELS += [closeness, constants]
+
+
+def test_kernels_pass_tint(shader_source):
+    if shader_source != "wgsl":
+        pytest.skip("WGSL only")
+    if not tint_available():
+        pytest.fail("Tint (npm webgpu in tools/tint) is not installed: run make node-deps")
+    errors = validate_tint({k.__name__: k.wgsl for k in KERNELS})
+    assert {name: e for name, e in errors.items() if e} == {}
