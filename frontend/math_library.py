@@ -151,7 +151,11 @@ def py_divmod_special(a: f32, b: f32) -> f32:
 
 @tx.func
 def py_floor_div(a: f32, b: f32) -> f32:
-    """Python's float a // b (CPython's float_divmod, as numpy computes it in f32)."""
+    """Python's float a // b (CPython's float_divmod, as numpy computes it in f32).
+
+    The remainder is exact; the quotient (a - mod) / b is snapped to the nearest integer,
+    so it matches numpy bit for bit wherever the GPU's division is correctly rounded (WGSL
+    allows 2.5 ulp, which can move quotients beyond about 2**21 by one unit)."""
     if (tx.bitcast(u32, b) & MAGNITUDE) == 0:
         return py_divmod_special(a, b)
     mod = py_fmod(a, b)
