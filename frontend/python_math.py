@@ -43,7 +43,7 @@ class MathFunction:
     `lower(call)` gets a `MathCall` (argument values, keyword arguments in `keywords` order
     after the positional ones with their defaults filled in) and returns an IR value or a
     'results' Meta. `arity` is (least, most or None) positional arguments. `unavailable`
-    (when not None) is the hint of a function kernels cannot have ('' for none)."""
+    (when not None) is the hint of a function kernels cannot have: what to write instead."""
 
     lower: Callable | None
     arity: tuple = (1, 1)
@@ -322,9 +322,11 @@ def integer_fold(name: str, empty: int) -> MathFunction:
     return MathFunction(lower, (0, None))
 
 
-def unavailable(hint: str = "") -> MathFunction:
+def unavailable(hint: str) -> MathFunction:
     return MathFunction(None, (0, None), unavailable=hint)
 
+
+NO_BUILTIN = "no GPU builtin computes it: write an approximation as a @tx.func"
 
 #: Every public function of Python's `math` (3.11, and 3.12/3.13's additions).
 MATH_FUNCTIONS = {
@@ -368,10 +370,10 @@ MATH_FUNCTIONS = {
     "gcd": integer_fold("py_gcd", 0),
     "lcm": integer_fold("py_lcm", 1),
     # Not in kernels.
-    "erf": unavailable(),
-    "erfc": unavailable(),
-    "gamma": unavailable(),
-    "lgamma": unavailable(),
+    "erf": unavailable(NO_BUILTIN),
+    "erfc": unavailable(NO_BUILTIN),
+    "gamma": unavailable(NO_BUILTIN),
+    "lgamma": unavailable(NO_BUILTIN),
     "factorial": unavailable("multiply in a loop, e.g. for k in range(2, n + 1): r *= k"),
     "comb": unavailable("compute it in a loop over integers"),
     "perm": unavailable("compute it in a loop over integers"),
@@ -390,8 +392,9 @@ def lower_math_call(lowerer, meta: Meta, node: ast.Call):
     display = f"math.{name}"
     entry = MATH_FUNCTIONS[name]
     if entry.unavailable is not None:
-        hint = entry.unavailable or None
-        raise lowerer.source.error(node, f"{display}() is not available in kernels", hint)
+        raise lowerer.source.error(
+            node, f"{display}() is not available in kernels", entry.unavailable
+        )
     for arg in node.args:
         if isinstance(arg, ast.Starred):
             raise lowerer.source.error(arg, "star arguments are not supported in kernels")

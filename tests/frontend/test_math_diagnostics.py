@@ -15,7 +15,7 @@ import math_kernels  # noqa: E402
 
 EXPECTED = {
     "erf": (
-        "math_kernels.py:13:12: error: math.erf() is not available in kernels\n"
+        "math_kernels.py:13:12: error: math.erf() is not available in kernels; no GPU builtin computes it: write an approximation as a @tx.func\n"
         "    x[0] = math.erf(x[1])\n"
         "           ^^^^^^^^^^^^^^"
     ),
