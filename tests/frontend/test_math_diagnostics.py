@@ -2,6 +2,7 @@
 the source line, the caret line) for the kernels in `math_kernels.py`. Functions kernels
 cannot have name the alternative, when there is one."""
 
+import math
 import os
 import sys
 from pathlib import Path
@@ -9,6 +10,8 @@ from pathlib import Path
 import pytest
 
 import pyshader_tx as tx
+from pyshader_tx.frontend.python_math import MATH_FUNCTIONS
+from pyshader_tx.ir.intrinsics import MATH_CONSTANTS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import math_kernels  # noqa: E402
@@ -104,3 +107,8 @@ def test_math_misuse_is_a_compile_error(name):
 def test_every_broken_kernel_has_a_case():
     kernels = {name for name, value in vars(math_kernels).items() if isinstance(value, tx.Kernel)}
     assert kernels == set(EXPECTED)
+
+
+def test_every_name_of_math_is_supported_or_refused():
+    public = {name for name in dir(math) if not name.startswith("_")}
+    assert public <= set(MATH_FUNCTIONS) | set(MATH_CONSTANTS)
