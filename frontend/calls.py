@@ -18,6 +18,7 @@ from pyshader_tx.ir.intrinsics import (
 
 from . import counters
 from . import operators as ops
+from . import python_math
 from .expressions import ArrayParam, Meta, WorkgroupArray
 
 CONVERSION_BUILTINS = {"int": t.i32, "float": t.f32, "bool": t.bool_}
@@ -47,7 +48,7 @@ class CallLowering:
     def positional(self, node: ast.Call, what: str) -> list:
         if node.keywords:
             raise self.source.error(node.keywords[0], f"{what} takes no keyword arguments")
-        return [self.value(arg) for arg in node.args]
+        return [self.operand(arg) for arg in node.args]
 
     # -- constructors and conversions --------------------------------------
 
@@ -183,7 +184,7 @@ class CallLowering:
                 node, f"{ty.name}(...) is missing field(s) {', '.join(missing)}"
             )
         parts = tuple(
-            ops.coerce(self.value(given[name]), field_type, f"field '{name}'")
+            ops.coerce(self.operand(given[name]), field_type, f"field '{name}'")
             for name, field_type in ty.fields
         )
         return ir.Compose(ty, parts, span)
@@ -255,7 +256,7 @@ class CallLowering:
         args = []
         for position, arg_node in enumerate(node.args):
             if position not in definition.reference_args:
-                args.append(self.value(arg_node))
+                args.append(self.operand(arg_node))
                 continue
             ref = self.place(arg_node)
             root = ref
@@ -313,6 +314,9 @@ class CallLowering:
         params, result = self.signature(definition, args, node, arg_nodes, display)
         values = tuple(ops.coerce(a, p, "argument") for a, p in zip(args, params))
         return ir.Intrinsic(definition.name, values, result, span)
+
+    def call_math(self, meta: Meta, node: ast.Call):
+        return python_math.lower_math_call(self, meta, node)
 
     # -- special forms -----------------------------------------------------
 
@@ -431,7 +435,7 @@ class CallLowering:
             if isinstance(p.ty, t.StorageArrayType)
         }
         args = tuple(
-            ops.coerce(self.value(slot), p.ty, f"argument '{p.name}'")
+            ops.coerce(self.operand(slot), p.ty, f"argument '{p.name}'")
             for slot, p in zip(slots, params)
             if not isinstance(p.ty, t.StorageArrayType)
         )
@@ -461,6 +465,7 @@ CALL_RULES = {
     "type": CallLowering.call_type,
     "builtin": CallLowering.call_builtin,
     "intrinsic": CallLowering.call_intrinsic,
+    "math_function": CallLowering.call_math,
     "special": CallLowering.call_special,
     "function": CallLowering.call_function,
     "kernel": CallLowering.call_kernel,

@@ -9,6 +9,8 @@ values, arithmetic on them, or counters of enclosing loops of this kind):
 - The counter's name evaluates to a `CounterExpr`: an abstract integer expression that
   also stays abstract through arithmetic with literals and other counters (`k * 16 + 1`).
   Each expression knows the interval of values it can take (from the constant bounds).
+  Only the lowering rules that type it as they type literals see it (they read operands
+  with `operand`); everything else gets its value with `value`, as i32 (`math.sqrt(k)`).
 - A use fixes the type of that one expression (`realize`): next to a u32 operand, in a
   u32 variable or parameter, `u32(k)` ... it is u32; next to i32, or alone, i32. Uses
   that accept either type (array and vector indices, `f32(k)`) take the counter's own

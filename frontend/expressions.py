@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import ast
 import difflib
+import math
 import types as pytypes
 from dataclasses import dataclass
 
 from pyshader_tx import declarations as decl
 from pyshader_tx import ir
 from pyshader_tx import types as t
-from pyshader_tx.ir.intrinsics import MATH_CONSTANTS, MATH_FUNCTIONS
+from pyshader_tx.ir.intrinsics import MATH_CONSTANTS
 from pyshader_tx.values import MatrixValue, VectorValue
 
 from . import counters
@@ -109,6 +110,8 @@ def classify(value, name: str) -> Meta | ir.Expr | None:
             return Meta("namespace", value, name)
         if value.__name__ == "math":
             return Meta("math", value, name)
+    if isinstance(value, pytypes.BuiltinFunctionType) and _is_math_function(value):
+        return Meta("math_function", value.__name__, name)  # from math import fmod
     if isinstance(value, pytypes.BuiltinFunctionType) and value.__name__ in BUILTIN_FUNCTIONS:
         return Meta("builtin", value.__name__, name)
     if value is range:
@@ -116,6 +119,10 @@ def classify(value, name: str) -> Meta | ir.Expr | None:
     if value in (int, float, bool):
         return Meta("builtin", value.__name__, name)
     return None
+
+
+def _is_math_function(value) -> bool:
+    return getattr(math, value.__name__, None) is value
 
 
 def host_value(value, span) -> ir.Compose:
@@ -132,9 +139,24 @@ class ExpressionLowering:
 
     # -- entry points -------------------------------------------------------
 
-    def value(self, node: ast.expr) -> ir.Expr:
-        """The IR value of an expression (loads references)."""
+    def operand(self, node: ast.expr) -> ir.Expr:
+        """`value`, except that a `range()` counter expression stays one
+        (`frontend/counters.py`): for the uses that give it a type as they give a literal
+        one (operators, indices, conversions, assignments, arguments, returns)."""
+        return self.value(node, adaptive=True)
+
+    def value(self, node: ast.expr, adaptive: bool = False) -> ir.Expr:
+        """The IR value of an expression (loads references). A range() counter expression
+        is i32 here, as a literal alone; `operand` keeps it adaptive."""
         result = self.place(node)
+        if counters.is_counter(result):
+            return result if adaptive else ops.concretize(result)
+        if isinstance(result, Meta) and result.kind == "results":
+            raise self.source.error(
+                node,
+                f"{result.name} gives {len(result.value)} values: unpack them, e.g."
+                f" {', '.join('ab'[:len(result.value)])} = {self.source.text(node)}",
+            )
         if isinstance(result, (Meta, ArrayParam)):
             raise self.source.error(node, f"{self.describe_meta(result)} is not a value")
         if result.is_ref:
@@ -185,6 +207,8 @@ class ExpressionLowering:
             "builtin": "function",
             "namespace": "module",
             "math": "module",
+            "math_function": "function",
+            "results": "pair",
             "tuple": "tuple constant",
             "kernel": "kernel",
             "annotation": "annotation",
@@ -290,9 +314,12 @@ class ExpressionLowering:
             if base.kind == "math" and attr in MATH_CONSTANTS:
                 return ops.abstract_literal(MATH_CONSTANTS[attr], self.source.span(node))
             if base.kind == "math":
-                if attr in MATH_FUNCTIONS:
-                    return Meta("intrinsic", MATH_FUNCTIONS[attr], f"math.{attr}")
-                raise self.source.error(node, f"math.{attr} is not supported in kernels")
+                if callable(getattr(math, attr, None)) and not attr.startswith("_"):
+                    return Meta("math_function", attr, f"math.{attr}")
+                public = [name for name in dir(math) if not name.startswith("_")]
+                close = difflib.get_close_matches(attr, public, n=1)
+                hint = f"did you mean math.{close[0]}?" if close else None
+                raise self.source.error(node, f"module 'math' has no attribute '{attr}'", hint)
             value = getattr(base.value, attr, MISSING)
             if value is MISSING:
                 close = difflib.get_close_matches(attr, base.value.__all__, n=1)
@@ -317,6 +344,8 @@ class ExpressionLowering:
                 return self.shape_component(base.value, node)
             if base.kind == "tuple":
                 return self.tuple_index(base, node)
+            if base.kind == "results":
+                return self.results_index(base, node)
             if base.kind == "annotation" and base.value is decl.Atomic:
                 return self.atomic_type(node)
             raise self.source.error(node, f"{self.describe_meta(base)} cannot be indexed")
@@ -334,6 +363,16 @@ class ExpressionLowering:
         index = self.index_value(node.slice, length)
         return ir.Index(base, index, element, self.source.span(node))
 
+    def results_index(self, base: Meta, node: ast.Subscript) -> ir.Expr:
+        """`math.frexp(x)[0]`: one value of a pair, by a constant index."""
+        index = self.value(node.slice)
+        count = len(base.value)
+        if not (isinstance(index, ir.Literal) and type(index.value) is int):
+            raise self.source.error(node.slice, f"{base.name} is indexed with a constant")
+        if not -count <= index.value < count:
+            raise self.source.error(node.slice, f"{base.name} has {count} values")
+        return base.value[index.value]
+
     def atomic_type(self, node: ast.Subscript) -> Meta:
         """`tx.Atomic[u32]` in a kernel body (the element of a workgroup array)."""
         element = self.place(node.slice)
@@ -345,7 +384,7 @@ class ExpressionLowering:
     def index_value(self, node: ast.expr, length: int | None, own_type: bool = True) -> ir.Expr:
         """An i32/u32 index; constant indices are range-checked (negative ones count from
         the end, as in Python, when the length is known)."""
-        index = self.value(node)
+        index = self.operand(node)
         if counters.is_counter(index):
             # Either integer type indexes: the counter's own (2-D and 3-D indices: u32).
             if own_type:
@@ -437,12 +476,12 @@ class ExpressionLowering:
     # -- operators -------------------------------------------------------
 
     def lower_binop(self, node: ast.BinOp):
-        left = self.value(node.left)
-        right = self.value(node.right)
+        left = self.operand(node.left)
+        right = self.operand(node.right)
         return self.binary(type(node.op), left, right, node)
 
     def lower_unaryop(self, node: ast.UnaryOp):
-        operand = self.value(node.operand)
+        operand = self.operand(node.operand)
         span = self.source.span(node)
         if isinstance(node.op, ast.UAdd):
             self.require_numeric(operand, node.operand, "apply unary +")
@@ -501,7 +540,7 @@ class ExpressionLowering:
 
     def lower_compare(self, node: ast.Compare):
         span = self.source.span(node)
-        left = self.value(node.left)
+        left = self.operand(node.left)
         left_node = node.left
         result = None
         for index, (op, right_node) in enumerate(zip(node.ops, node.comparators)):
@@ -511,7 +550,7 @@ class ExpressionLowering:
                 raise self.source.error(
                     pair, f"'{type(op).__name__}' comparisons are not supported in kernels"
                 )
-            right = self.value(right_node)
+            right = self.operand(right_node)
             if index < len(node.ops) - 1:
                 right = self.reusable(right, "chained")
             comparison = self.compare(type(op), left, right, pair, span)
@@ -526,8 +565,8 @@ class ExpressionLowering:
 
     def lower_ifexp(self, node: ast.IfExp):
         condition = self.condition(node.test)
-        accept = self.value(node.body)
-        reject = self.value(node.orelse)
+        accept = self.operand(node.body)
+        reject = self.operand(node.orelse)
         accept, reject = self.unify(accept, reject, node, "choose between")
         span = self.source.span(node)
         selectable = isinstance(accept.ty, (t.ScalarType, t.VectorType))
@@ -549,7 +588,7 @@ class ExpressionLowering:
     def lower_list(self, node: ast.List):
         if not node.elts:
             raise self.source.error(node, "empty lists are not supported; use tx.local_array")
-        elements = [self.value(element) for element in node.elts]
+        elements = [self.operand(element) for element in node.elts]
         element_type = elements[0].ty
         for element in elements[1:]:
             if not ops.is_abstract(element):

@@ -142,7 +142,7 @@ class StatementLowering:
             return self.lower_tuple_assign(target, node)
         if isinstance(target, ast.Name) and self.is_special_call(node.value, "workgroup_array"):
             return self.declare_workgroup_array(target.id, node.value, node)
-        self.assign(target, self.value(node.value), node)
+        self.assign(target, self.operand(node.value), node)
 
     def is_special_call(self, node: ast.expr, name: str) -> bool:
         """Whether `node` calls the special form `tx.<name>`."""
@@ -152,18 +152,28 @@ class StatementLowering:
         return isinstance(callee, Meta) and callee.kind == "special" and callee.value == name
 
     def lower_tuple_assign(self, target: ast.Tuple, node: ast.Assign) -> None:
-        if not isinstance(node.value, (ast.Tuple, ast.List)):
+        results = None
+        if isinstance(node.value, ast.Call):
+            results = self.place(node.value)  # a pair: m, e = math.frexp(x)
+            if not (isinstance(results, Meta) and results.kind == "results"):
+                results = None
+        if results is None and not isinstance(node.value, (ast.Tuple, ast.List)):
             raise self.source.error(
                 node.value, "tuple assignment needs a tuple of values on the right: a, b = x, y"
             )
         for element in target.elts:
             if isinstance(element, (ast.Tuple, ast.List, ast.Starred)):
                 raise self.source.error(element, "nested or starred targets are not supported")
-        if len(node.value.elts) != len(target.elts):
+        count = len(results.value) if results is not None else len(node.value.elts)
+        if count != len(target.elts):
             raise self.source.error(
-                node, f"cannot assign {len(node.value.elts)} values to {len(target.elts)} names"
+                node, f"cannot assign {count} values to {len(target.elts)} names"
             )
-        values = [self.value(element) for element in node.value.elts]
+        if results is not None:
+            for element, value in zip(target.elts, results.value):
+                self.assign(element, value, node)
+            return
+        values = [self.operand(element) for element in node.value.elts]
         assigned = {n.id for e in target.elts for n in ast.walk(e) if isinstance(n, ast.Name)}
         read = {n.id for e in node.value.elts for n in ast.walk(e) if isinstance(n, ast.Name)}
         if assigned & read or not all(self.is_pure(v) for v in values):
@@ -190,13 +200,13 @@ class StatementLowering:
             target = self.place(node.target)
             if not isinstance(target, Meta) and getattr(target, "ty", ty) != ty:
                 raise self.source.error(node.annotation, f"{text} is {target.ty!r}, not {ty!r}")
-            return self.assign(node.target, self.value(node.value), node)
+            return self.assign(node.target, self.operand(node.value), node)
         name = node.target.id
         ty = evaluate_annotation(node.annotation, self.source, f"'{name}'")
         if not t.is_constructible(ty):
             raise self.source.error(node.annotation, f"a local variable cannot be {ty!r}")
         span = self.source.span(node)
-        value = self.value(node.value) if node.value is not None else ir.Compose(ty, (), span)
+        value = self.operand(node.value) if node.value is not None else ir.Compose(ty, (), span)
         if isinstance(value, ir.Compose) and not value.parts and isinstance(ty, t.ScalarType):
             value = ir.Literal(False if ty == t.bool_ else 0, ty, span)
         self.assign_name(name, self.coerce_assigned(value, ty, f"value of '{name}'"), node, ty)
@@ -290,7 +300,7 @@ class StatementLowering:
         self.check_writable(ref, node.target, type(node.op))
         span = self.source.span(node)
         current = ir.Load(ref, ref.ty, ref.span)
-        result = self.binary(type(node.op), current, self.value(node.value), node)
+        result = self.binary(type(node.op), current, self.operand(node.value), node)
         if result.ty != ref.ty:
             hint = "use //= for integer division" if isinstance(node.op, ast.Div) else None
             raise self.source.error(
@@ -402,7 +412,7 @@ class StatementLowering:
             )
         if call.keywords or not 1 <= len(call.args) <= 3:
             raise self.source.error(call, "range() takes 1 to 3 positional arguments")
-        args = [self.value(arg) for arg in call.args]
+        args = [self.operand(arg) for arg in call.args]
         for arg, arg_node in zip(args, call.args):
             if ops.scalar_kind(arg) not in ("sint", "uint") or not isinstance(
                 arg.ty, (t.ScalarType, t.AbstractType)
@@ -492,7 +502,7 @@ class StatementLowering:
         if result == t.VOID:
             what = "kernels return nothing" if self.is_kernel else "the function returns None"
             raise self.source.error(node.value, f"cannot return a value: {what}")
-        value = ops.coerce(self.value(node.value), result, "return value")
+        value = ops.coerce(self.operand(node.value), result, "return value")
         self.emit(ir.Return(value, span))
 
     def lower_expr_statement(self, node: ast.Expr) -> None:

@@ -2,6 +2,8 @@
 take the integer type their uses need (frontend/counters.py), as integer literals do.
 Each kernel runs on the adapter and is compared with numpy."""
 
+import math
+
 import numpy as np
 
 import pyshader_tx as tx
@@ -151,3 +153,17 @@ def test_typed_bounds_count_in_their_type():
     typed_bounds(out, signed, 6, 3, workgroups=(1, 1, 1))
     np.testing.assert_array_equal(out, [0, 1, 4, 9, 16, 25, 6, 7, 8, 9])
     np.testing.assert_array_equal(signed, [0, -1, -2, 0])
+
+
+@tx.kernel(workgroup_size=1)
+def counter_math(out: Array[f32]):
+    """Counters given to math functions (which take them as i32 values)."""
+    for k in range(6):
+        out[k] = math.sqrt(k) + math.fmod(k, 4) + math.hypot(k, 1)
+
+
+def test_counters_in_math_functions():
+    out = np.zeros(6, np.float32)
+    counter_math(out, workgroups=(1, 1, 1))
+    k = np.arange(6)
+    np.testing.assert_allclose(out, np.sqrt(k) + np.fmod(k, 4) + np.hypot(k, 1), rtol=1e-6)
