@@ -62,6 +62,14 @@ class ScalarType(Type):
     def __repr__(self) -> str:
         return self.name
 
+    def __call__(self, *args):
+        numpy_name = {"f32": "float32", "f16": "float16", "i32": "int32", "u32": "uint32"}
+        instead = f"np.{numpy_name[self.name]}(...)" if self.name in numpy_name else "bool(...)"
+        raise TypeError(
+            f"{self}(...) converts values inside kernels and device functions; on the host pass"
+            f" a Python number, or {instead}"
+        )
+
     @property
     def is_numeric_scalar(self) -> bool:
         return self.kind != "bool"

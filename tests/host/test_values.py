@@ -149,7 +149,8 @@ BAD_CONSTRUCTIONS = [
     (
         lambda: tx.f32(1),
         TypeError,
-        "f32 can only be constructed inside a pyshader_tx kernel or function",
+        "f32(...) converts values inside kernels and device functions; on the host pass a"
+        " Python number, or np.float32(...)",
     ),
 ]
 
