@@ -64,3 +64,11 @@ def negative_counter_u32_parameter_call(out: Array[u32]):
 @tx.func
 def takes_u32(v: u32) -> u32:
     return v * 2
+
+
+@tx.kernel(workgroup_size=64)
+def counter_used_after_loop(out: Array[f32]):
+    ty = tx.local_invocation_id().y
+    for k in range(4):
+        out[ty * 4 + k] = 1.0
+    out[0] = f32(k)

@@ -54,6 +54,12 @@ EXPECTED = {
         "        out[0] = takes_u32(j)\n"
         "                           ^"
     ),
+    # Used after the loop: an ordinary i32 variable, as before (README).
+    "counter_used_after_loop": (
+        "counter_kernels.py:73:13: error: cannot add u32 and i32; convert one side, e.g. u32(k)\n"
+        "        out[ty * 4 + k] = 1.0\n"
+        "            ^^^^^^^^^^"
+    ),
 }
 
 
