@@ -106,19 +106,43 @@ def _is_sequence(value) -> bool:
     return isinstance(value, (tuple, list, np.ndarray, VectorValue))
 
 
-class VectorValue:
-    """An immutable `vecN<T>` value on the host (see the module docstring)."""
+class _HostValue:
+    """What vector and matrix values share: an immutable, read-only array with its type."""
 
     __slots__ = ("type", "_data")
 
-    def __init__(self, ty: t.VectorType, data: np.ndarray):
-        self.type = ty
-        self._data = _readonly(np.array(data, numpy_dtype(ty.scalar)))
+    def __init__(self, ty, data: np.ndarray):
+        object.__setattr__(self, "type", ty)
+        object.__setattr__(self, "_data", _readonly(np.array(data, numpy_dtype(ty.scalar))))
 
     def __array__(self, dtype=None, copy=None):
         if dtype is None and copy is not True:
             return self._data
         return np.array(self._data, dtype=dtype)
+
+    def __reduce__(self):
+        return type(self), (self.type, np.array(self._data))
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"{self.type!r} values are immutable; build a new one instead")
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, _HostValue) and other.type != self.type:
+            return False
+        try:
+            other = np.asarray(other)
+        except (TypeError, ValueError):
+            return NotImplemented
+        return other.shape == self._data.shape and bool(np.all(other == self._data))
+
+    def __hash__(self) -> int:
+        return hash((self.type, tuple(self._data.ravel().tolist())))
+
+
+class VectorValue(_HostValue):
+    """An immutable `vecN<T>` value on the host (see the module docstring)."""
+
+    __slots__ = ()
 
     def __len__(self) -> int:
         return self.type.size
@@ -146,45 +170,14 @@ class VectorValue:
                 )
         raise AttributeError(f"{self.type!r} has no attribute {name!r}")
 
-    def __reduce__(self):
-        return VectorValue, (self.type, np.array(self._data))
-
-    def __setattr__(self, name, value):
-        if name in VectorValue.__slots__ and not hasattr(self, "_data"):
-            return object.__setattr__(self, name, value)
-        raise AttributeError(f"{self.type!r} values are immutable; build a new one instead")
-
-    def __eq__(self, other) -> bool:
-        if isinstance(other, MatrixValue):
-            return False
-        if isinstance(other, VectorValue) and other.type != self.type:
-            return False
-        try:
-            other = np.asarray(other)
-        except (TypeError, ValueError):
-            return NotImplemented
-        return other.shape == self._data.shape and bool(np.all(other == self._data))
-
-    def __hash__(self) -> int:
-        return hash((self.type, tuple(self._data.tolist())))
-
     def __repr__(self) -> str:
         return f"{self.type!r}({', '.join(_format(v) for v in self._data)})"
 
 
-class MatrixValue:
+class MatrixValue(_HostValue):
     """An immutable `matCxR<T>` value on the host: `m[c]` is column c (a vector)."""
 
-    __slots__ = ("type", "_data")
-
-    def __init__(self, ty: t.MatrixType, data: np.ndarray):
-        self.type = ty
-        self._data = _readonly(np.array(data, numpy_dtype(ty.scalar)))  # (columns, rows)
-
-    def __array__(self, dtype=None, copy=None):
-        if dtype is None and copy is not True:
-            return self._data
-        return np.array(self._data, dtype=dtype)
+    __slots__ = ()
 
     def __len__(self) -> int:
         return self.type.columns
@@ -196,28 +189,6 @@ class MatrixValue:
         if not isinstance(column, (int, np.integer)):
             raise TypeError(f"{self.type!r} takes a column index, not {type(column).__name__}")
         return VectorValue(self.type.column_type, self._data[column])
-
-    def __reduce__(self):
-        return MatrixValue, (self.type, np.array(self._data))
-
-    def __setattr__(self, name, value):
-        if name in MatrixValue.__slots__ and not hasattr(self, "_data"):
-            return object.__setattr__(self, name, value)
-        raise AttributeError(f"{self.type!r} values are immutable; build a new one instead")
-
-    def __eq__(self, other) -> bool:
-        if isinstance(other, VectorValue):
-            return False
-        if isinstance(other, MatrixValue) and other.type != self.type:
-            return False
-        try:
-            other = np.asarray(other)
-        except (TypeError, ValueError):
-            return NotImplemented
-        return other.shape == self._data.shape and bool(np.all(other == self._data))
-
-    def __hash__(self) -> int:
-        return hash((self.type, tuple(self._data.ravel().tolist())))
 
     def __repr__(self) -> str:
         columns = ("(" + ", ".join(_format(v) for v in column) + ")" for column in self._data)
