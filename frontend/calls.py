@@ -7,6 +7,7 @@ import ast
 
 from pyshader_tx import ir
 from pyshader_tx import types as t
+from pyshader_tx.ir.fold import fold_expression
 from pyshader_tx.ir.intrinsics import INTRINSICS, PYTHON_BUILTINS, match_signature
 
 from . import operators as ops
@@ -72,15 +73,20 @@ class CallLowering:
         return ir.Convert(value, ty, span)
 
     def convert_literal(self, value: ir.Literal, ty: t.ScalarType, span) -> ir.Literal:
-        """Conversions of constants happen now, with Python's results (`i32(2.7)` is 2)."""
+        """Conversions of constants happen now: of a typed constant as at run time
+        (`u32(i32(-1))` keeps the bits, `i32(f32(3e9))` saturates; see `ir.fold`); of a
+        Python number with Python's results (`i32(2.7)` is 2), where an integer that fits
+        32 bits, signed or unsigned, keeps its bits (`u32(-1)` is 0xFFFFFFFF, as
+        `u32(i32(-1))`) and anything else must fit the type."""
+        if not ops.is_abstract(value):
+            return fold_expression(ir.Convert(value, ty, span))
         if ty == t.bool_:
             return ir.Literal(bool(value.value), ty, span)
         if ty.kind in ("sint", "uint"):
             number = int(value.value)
-            if ty.kind == "uint" and value.ty.kind == "sint" and value.ty != t.ABSTRACT_INT:
-                number %= 2**32  # u32(i32 constant) keeps the bit pattern
-            if ty.kind == "sint" and value.ty == t.u32 and number >= 2**31:
-                number -= 2**32
+            if isinstance(value.value, int) and -(2**31) <= number < 2**32:
+                typed = ir.Literal(number, t.i32 if number < 2**31 else t.u32, span)
+                return fold_expression(ir.Convert(typed, ty, span))
             return ops.literal_as(ir.Literal(number, t.ABSTRACT_INT, span), ty)
         return ops.literal_as(ir.Literal(float(value.value), t.ABSTRACT_FLOAT, span), ty)
 
