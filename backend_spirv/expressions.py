@@ -152,6 +152,10 @@ class ExpressionLowering:
         return rule(self, expr)
 
     def _literal(self, expr: Literal) -> Id:
+        if expr.ty.kind == "float":
+            special = legalize.special_float(self, expr.ty, expr.value)
+            if special is not None:
+                return special
         return self.module.constant(expr.ty, expr.value)
 
     def _argument(self, expr: Argument) -> Id:
