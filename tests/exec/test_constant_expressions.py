@@ -468,3 +468,21 @@ def test_checked_operands_run():
     assert out[3] == 0  # WGSL's x % 0
     assert "py_runtime_i32(5)" in checked_operands.wgsl
     assert "u32(x[0]) % py_runtime_u32(0u)" in checked_operands.wgsl
+
+
+@tx.kernel(workgroup_size=1)
+def emulated_atomic_constants(out: Array[f32]):
+    cells = tx.workgroup_array(tx.Atomic[f32], 2)
+    tx.atomic_store(cells[0], f32(1e38) * f32(10.0))
+    tx.atomic_store(cells[1], f32(0.5) + f32(0.25))
+    out[0] = tx.atomic_load(cells[0])
+    out[1] = tx.atomic_load(cells[1])
+
+
+def test_constants_that_a_legalization_makes_are_folded():
+    """f32 atomics in workgroup memory are stored as bits (`ir.legalize`): the bitcast of a
+    constant that this makes is folded too."""
+    out = np.zeros(2, np.float32)
+    emulated_atomic_constants(out, workgroups=(1, 1, 1))
+    np.testing.assert_array_equal(out, [np.inf, 0.75])
+    assert "atomicStore(&cells[0], 2139095040u);" in emulated_atomic_constants.wgsl
