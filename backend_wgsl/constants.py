@@ -143,7 +143,7 @@ class _Deferral:
                 changes[name] = tuple(p[0] for p in pairs)
                 constants += [p[1] for p in pairs]
         if isinstance(expr, Call):
-            changes["function"] = self.functions[id(expr.function)]
+            changes["function"] = self.functions.get(id(expr.function), expr.function)
         expr = dataclasses.replace(expr, **changes) if changes else expr
         return self.defer(expr, all(constants))
 

@@ -486,3 +486,23 @@ def test_constants_that_a_legalization_makes_are_folded():
     emulated_atomic_constants(out, workgroups=(1, 1, 1))
     np.testing.assert_array_equal(out, [np.inf, 0.75])
     assert "atomicStore(&cells[0], 2139095040u);" in emulated_atomic_constants.wgsl
+
+
+@tx.func
+def doubled(x: f32) -> f32:
+    return x * f32(2.0)
+
+
+@tx.kernel(workgroup_size=1)
+def emulated_atomics_and_a_call(out: Array[f32]):
+    cells = tx.workgroup_array(tx.Atomic[f32], 1)
+    tx.atomic_store(cells[0], doubled(f32(1.5)))
+    out[0] = tx.atomic_load(cells[0])
+
+
+def test_calls_survive_the_float_atomic_rewrite():
+    """`ir.legalize.emulate_float_atomics` copies device functions: calls must follow
+    (they used to name the originals, an internal KeyError in both backends)."""
+    out = np.zeros(1, np.float32)
+    emulated_atomics_and_a_call(out, workgroups=(1, 1, 1))
+    assert out[0] == 3.0
