@@ -302,13 +302,24 @@ def _fold_binary(expr: Binary) -> Expr:
 
 
 def _reduce_shift_amount(expr: Binary) -> Binary:
-    """A constant shift amount modulo the width: what the shift uses at run time, and the
-    only amounts WGSL accepts as constants."""
-    amount = _array(expr.right)
-    if amount is None or np.all(amount < _WIDTH):
-        return expr
-    reduced = _constant(expr.right.ty, _shift_amount(amount), expr.right.span)
-    return dataclasses.replace(expr, right=reduced)
+    """Constant shift amounts modulo the width: what the shift uses at run time, and the
+    only amounts WGSL accepts as constants (naga checks the constant components of a
+    vector amount too)."""
+    amount = _reduced_amount(expr.right)
+    return expr if amount is expr.right else dataclasses.replace(expr, right=amount)
+
+
+def _reduced_amount(amount: Expr) -> Expr:
+    values = _array(amount)
+    if values is not None:
+        if np.all(values < _WIDTH):
+            return amount
+        return _constant(amount.ty, _shift_amount(values), amount.span)
+    if isinstance(amount, Compose):
+        parts = tuple(_reduced_amount(part) for part in amount.parts)
+        if any(new is not old for new, old in zip(parts, amount.parts)):
+            return dataclasses.replace(amount, parts=parts)
+    return amount
 
 
 def _fold_unary(expr: Unary) -> Expr:
@@ -457,9 +468,9 @@ def _fold_statement(stmt):
                 changes[name] = folded
     if isinstance(stmt, Store) and stmt.op in ("shl", "shr"):
         value = changes.get("value", stmt.value)
-        amount = _array(value)
-        if amount is not None and np.any(amount >= _WIDTH):
-            changes["value"] = _constant(value.ty, _shift_amount(amount), value.span)
+        amount = _reduced_amount(value)
+        if amount is not value:
+            changes["value"] = amount
     return dataclasses.replace(stmt, **changes) if changes else stmt
 
 

@@ -158,6 +158,14 @@ CASES = [
         u(17),
         ref=lambda a, b, c: b << shift(c + c),
     ),
+    case(
+        "u32",
+        "(tx.vec2u({0}, {1}) >> tx.vec2u({0}, {2})).y",
+        u(3),
+        u(0x80000000),
+        u(65537),
+        ref=lambda a, b, c: b >> shift(c),
+    ),
     # -- u32 ---------------------------------------------------------------------------
     case("u32", "{0} + {1}", u(U32_MAX), u(2), ref=lambda a, b: a.astype(np.int64) + b),
     case("u32", "{0} - {1}", u(0), u(1), ref=lambda a, b: a.astype(np.int64) - b),

@@ -313,6 +313,9 @@ def test_constant_shift_amounts_are_reduced_next_to_run_time_values():
     amounts = Compose(VEC2U, (U(32), U(3)))
     shifted = fold.fold_expression(binary("shr", Load(LocalRef(vector, VEC2U), VEC2U), amounts))
     assert values_of(shifted.right) == [0, 3]
+    partly = Compose(VEC2U, (Load(LocalRef(x, t.u32), t.u32), U(33)))
+    shifted = fold.fold_expression(binary("shl", Load(LocalRef(vector, VEC2U), VEC2U), partly))
+    assert shifted.right.parts[1].value == 1  # naga checks constant components too
     store = Store(LocalRef(x, t.u32), binary("add", U(30), U(10)), "shl")
     entry = Function("main", [], t.VOID, [Declare(x, U(1)), store], (1, 1, 1))
     module = fold.fold_constants(Module([], [], [], entry))
