@@ -5,16 +5,19 @@ Every pure expression whose operands are constants (literals, and vectors that `
 shader would compute it at run time, so that every backend writes the same literal:
 
 - i32/u32 arithmetic wraps around at 32 bits (`i32(2147483647) * i32(-13)` is 2147483635);
-  shifts use the shift amount modulo 32 (also when only the amount is constant: the
-  backends then see an amount below 32); integer `/` and `%` by zero give `a` and 0, and
-  i32 `MIN / -1` gives MIN (WGSL's rules); Python's `//`, `%` and `**` on integers give
-  the results of the backends' helpers (floor division, the divisor's sign, wrapping
-  repeated squaring);
-- f32 and f16 `+ - * /` round to the type (numpy), overflowing to infinity, 0/0 NaN;
+  shifts use the amount modulo 32 (also when only the amount, or a component of a vector
+  amount, is constant: the backends then see amounts below 32); integer `/` and `%` by
+  zero give `a` and 0, and i32 `MIN / -1` gives MIN (WGSL's rules; a literal divisor of 0
+  is a compile error in the frontend, a computed one is not); Python's `//`, `%` and `**`
+  on integers give the results of the backends' helpers (floor division, the divisor's
+  sign, wrapping repeated squaring);
+- f32 and f16 `+ - * /` round to the type (numpy, IEEE 754), overflowing to infinity,
+  0/0 NaN (at run time WGSL lets GPUs assume that no infinity or NaN appears);
 - conversions: int to int keeps the bit pattern, float to int truncates and saturates at
-  the largest value of the target type that the float type can represent (NaN gives 0),
-  int to float rounds to nearest, bool to number 1/0, number to bool `!= 0`; bitcasts
-  reinterpret the bytes; comparisons, `select`, logical and bitwise operators on bools;
+  the largest value of the target type that the float type can represent (NaN gives 0,
+  where WGSL leaves the run-time result to the implementation), int to float rounds to
+  nearest, bool to number 1/0, number to bool `!= 0`; bitcasts reinterpret the bytes;
+  comparisons, `select`, logical and bitwise operators on bools;
 - vector components, swizzles and constant indices of constant vectors.
 
 Not folded, so computed at run time by both backends (the WGSL writer keeps WGSL's own
