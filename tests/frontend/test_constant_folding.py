@@ -383,3 +383,11 @@ def test_python_numbers_in_conversions():
 
     with pytest.raises(CompileError, match="integer literal 4294967296 does not fit u32"):
         implicit.compiled()
+
+
+def test_a_computed_constant_exponent():
+    @tx.kernel(workgroup_size=1)
+    def power(out: Array[i32]):
+        out[0] = out[1] ** (i32(1) + i32(2))
+
+    assert "py_pow_i32(out[1], 3)" in power.wgsl
