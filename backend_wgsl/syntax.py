@@ -182,7 +182,12 @@ def literal_text(value, scalar: t.ScalarType, suffixed: bool = False) -> str:
         return f"{number}i" if suffixed else str(number)
     if scalar.kind == "uint":
         return f"{int(value) % 2**_INT_BITS}u"
-    text = repr(float(value))  # always has "." or "e": 1.0, 2.5, 1e-05, 1e+16
+    value = float(value)
+    if not -_FINITE_IN_EVERY_FLOAT < value < _FINITE_IN_EVERY_FLOAT:
+        # WGSL rejects a literal beyond the type's largest value even where it rounds to
+        # it (3.4028235e38 for f32): spell the rounded value.
+        value = float(_NUMPY_FLOATS[scalar.name](value))
+    text = repr(value)  # always has "." or "e": 1.0, 2.5, 1e-05, 1e+16
     if scalar.name == "f16":
         return text + "h"
     return text + "f" if suffixed else text

@@ -514,3 +514,21 @@ def test_calls_survive_the_float_atomic_rewrite():
     out = np.zeros(1, np.float32)
     emulated_atomics_and_a_call(out, workgroups=(1, 1, 1))
     assert out[0] == 3.0
+
+
+@tx.kernel(workgroup_size=1)
+def largest_floats(out: Array[f32]):
+    out[0] = 3.4028235e38  # rounds to the largest f32: WGSL needs it spelled exactly
+    out[1] = f32(3.4e38) * f32(1.0000001)
+    out[2] = -3.4028235e38
+
+
+def test_literals_that_round_to_the_largest_float():
+    out = np.zeros(3, np.float32)
+    largest_floats(out, workgroups=(1, 1, 1))
+    biggest = np.finfo(np.float32).max
+    np.testing.assert_array_equal(
+        out, [biggest, np.float32(3.4e38) * np.float32(1.0000001), -biggest]
+    )
+    if tint_available():
+        assert validate_tint({"largest": largest_floats.wgsl}) == {"largest": []}
