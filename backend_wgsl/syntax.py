@@ -147,6 +147,8 @@ _FINITE_IN_EVERY_FLOAT = 65504.0
 
 #: numpy type per float width, to round Python floats the way the shader will.
 _NUMPY_FLOATS = {"f32": np.float32, "f16": np.float16}
+#: The largest finite value of each float type.
+_LARGEST = {name: float(np.finfo(numpy_type).max) for name, numpy_type in _NUMPY_FLOATS.items()}
 
 
 def _wrap_signed(value: int) -> int:
@@ -183,7 +185,7 @@ def literal_text(value, scalar: t.ScalarType, suffixed: bool = False) -> str:
     if scalar.kind == "uint":
         return f"{int(value) % 2**_INT_BITS}u"
     value = float(value)
-    if not -_FINITE_IN_EVERY_FLOAT < value < _FINITE_IN_EVERY_FLOAT:
+    if abs(value) > _LARGEST[scalar.name]:
         # WGSL rejects a literal beyond the type's largest value even where it rounds to
         # it (3.4028235e38 for f32): spell the rounded value.
         value = float(_NUMPY_FLOATS[scalar.name](value))
