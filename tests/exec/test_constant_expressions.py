@@ -22,6 +22,7 @@ import pytest
 
 import pyshader_tx as tx
 from pyshader_tx import Array, f32, i32, u32
+from pyshader_tx.ir.validate import validate_module
 from pyshader_tx.validate import tint_available, validate_naga, validate_tint
 
 I32_MIN, I32_MAX, U32_MAX = -(2**31), 2**31 - 1, 2**32 - 1
@@ -449,6 +450,7 @@ def test_constant_expressions_leave_no_constant_evaluation_to_wgsl(shader_source
     if shader_source != "wgsl":
         pytest.skip("WGSL only")
     kernel = generated_kernel()
+    validate_module(kernel.compiled().module)  # the folded IR keeps the IR's invariants
     assert validate_naga(kernel.wgsl_naga) == []
     if not tint_available():
         pytest.fail("Tint (npm webgpu in tools/tint) is not installed: run make node-deps")
