@@ -63,7 +63,7 @@ _CONSTRUCTORS = (Splat, Compose, Swizzle, Member)
 _EVALUATIONS = (Unary, Binary, Convert, Bitcast, Select, Index, Intrinsic)
 #: Integer operators whose constant divisor WGSL checks for zero.
 _DIVISIONS = {"div", "rem", "floor_div", "py_mod"}
-#: Shift widths that a constant `extractBits`/`insertBits` offset plus count may reach.
+#: The bit width that constant `extractBits`/`insertBits` offsets and counts must stay within.
 _BITS = 32
 
 
@@ -160,9 +160,10 @@ class _Deferral:
             return expr, False
         if isinstance(expr, Binary) and _is_helper_call(expr):
             return expr, False
-        if operands_constant:
+        checked = self.wrap_checked_operands(expr)
+        if operands_constant and checked is expr:
             return self.wrap_first_operand(expr), False
-        return self.wrap_checked_operands(expr), False
+        return checked, False
 
     def wrap_first_operand(self, expr: Expr) -> Expr:
         for name in expr.__dataclass_fields__:
