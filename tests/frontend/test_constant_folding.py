@@ -391,3 +391,15 @@ def test_a_computed_constant_exponent():
         out[0] = out[1] ** (i32(1) + i32(2))
 
     assert "py_pow_i32(out[1], 3)" in power.wgsl
+
+
+def test_a_computed_constant_index_out_of_range_is_reported_at_its_line():
+    @tx.kernel(workgroup_size=1)
+    def outside(out: Array[f32]):
+        cells = tx.local_array(f32, 4)
+        cells[i32(2) + i32(3)] = 1.0
+        out[0] = cells[0]
+
+    with pytest.raises(CompileError, match="index 5 is out of range for length 4") as error:
+        outside.compiled()
+    assert error.value.span.lineno == outside.fn.__code__.co_firstlineno + 3
