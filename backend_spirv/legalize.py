@@ -8,15 +8,12 @@ same values:
 - integer `/` and `%`: a zero divisor (and i32 `MIN / -1`) is replaced by 1, which gives
   WGSL's results (`a / 0 == a`, `a % 0 == 0`); SPIR-V leaves these undefined;
 - Python's signed `//` and `%` correct the truncated quotient and remainder like the WGSL
-  helpers; float `//` and `%` are `floor(a / b)` and `a - b * floor(a / b)`;
+  helpers (float `//` and `%` are calls of the math library's functions by then);
 - `**`: floats through `Pow` with the sign rules of the WGSL helper; integers through a
   helper function `py_pow_<type>` (repeated squaring), emitted once per type;
 - shifts use the low bits of the shift amount only (`x << (n & 31)`), as WGSL does;
 - float-to-integer conversions saturate (WGSL: the nearest value of the target type that
-  the float type can represent); bool conversions select 1 or 0 and compare with 0;
-- infinite and NaN float constants come from a helper function `py_f32_from_bits` (an
-  `OpBitcast` of a u32 constant), as in the WGSL backend: naga, which translates the SPIR-V
-  that wgpu runs, rejects them as constants ("Float literal is infinite").
+  the float type can represent); bool conversions select 1 or 0 and compare with 0.
 
 Each binary lowering takes `(writer, op, operand type, left id, right id, result type,
 right IR expression or None)` and returns the result id.
@@ -24,18 +21,11 @@ right IR expression or None)` and returns the result id.
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
-
 from pyshader_tx import types as t
 from pyshader_tx.ir.fold import SATURATION_BOUNDS
 from pyshader_tx.ir.nodes import Literal
 
-from .module import Id, constant_word
-
-#: numpy type per float width, to round constants the way the shader holds them.
-NUMPY_FLOATS = {"f32": np.float32, "f16": np.float16}
+from .module import Id
 
 __all__ = [
     "logical",
@@ -43,15 +33,12 @@ __all__ = [
     "integer_rem",
     "signed_floor_div",
     "signed_mod",
-    "float_floor_div",
-    "float_mod",
     "float_pow",
     "integer_pow",
     "shift",
     "float_to_int",
     "bool_to_number",
     "number_to_bool",
-    "special_float",
 ]
 
 
@@ -126,15 +113,6 @@ def signed_mod(w, op, ty, a, b, result_ty, right_expr) -> Id:
     remainder = integer_rem(w, op, ty, a, b, ty, right_expr)
     corrected = w.op("OpIAdd", ty, remainder, b)
     return w.op("OpSelect", ty, _wrong_sign(w, ty, remainder, b), corrected, remainder)
-
-
-def float_floor_div(w, op, ty, a, b, result_ty, right_expr) -> Id:
-    return w.glsl("Floor", ty, w.op("OpFDiv", ty, a, b))
-
-
-def float_mod(w, op, ty, a, b, result_ty, right_expr) -> Id:
-    quotient = w.glsl("Floor", ty, w.op("OpFDiv", ty, a, b))
-    return w.op("OpFSub", ty, a, w.op("OpFMul", ty, b, quotient))
 
 
 def float_pow(w, op, ty, base, exponent, result_ty, right_expr) -> Id:
@@ -236,22 +214,3 @@ def bool_to_number(w, source, value, target) -> Id:
 def number_to_bool(w, source, value, target) -> Id:
     opcode = "OpFUnordNotEqual" if t.scalar_of(source).kind == "float" else "OpINotEqual"
     return w.op(opcode, target, value, w.constant(source, 0))
-
-
-def special_float(w, ty, value) -> Id | None:
-    """The id of float constant `value` of scalar type `ty` when it is infinite or NaN in
-    that type: a call of `py_f32_from_bits` (converted to f16 for f16); None otherwise."""
-    with np.errstate(over="ignore"):
-        rounded = float(NUMPY_FLOATS[ty.name](value))
-    if math.isfinite(rounded):
-        return None
-    function = w.context.helper_function(
-        ("from_bits",), "py_f32_from_bits", t.f32, (t.u32,), lambda h, p: _from_bits_body(h, *p)
-    )
-    bits = w.constant(t.u32, constant_word(t.f32, rounded))
-    result = w.op("OpFunctionCall", t.f32, function, bits)
-    return result if ty == t.f32 else w.op("OpFConvert", ty, result)
-
-
-def _from_bits_body(h, bits: Id) -> None:
-    h.terminate("OpReturnValue", h.op("OpBitcast", t.f32, bits))

@@ -18,6 +18,7 @@ from pyshader_tx.ir.intrinsics import (
 )
 
 from . import operators as ops
+from . import python_math
 from .expressions import ArrayParam, Meta, WorkgroupArray
 
 CONVERSION_BUILTINS = {"int": t.i32, "float": t.f32, "bool": t.bool_}
@@ -313,6 +314,9 @@ class CallLowering:
         values = tuple(ops.coerce(a, p, "argument") for a, p in zip(args, params))
         return ir.Intrinsic(definition.name, values, result, span)
 
+    def call_math(self, meta: Meta, node: ast.Call):
+        return python_math.lower_math_call(self, meta, node)
+
     # -- special forms -----------------------------------------------------
 
     def call_special(self, meta: Meta, node: ast.Call):
@@ -460,6 +464,7 @@ CALL_RULES = {
     "type": CallLowering.call_type,
     "builtin": CallLowering.call_builtin,
     "intrinsic": CallLowering.call_intrinsic,
+    "math_function": CallLowering.call_math,
     "special": CallLowering.call_special,
     "function": CallLowering.call_function,
     "kernel": CallLowering.call_kernel,

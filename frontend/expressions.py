@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import ast
 import difflib
+import math
 import types as pytypes
 from dataclasses import dataclass
 
 from pyshader_tx import declarations as decl
 from pyshader_tx import ir
 from pyshader_tx import types as t
-from pyshader_tx.ir.intrinsics import MATH_CONSTANTS, MATH_FUNCTIONS
+from pyshader_tx.ir.intrinsics import MATH_CONSTANTS
 
 from . import operators as ops
 from .source import MISSING
@@ -106,6 +107,8 @@ def classify(value, name: str) -> Meta | ir.Expr | None:
             return Meta("namespace", value, name)
         if value.__name__ == "math":
             return Meta("math", value, name)
+    if isinstance(value, pytypes.BuiltinFunctionType) and _is_math_function(value):
+        return Meta("math_function", value.__name__, name)  # from math import fmod
     if isinstance(value, pytypes.BuiltinFunctionType) and value.__name__ in BUILTIN_FUNCTIONS:
         return Meta("builtin", value.__name__, name)
     if value is range:
@@ -113,6 +116,10 @@ def classify(value, name: str) -> Meta | ir.Expr | None:
     if value in (int, float, bool):
         return Meta("builtin", value.__name__, name)
     return None
+
+
+def _is_math_function(value) -> bool:
+    return getattr(math, value.__name__, None) is value
 
 
 class ExpressionLowering:
@@ -123,6 +130,12 @@ class ExpressionLowering:
     def value(self, node: ast.expr) -> ir.Expr:
         """The IR value of an expression (loads references)."""
         result = self.place(node)
+        if isinstance(result, Meta) and result.kind == "results":
+            raise self.source.error(
+                node,
+                f"{result.name} gives {len(result.value)} values: unpack them, e.g."
+                f" {', '.join('ab'[:len(result.value)])} = {self.source.text(node)}",
+            )
         if isinstance(result, (Meta, ArrayParam)):
             raise self.source.error(node, f"{self.describe_meta(result)} is not a value")
         if result.is_ref:
@@ -173,6 +186,8 @@ class ExpressionLowering:
             "builtin": "function",
             "namespace": "module",
             "math": "module",
+            "math_function": "function",
+            "results": "pair",
             "tuple": "tuple constant",
             "kernel": "kernel",
             "annotation": "annotation",
@@ -276,9 +291,12 @@ class ExpressionLowering:
             if base.kind == "math" and attr in MATH_CONSTANTS:
                 return ops.abstract_literal(MATH_CONSTANTS[attr], self.source.span(node))
             if base.kind == "math":
-                if attr in MATH_FUNCTIONS:
-                    return Meta("intrinsic", MATH_FUNCTIONS[attr], f"math.{attr}")
-                raise self.source.error(node, f"math.{attr} is not supported in kernels")
+                if callable(getattr(math, attr, None)) and not attr.startswith("_"):
+                    return Meta("math_function", attr, f"math.{attr}")
+                public = [name for name in dir(math) if not name.startswith("_")]
+                close = difflib.get_close_matches(attr, public, n=1)
+                hint = f"did you mean math.{close[0]}?" if close else None
+                raise self.source.error(node, f"module 'math' has no attribute '{attr}'", hint)
             value = getattr(base.value, attr, MISSING)
             if value is MISSING:
                 close = difflib.get_close_matches(attr, base.value.__all__, n=1)
@@ -303,6 +321,8 @@ class ExpressionLowering:
                 return self.shape_component(base.value, node)
             if base.kind == "tuple":
                 return self.tuple_index(base, node)
+            if base.kind == "results":
+                return self.results_index(base, node)
             if base.kind == "annotation" and base.value is decl.Atomic:
                 return self.atomic_type(node)
             raise self.source.error(node, f"{self.describe_meta(base)} cannot be indexed")
@@ -319,6 +339,16 @@ class ExpressionLowering:
             raise self.source.error(node.value, f"{ty!r} cannot be indexed")
         index = self.index_value(node.slice, length)
         return ir.Index(base, index, element, self.source.span(node))
+
+    def results_index(self, base: Meta, node: ast.Subscript) -> ir.Expr:
+        """`math.frexp(x)[0]`: one value of a pair, by a constant index."""
+        index = self.value(node.slice)
+        count = len(base.value)
+        if not (isinstance(index, ir.Literal) and type(index.value) is int):
+            raise self.source.error(node.slice, f"{base.name} is indexed with a constant")
+        if not -count <= index.value < count:
+            raise self.source.error(node.slice, f"{base.name} has {count} values")
+        return base.value[index.value]
 
     def atomic_type(self, node: ast.Subscript) -> Meta:
         """`tx.Atomic[u32]` in a kernel body (the element of a workgroup array)."""

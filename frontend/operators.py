@@ -254,11 +254,17 @@ class OperatorLowering:
 
     def lower_floordiv(self, left, right, node, verb, span):
         op = "div" if self.unsigned_operands(left, right) else "floor_div"
-        return self.arithmetic(op, left, right, node, verb, span)
+        return self.exact_float_division(self.arithmetic(op, left, right, node, verb, span))
 
     def lower_mod(self, left, right, node, verb, span):
         op = "rem" if self.unsigned_operands(left, right) else "py_mod"
-        return self.arithmetic(op, left, right, node, verb, span)
+        return self.exact_float_division(self.arithmetic(op, left, right, node, verb, span))
+
+    def exact_float_division(self, expr: ir.Expr) -> ir.Expr:
+        """Float `//` and `%` are calls of the math library (`python_math`)."""
+        from .python_math import exact_float_division
+
+        return exact_float_division(self, expr)
 
     def unsigned_operands(self, left, right) -> bool:
         """u32 // and % agree with Python's (no negative values to floor)."""

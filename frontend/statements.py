@@ -150,17 +150,27 @@ class StatementLowering:
         return isinstance(callee, Meta) and callee.kind == "special" and callee.value == name
 
     def lower_tuple_assign(self, target: ast.Tuple, node: ast.Assign) -> None:
-        if not isinstance(node.value, (ast.Tuple, ast.List)):
+        results = None
+        if isinstance(node.value, ast.Call):
+            results = self.place(node.value)  # a pair: m, e = math.frexp(x)
+            if not (isinstance(results, Meta) and results.kind == "results"):
+                results = None
+        if results is None and not isinstance(node.value, (ast.Tuple, ast.List)):
             raise self.source.error(
                 node.value, "tuple assignment needs a tuple of values on the right: a, b = x, y"
             )
         for element in target.elts:
             if isinstance(element, (ast.Tuple, ast.List, ast.Starred)):
                 raise self.source.error(element, "nested or starred targets are not supported")
-        if len(node.value.elts) != len(target.elts):
+        count = len(results.value) if results is not None else len(node.value.elts)
+        if count != len(target.elts):
             raise self.source.error(
-                node, f"cannot assign {len(node.value.elts)} values to {len(target.elts)} names"
+                node, f"cannot assign {count} values to {len(target.elts)} names"
             )
+        if results is not None:
+            for element, value in zip(target.elts, results.value):
+                self.assign(element, value, node)
+            return
         values = [self.value(element) for element in node.value.elts]
         assigned = {n.id for e in target.elts for n in ast.walk(e) if isinstance(n, ast.Name)}
         read = {n.id for e in node.value.elts for n in ast.walk(e) if isinstance(n, ast.Name)}

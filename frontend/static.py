@@ -55,7 +55,7 @@ PURE_MATH = {
     for name in (
         "sqrt exp exp2 log log2 log10 log1p expm1 sin cos tan asin acos atan atan2 sinh cosh"
         " tanh asinh acosh atanh floor ceil trunc fabs fmod copysign hypot radians degrees"
-        " pow isqrt gcd isfinite isinf isnan ldexp"
+        " pow isqrt gcd lcm isfinite isinf isnan ldexp cbrt remainder nextafter ulp frexp modf"
     ).split()
     if hasattr(math, name)
 }

@@ -292,19 +292,8 @@ _DEFINITIONS = [
 
 INTRINSICS: dict[str, IntrinsicDef] = {d.name: d for d in _DEFINITIONS}
 
-#: Python names that map to intrinsics: builtins and the `math` module.
+#: Python builtins that map to intrinsics (`math` functions: `frontend/python_math.py`).
 PYTHON_BUILTINS = {"abs": "abs", "min": "min", "max": "max", "round": "round"}
-MATH_FUNCTIONS = {
-    **{
-        name: name
-        for name in (
-            "sqrt sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh exp exp2 log"
-            " log2 floor ceil trunc degrees radians pow fma"
-        ).split()
-    },
-    "fabs": "abs",
-    "atan2": "atan2",
-}
 #: `math` constants usable in kernels (folded as float literals).
 MATH_CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf, "nan": math.nan}
 

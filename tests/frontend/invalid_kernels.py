@@ -705,7 +705,7 @@ def tx_runtime_function(out: Array[f32]):
 
 @tx.kernel(workgroup_size=64)
 def unsupported_math_function(out: Array[f32]):
-    out[0] = math.gamma(2.0)  # error `math.gamma`: math.gamma
+    out[0] = math.gamma(2.0)  # error `math.gamma(2.0)`: math.gamma
 
 
 @tx.kernel(workgroup_size=64)
