@@ -22,8 +22,9 @@ shader would compute it at run time, so that every backend writes the same liter
 
 Not folded, so computed at run time by both backends (the WGSL writer keeps WGSL's own
 constant evaluation away from them, see `backend_wgsl.constants`): intrinsics (math
-functions), float `%`, `//` and `**` (their exact rules belong to the backends' helpers),
-matrices, and bitcasts whose result is a NaN (a literal would lose its payload).
+functions), calls (the math library's float `//` and `%` among them), float `rem` and `**`
+(their exact rules belong to the backends), matrices, and bitcasts whose result is a NaN
+(a literal would lose its payload).
 
 Also here: a constant index (after folding) outside a fixed-size array, vector or matrix,
 or a negative one into a runtime-sized array, is a `CompileError`, as for literal indices.
