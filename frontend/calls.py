@@ -297,7 +297,7 @@ class CallLowering:
         for position, name, allowed in definition.constant_args:
             if position >= len(args):
                 continue  # the signature check names the missing argument
-            value = args[position]
+            value = fold_expression(args[position])  # a computed constant will do
             if not isinstance(value, ir.Literal):
                 raise self.source.error(
                     arg_nodes[position] or node,
@@ -336,8 +336,8 @@ class CallLowering:
 
     def array_length(self, node: ast.expr) -> int:
         """The length of a local or workgroup array: a positive constant that WGSL can
-        write (an i32)."""
-        length = self.value(node)
+        write (an i32); a computed one (`i32(4) * i32(2)`) is folded."""
+        length = fold_expression(self.value(node))
         if not isinstance(length, ir.Literal) or length.ty not in (t.ABSTRACT_INT, t.i32, t.u32):
             raise self.source.error(node, "the length must be a constant integer")
         if length.value <= 0:

@@ -403,3 +403,14 @@ def test_a_computed_constant_index_out_of_range_is_reported_at_its_line():
     with pytest.raises(CompileError, match="index 5 is out of range for length 4") as error:
         outside.compiled()
     assert error.value.span.lineno == outside.fn.__code__.co_firstlineno + 3
+
+
+def test_computed_constants_where_the_language_needs_a_constant():
+    @tx.kernel(workgroup_size=8)
+    def constants(out: Array[f32]):
+        cells = tx.local_array(f32, i32(2) * i32(2))
+        cells[3] = out[0]
+        out[1] = tx.subgroup_broadcast(cells[3], u32(1) + u32(2))
+
+    assert "var cells = array<f32, 4>();" in constants.wgsl
+    assert "subgroupBroadcast(cells[3], 3u)" in constants.wgsl
