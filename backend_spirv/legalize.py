@@ -22,6 +22,7 @@ right IR expression or None)` and returns the result id.
 from __future__ import annotations
 
 from pyshader_tx import types as t
+from pyshader_tx.ir.fold import SATURATION_BOUNDS
 from pyshader_tx.ir.nodes import Literal
 
 from .module import Id
@@ -39,15 +40,6 @@ __all__ = [
     "bool_to_number",
     "number_to_bool",
 ]
-
-#: Saturation bounds of float-to-int conversions: (float width, int kind) -> (low, high).
-#: The high bounds are the largest floats below 2**31 and 2**32.
-SATURATION_BOUNDS = {
-    (4, "sint"): (-2147483648.0, 2147483520.0),
-    (4, "uint"): (0.0, 4294967040.0),
-    (2, "sint"): (-65504.0, 65504.0),
-    (2, "uint"): (0.0, 65504.0),
-}
 
 
 def _bools(ty):

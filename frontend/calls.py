@@ -9,6 +9,7 @@ import math
 from pyshader_tx import ir
 from pyshader_tx import types as t
 from pyshader_tx.errors import CompileError
+from pyshader_tx.ir.fold import fold_expression
 from pyshader_tx.ir.intrinsics import (
     INTRINSICS,
     PYTHON_BUILTINS,
@@ -87,17 +88,22 @@ class CallLowering:
         return ir.Convert(value, ty, span)
 
     def convert_literal(self, value: ir.Literal, ty: t.ScalarType, span) -> ir.Literal:
-        """Conversions of constants happen now, with Python's results (`i32(2.7)` is 2)."""
+        """Conversions of constants happen now: of a typed constant as at run time
+        (`u32(i32(-1))` keeps the bits, `i32(f32(3e9))` saturates; see `ir.fold`); of a
+        Python number with Python's results (`i32(2.7)` is 2), where an integer that fits
+        32 bits, signed or unsigned, keeps its bits (`u32(-1)` is 0xFFFFFFFF, as
+        `u32(i32(-1))`) and anything else must fit the type."""
+        if not ops.is_abstract(value):
+            return fold_expression(ir.Convert(value, ty, span))
         if ty == t.bool_:
             return ir.Literal(bool(value.value), ty, span)
         if ty.kind in ("sint", "uint"):
             if isinstance(value.value, float) and not math.isfinite(value.value):
                 raise CompileError(f"cannot convert {value.value!r} to {ty!r}", value.span)
             number = int(value.value)
-            if ty.kind == "uint" and value.ty.kind == "sint" and value.ty != t.ABSTRACT_INT:
-                number %= 2**32  # u32(i32 constant) keeps the bit pattern
-            if ty.kind == "sint" and value.ty == t.u32 and number >= 2**31:
-                number -= 2**32
+            if isinstance(value.value, int) and -(2**31) <= number < 2**32:
+                typed = ir.Literal(number, t.i32 if number < 2**31 else t.u32, span)
+                return fold_expression(ir.Convert(typed, ty, span))
             return ops.literal_as(ir.Literal(number, t.ABSTRACT_INT, span), ty)
         return ops.literal_as(ir.Literal(ops.float_value(value), t.ABSTRACT_FLOAT, span), ty)
 
@@ -298,7 +304,7 @@ class CallLowering:
         for position, name, allowed in definition.constant_args:
             if position >= len(args):
                 continue  # the signature check names the missing argument
-            value = args[position]
+            value = fold_expression(args[position])  # a computed constant will do
             if not isinstance(value, ir.Literal):
                 raise self.source.error(
                     arg_nodes[position] or node,
@@ -337,8 +343,8 @@ class CallLowering:
 
     def array_length(self, node: ast.expr) -> int:
         """The length of a local or workgroup array: a positive constant that WGSL can
-        write (an i32)."""
-        length = self.value(node)
+        write (an i32); a computed one (`i32(4) * i32(2)`) is folded."""
+        length = fold_expression(self.value(node))
         if not isinstance(length, ir.Literal) or length.ty not in (t.ABSTRACT_INT, t.i32, t.u32):
             raise self.source.error(node, "the length must be a constant integer")
         if length.value <= 0:

@@ -2,8 +2,9 @@
 
 Literals start abstract (an `int literal` or `float literal`) and take the type the other
 operand fixes (`i + 1` with `i: u32` is u32); on their own they become i32 and f32. Two
-abstract literals fold with Python's arithmetic. Mixing two concrete types is an error
-that suggests the conversion to write.
+abstract literals fold with Python's arithmetic (exact: the result must fit its type);
+operators on typed constants are folded later, with the run-time semantics (`ir.fold`).
+Mixing two concrete types is an error that suggests the conversion to write.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import operator
 from pyshader_tx import ir
 from pyshader_tx import types as t
 from pyshader_tx.errors import CompileError
+from pyshader_tx.ir.fold import fold_expression
 
 from . import counters
 
@@ -296,6 +298,7 @@ class OperatorLowering:
     def lower_pow(self, left, right, node, verb, span):
         if scalar_kind(left) == "float" or scalar_kind(right) == "float":
             return self.arithmetic("pow", left, right, node, verb, span)
+        right = fold_expression(right)  # a computed constant exponent will do
         if not (isinstance(right, ir.Literal) and right.value >= 0):
             raise self.source.error(
                 self.operand_node(node, 1),

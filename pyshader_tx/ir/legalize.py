@@ -132,7 +132,10 @@ def emulate_float_atomics(module: Module, native_spaces: tuple = ()) -> Module:
     if not remapped:
         return module
     rewriter = _FloatAtomics(remapped)
-    functions = [rewriter.function(f) for f in module.functions]
+    functions = []
+    for function in module.functions:  # callees first: calls find their rewritten copy
+        functions.append(rewriter.function(function))
+        rewriter.copies[id(function)] = functions[-1]
     entry = rewriter.function(module.entry_point)
     return dataclasses.replace(
         module,
@@ -167,6 +170,7 @@ class _FloatAtomics:
     def __init__(self, remapped: dict):
         self.remapped = remapped
         self.helpers: dict = {}  # (variable id, operation, index type) -> Function
+        self.copies: dict = {}  # id(device function) -> its rewritten copy (for calls)
 
     def function(self, function: Function) -> Function:
         return dataclasses.replace(function, body=self.block(function.body))
@@ -204,6 +208,8 @@ class _FloatAtomics:
                 changes[name] = self.expr(value)
             elif isinstance(value, tuple) and value and isinstance(value[0], Expr):
                 changes[name] = tuple(self.expr(v) for v in value)
+        if isinstance(expr, Call) and id(expr.function) in self.copies:
+            changes["function"] = self.copies[id(expr.function)]
         if not changes:
             return expr
         if isinstance(expr, Index) and changes["base"].ty != expr.base.ty:

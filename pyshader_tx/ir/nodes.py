@@ -19,7 +19,8 @@ Structure (naga-style):
 Arithmetic ops have WGSL semantics (`div` and `rem` truncate for integers), except the
 ops that are marked Python ops: `floor_div`, `py_mod` (integers only: float `//` and `%`
 are calls of the frontend's math library) and `pow`, which each backend legalises (WGSL:
-helper functions; SPIR-V: OpSMod and friends).
+helper functions; SPIR-V: OpSMod and friends). These are the run-time semantics, also
+of constants: `fold` evaluates constant operands with them.
 """
 
 from __future__ import annotations
@@ -298,7 +299,8 @@ class Select(Expr):
 @dataclass(eq=False)
 class Convert(Expr):
     """A value conversion between scalar (or same-size vector) types: `f32(i)`, `u32(x)`,
-    `bool(n)`. Float to int truncates toward zero; int to int wraps (bit pattern kept)."""
+    `bool(n)`. Float to int truncates toward zero and saturates (NaN: 0, see `fold`); int
+    to int wraps (bit pattern kept)."""
 
     value: Expr
     ty: Type
