@@ -1838,3 +1838,8 @@ def compare_number_with_bool(n: i32, out: Array[f32]):
 @tx.kernel(workgroup_size=64)
 def divide_bool(out: Array[f32]):
     out[0] = 1 / True  # error `True`: cannot divide int literal and bool
+
+
+@tx.kernel(workgroup_size=64)
+def sign_of_unsigned(x: Array[u32]):
+    x[0] = tx.sign(x[0])  # error `x[0]`: u32 has no sign
