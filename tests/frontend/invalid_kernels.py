@@ -1842,4 +1842,4 @@ def divide_bool(out: Array[f32]):
 
 @tx.kernel(workgroup_size=64)
 def sign_of_unsigned(x: Array[u32]):
-    x[0] = tx.sign(x[0])  # error `x[0]`: u32 has no sign
+    x[1] = tx.sign(x[0])  # error `x[0]`: u32 has no sign
