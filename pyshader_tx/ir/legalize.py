@@ -58,6 +58,7 @@ __all__ = [
     "emulate_float_atomics",
     "uses_float_atomics",
     "first_compare_exchange",
+    "first_half_vector_bitcast",
 ]
 
 
@@ -273,6 +274,24 @@ def first_compare_exchange(module: Module):
                     if isinstance(node, Intrinsic) and _is_compare_exchange(node):
                         return node.span
     return None
+
+
+def first_half_vector_bitcast(module: Module):
+    """The span of the first bitcast between an f16 vector and a 32-bit type (`vec2h` <->
+    `u32`, `vec4h` <-> `vec2u`, ...) in `module`, None if there is none."""
+    for function in [*module.functions, module.entry_point]:
+        for statement in walk_statements(function.body):
+            for expr in statement_exprs(statement):
+                for node in walk_expr(expr):
+                    if isinstance(node, Bitcast) and _is_half_vector_bitcast(node):
+                        return node.span
+    return None
+
+
+def _is_half_vector_bitcast(node: Bitcast) -> bool:
+    return any(
+        isinstance(ty, t.VectorType) and ty.scalar == t.f16 for ty in (node.ty, node.value.ty)
+    )
 
 
 def _is_compare_exchange(node: Intrinsic) -> bool:

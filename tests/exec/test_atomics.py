@@ -29,7 +29,7 @@ def run(kernel, shader_source, *args, **launch):
     FeatureError naming the Python line (the SPIR-V still passed spirv-val on the way,
     see conftest.py), and the test stops as skipped. The same SPIR-V runs natively on
     Vulkan (`shader_source == "vulkan"`) and must give numpy's numbers there."""
-    limit = runtime_device.NAGA_SPIRV_BUGS["compare-exchange"]
+    limit = runtime_device.NAGA_LIMITS[0][2]  # the compare-exchange entry
     if shader_source == "spirv" and wgpu_native.version_info[0] <= limit:
         with pytest.raises(tx.FeatureError, match=r"\.py:\d+: kernel .*gfx-rs/wgpu#9621"):
             kernel(*args, **launch)
