@@ -19,7 +19,7 @@ from pyshader_tx import types as t
 from pyshader_tx.errors import CompileError
 from pyshader_tx.interface import ArrayBinding, KernelInterface, UniformBlock, UniformMember
 from pyshader_tx.ir.fold import fold_constants
-from pyshader_tx.ir.intrinsics import INTRINSICS, builtin_value_type
+from pyshader_tx.ir.intrinsics import builtin_value_type
 
 from . import analysis, uniformity
 from .annotations import evaluate_annotation

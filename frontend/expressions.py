@@ -241,7 +241,7 @@ class ExpressionLowering:
             return binding(self.source.span(node))  # a parameter: a fresh expression for each use
         if node.id in self.plan.variables or node.id in self.plan.assigned_params:
             raise self.source.error(
-                node, f"'{node.id}' is used before it is assigned", f"assign it first"
+                node, f"'{node.id}' is used before it is assigned", "assign it first"
             )
         return self.resolve_global(node.id, node)
 

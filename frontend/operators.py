@@ -114,7 +114,7 @@ def literal_as(expr: ir.Literal, target: t.ScalarType) -> ir.Literal:
             raise CompileError(
                 f"float literal {value!r} used where {target!r} is expected",
                 expr.span,
-                f"write an integer or convert the other side, e.g. f32(...)",
+                "write an integer or convert the other side, e.g. f32(...)",
             )
         low, high = INT_RANGES[target.name]
         if not low <= value <= high:

@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..errors import Span
-from ..types import Type, StructType, VOID
+from ..types import Type, VOID
 
 # ---------------------------------------------------------------------------
 # Operators

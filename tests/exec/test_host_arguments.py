@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import pyshader_tx as tx
-from pyshader_tx import Array, f32, i32, mat2x3f, mat3x3f, u32, vec2u, vec3f, vec4i
+from pyshader_tx import Array, f32, mat2x3f, mat3x3f, vec2u, vec3f, vec4i
 
 
 @tx.struct

@@ -8,8 +8,6 @@ constant that WGSL's constant evaluation would reject somewhere (`sqrt(-1.0)`,
 `exp(100.0)`, `extractBits(x, 40u, 40u)`, `clamp(x, 5, 1)`, i32's minimum).
 """
 
-import itertools
-
 import pytest
 
 from pyshader_tx import ir
