@@ -89,7 +89,7 @@ class ModuleWriter:
         spirv = self.spirv
         storage_class = STORAGE_CLASSES[variable.space]
         if variable.space == "storage":
-            pointee = spirv.block_type(variable.ty, f"{variable.name}_block")
+            pointee = spirv.block_type(variable.ty, f"{variable.name}_block", variable)
             if spirv.name(pointee, f"{_type_word(variable.ty.element)}_buffer"):
                 spirv.member_name(pointee, 0, "data")
         else:

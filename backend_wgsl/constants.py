@@ -25,7 +25,6 @@ from pyshader_tx import types as t
 from pyshader_tx.ir.fold import constant_values
 from pyshader_tx.ir.intrinsics import INTRINSICS
 from pyshader_tx.ir.nodes import (
-    BINARY_OPS,
     Argument,
     Binary,
     Bitcast,
@@ -50,7 +49,7 @@ from pyshader_tx.ir.nodes import (
     nested_blocks,
 )
 
-from .legalize import Helper, lower_python_operator
+from .legalize import binary_helper
 from .syntax import special_float_bits
 
 __all__ = ["defer_constant_evaluation", "RUNTIME_VALUE_NAME"]
@@ -205,9 +204,7 @@ class _Deferral:
 
 
 def _is_helper_call(expr: Binary) -> bool:
-    if BINARY_OPS[expr.op][0] is not None:
-        return False
-    return isinstance(lower_python_operator(expr.op, expr.left.ty), Helper)
+    return binary_helper(expr.op, expr.left.ty) is not None
 
 
 def _wrappable(expr: Expr) -> bool:
