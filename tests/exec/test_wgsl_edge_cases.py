@@ -61,6 +61,25 @@ def test_shift_amount_uses_its_low_bits():
 
 
 @tx.kernel(workgroup_size=64)
+def shift_by_constant_variables(x: Array[u32], out: Array[u32]):
+    i = tx.global_invocation_id().x
+    if i < len(x):
+        amount = u32(40)  # naga folds `let amount = 40u;` into a constant
+        out[2 * i] = x[i] << amount
+        out[2 * i + 1] = u32(i32(x[i]) >> (amount + u32(i)))
+
+
+def test_shift_amounts_held_in_variables_use_their_low_bits():
+    x = np.array([1, 0x80000000, 0xF0], np.uint32)
+    out = np.zeros(2 * len(x), np.uint32)
+    shift_by_constant_variables(x, out, threads=len(x))
+    assert out[0::2].tolist() == [256, 0, 0xF000]
+    signed = x.view(np.int32)
+    amounts = (40 + np.arange(len(x))) % 32
+    assert out[1::2].tolist() == (signed >> amounts).astype(np.int32).view(np.uint32).tolist()
+
+
+@tx.kernel(workgroup_size=64)
 def saturating_casts(x: Array[f32], signed: Array[i32], unsigned: Array[u32]):
     i = tx.global_invocation_id().x
     if i < len(x):
