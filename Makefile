@@ -17,8 +17,10 @@ VENV_STAMP := $(VENV)/.installed.stamp
 TINT_DIR := tools/tint
 TINT_STAMP := $(TINT_DIR)/node_modules/.installed.stamp
 
-# Debian packages: Mesa lavapipe (a CPU Vulkan driver for wgpu) and spirv-val/spirv-as.
-APT_PACKAGES := mesa-vulkan-drivers spirv-tools spirv-headers
+# Debian packages: Mesa lavapipe (a CPU Vulkan driver for wgpu and the native Vulkan host), the
+# Vulkan loader (libvulkan1, which the `vulkan` Python package binds) and its validation layer
+# (the tests validate every native launch), and spirv-val/spirv-as.
+APT_PACKAGES := mesa-vulkan-drivers libvulkan1 vulkan-validationlayers spirv-tools spirv-headers
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 # Without it Mesa warns on every device creation.

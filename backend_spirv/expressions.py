@@ -235,7 +235,15 @@ class ExpressionLowering:
         if not expr.parts:
             return self.module.null(expr.ty)
         parts = [self.value(part) for part in expr.parts]
-        return self.op("OpCompositeConstruct", expr.ty, *parts)
+        ty = expr.ty
+        if isinstance(ty, t.MatrixType) and len(parts) == ty.columns * ty.rows:
+            # mat2x2f(a, b, c, d): SPIR-V builds matrices from columns only.
+            rows = ty.rows
+            parts = [
+                self.op("OpCompositeConstruct", ty.column_type, *parts[i : i + rows])
+                for i in range(0, len(parts), rows)
+            ]
+        return self.op("OpCompositeConstruct", ty, *parts)
 
     def _splat(self, expr: Splat) -> Id:
         return self.splat(expr.ty, self.value(expr.value))
@@ -347,6 +355,13 @@ class ExpressionLowering:
         lowering = CONVERSION_OPCODES.get((source, target))
         if lowering is None:
             raise TypeError(f"no conversion from {expr.value.ty!r} to {expr.ty!r}")
+        if isinstance(expr.ty, t.MatrixType):  # mat2x2h(m): OpFConvert takes no matrices
+            source_column, column = expr.value.ty.column_type, expr.ty.column_type
+            columns = [
+                self.op(lowering, column, self.op("OpCompositeExtract", source_column, value, i))
+                for i in range(expr.ty.columns)
+            ]
+            return self.op("OpCompositeConstruct", expr.ty, *columns)
         if isinstance(lowering, str):
             return self.op(lowering, expr.ty, value)
         return lowering(self, expr.value.ty, value, expr.ty)

@@ -131,18 +131,18 @@ def always_returns(block: list) -> bool:
             if always_returns(statement.accept) and always_returns(statement.reject):
                 return True
         if isinstance(statement, ir.Loop) and statement.condition is None:
-            if not any(isinstance(s, ir.Break) for s in _loop_level(statement.body)):
+            if not any(isinstance(s, ir.Break) for s in loop_statements(statement.body)):
                 return True  # an endless loop only leaves through return
     return False
 
 
-def _loop_level(block: list):
+def loop_statements(block: list):
     """Statements of a loop body that belong to that loop (not to nested loops)."""
     for statement in block:
         yield statement
         if isinstance(statement, ir.If):
-            yield from _loop_level(statement.accept)
-            yield from _loop_level(statement.reject)
+            yield from loop_statements(statement.accept)
+            yield from loop_statements(statement.reject)
 
 
 def callees_first(function: ir.Function) -> list:

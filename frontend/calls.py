@@ -4,10 +4,17 @@ Python builtins, `math` and `tx` intrinsics, special forms and device functions.
 from __future__ import annotations
 
 import ast
+import math
 
 from pyshader_tx import ir
 from pyshader_tx import types as t
-from pyshader_tx.ir.intrinsics import INTRINSICS, PYTHON_BUILTINS, match_signature
+from pyshader_tx.errors import CompileError
+from pyshader_tx.ir.intrinsics import (
+    INTRINSICS,
+    PYTHON_BUILTINS,
+    SignatureError,
+    match_signature,
+)
 
 from . import operators as ops
 from .expressions import ArrayParam, Meta, WorkgroupArray
@@ -61,7 +68,7 @@ class CallLowering:
         if not args:
             return ir.Literal(False if ty == t.bool_ else 0, ty, span)
         if len(args) != 1:
-            raise self.source.error(node, f"{ty!r}() takes one argument")
+            raise self.source.error(node.args[1], f"{ty!r}() takes one argument")
         value = args[0]
         if isinstance(value, ir.Literal):
             return self.convert_literal(value, ty, span)
@@ -76,13 +83,15 @@ class CallLowering:
         if ty == t.bool_:
             return ir.Literal(bool(value.value), ty, span)
         if ty.kind in ("sint", "uint"):
+            if isinstance(value.value, float) and not math.isfinite(value.value):
+                raise CompileError(f"cannot convert {value.value!r} to {ty!r}", value.span)
             number = int(value.value)
             if ty.kind == "uint" and value.ty.kind == "sint" and value.ty != t.ABSTRACT_INT:
                 number %= 2**32  # u32(i32 constant) keeps the bit pattern
             if ty.kind == "sint" and value.ty == t.u32 and number >= 2**31:
                 number -= 2**32
             return ops.literal_as(ir.Literal(number, t.ABSTRACT_INT, span), ty)
-        return ops.literal_as(ir.Literal(float(value.value), t.ABSTRACT_FLOAT, span), ty)
+        return ops.literal_as(ir.Literal(ops.float_value(value), t.ABSTRACT_FLOAT, span), ty)
 
     def construct_vector(self, ty: t.VectorType, args: list, node, span) -> ir.Expr:
         if not args:
@@ -92,7 +101,7 @@ class CallLowering:
         if len(args) == 1:
             value = args[0]
             if value.ty.size != ty.size:
-                raise self.source.error(node, f"cannot convert {value.ty!r} to {ty!r}")
+                raise self.source.error(node.args[0], f"cannot convert {value.ty!r} to {ty!r}")
             return value if value.ty == ty else ir.Convert(value, ty, span)
         parts, count = [], 0
         for arg, arg_node in zip(args, node.args):
@@ -129,7 +138,7 @@ class CallLowering:
         if len(args) == 1 and isinstance(args[0].ty, t.MatrixType):
             value = args[0]
             if (value.ty.columns, value.ty.rows) != (ty.columns, ty.rows):
-                raise self.source.error(node, f"cannot convert {value.ty!r} to {ty!r}")
+                raise self.source.error(node.args[0], f"cannot convert {value.ty!r} to {ty!r}")
             return value if value.ty == ty else ir.Convert(value, ty, span)
         if len(args) == ty.columns and all(isinstance(a.ty, t.VectorType) for a in args):
             for arg, arg_node in zip(args, node.args):
@@ -152,7 +161,7 @@ class CallLowering:
         names = [name for name, _ in ty.fields]
         given = {}
         if len(node.args) > len(names):
-            raise self.source.error(node, f"{ty.name} has {len(names)} fields")
+            raise self.source.error(node.args[len(names)], f"{ty.name} has {len(names)} fields")
         for name, arg in zip(names, node.args):
             given[name] = arg
         for keyword in node.keywords:
@@ -222,8 +231,13 @@ class CallLowering:
         args = self.positional(node, f"{meta.name}()")
         if definition.name in ("min", "max") and len(args) > 2:
             result = args[0]
-            for arg in args[1:]:
-                result = self.intrinsic(definition, [result, arg], node, meta.name, span)
+            for arg, arg_node in zip(args[1:], node.args[1:]):
+                # `min(a, b, c)` is min(min(a, b), c): the first operand of each step is the
+                # first argument only in the first step.
+                first = node.args[0] if result is args[0] else None
+                result = self.intrinsic(
+                    definition, [result, arg], node, meta.name, span, [first, arg_node]
+                )
             return result
         return self.intrinsic(definition, args, node, meta.name, span)
 
@@ -250,37 +264,46 @@ class CallLowering:
                     arg_node, f"{display}() takes a reference into {spaces}, e.g. {example}", hint
                 )
             args.append(ref)
-        try:
-            params, result = match_signature(definition, [a.ty for a in args])
-        except TypeError as error:
-            raise self.source.error(node, f"{display}(): {error}") from None
+        params, result = self.signature(definition, args, node, node.args, display)
         values = tuple(
             a if i in definition.reference_args else ops.coerce(a, p, "argument")
             for i, (a, p) in enumerate(zip(args, params))
         )
         return ir.Intrinsic(definition.name, values, result, span)
 
-    def intrinsic(self, definition, args: list, node, display: str, span) -> ir.Expr:
+    def signature(self, definition, args: list, node, arg_nodes: list, display: str) -> tuple:
+        """`match_signature`; its error points at the argument at fault (`arg_nodes`, None
+        for an argument without a node of its own), else at the call."""
+        try:
+            return match_signature(definition, [a.ty for a in args])
+        except SignatureError as error:
+            position = error.position
+            culprit = arg_nodes[position] if position is not None else None
+            raise self.source.error(culprit or node, f"{display}(): {error}") from None
+
+    def intrinsic(
+        self, definition, args: list, node, display: str, span, arg_nodes=None
+    ) -> ir.Expr:
+        """An intrinsic call of `args` (whose nodes are `arg_nodes`, by default the call's
+        arguments)."""
+        arg_nodes = node.args if arg_nodes is None else arg_nodes
         for position, name, allowed in definition.constant_args:
             if position >= len(args):
                 continue  # the signature check names the missing argument
             value = args[position]
             if not isinstance(value, ir.Literal):
                 raise self.source.error(
-                    node.args[position],
+                    arg_nodes[position] or node,
                     f"the {name} of {display}() must be a compile-time constant",
                     "use a literal, a module constant or a tx.Const parameter",
                 )
             if isinstance(value.value, int) and value.value not in allowed:
                 raise self.source.error(
-                    node.args[position],
+                    arg_nodes[position] or node,
                     f"the {name} of {display}() must be between {allowed.start} and"
                     f" {allowed.stop - 1}, got {value.value}",
                 )
-        try:
-            params, result = match_signature(definition, [a.ty for a in args])
-        except TypeError as error:
-            raise self.source.error(node, f"{display}(): {error}") from None
+        params, result = self.signature(definition, args, node, arg_nodes, display)
         values = tuple(ops.coerce(a, p, "argument") for a, p in zip(args, params))
         return ir.Intrinsic(definition.name, values, result, span)
 
@@ -297,13 +320,21 @@ class CallLowering:
             raise self.source.error(node.args[0], "the first argument must be a type, e.g. f32")
         if not t.is_constructible(element.value):
             raise self.source.error(node.args[0], f"{element.value!r} cannot be a local array")
-        length = self.value(node.args[1])
-        if not isinstance(length, ir.Literal) or length.ty not in (t.ABSTRACT_INT, t.i32, t.u32):
-            raise self.source.error(node.args[1], "the length must be a constant integer")
-        if length.value <= 0:
-            raise self.source.error(node.args[1], "the length must be positive")
-        ty = t.FixedArrayType(element.value, int(length.value))
+        length = self.array_length(node.args[1])
+        ty = t.FixedArrayType(element.value, length)
         return ir.Compose(ty, (), self.source.span(node))
+
+    def array_length(self, node: ast.expr) -> int:
+        """The length of a local or workgroup array: a positive constant that WGSL can
+        write (an i32)."""
+        length = self.value(node)
+        if not isinstance(length, ir.Literal) or length.ty not in (t.ABSTRACT_INT, t.i32, t.u32):
+            raise self.source.error(node, "the length must be a constant integer")
+        if length.value <= 0:
+            raise self.source.error(node, "the length must be positive")
+        if length.value > ops.INT_RANGES["i32"][1]:
+            raise self.source.error(node, f"the length {length.value} is too large")
+        return int(length.value)
 
     def call_workgroup_array(self, meta: Meta, node: ast.Call):
         raise self.source.error(
@@ -337,13 +368,9 @@ class CallLowering:
         ty = element.value
         if not (t.is_constructible(ty) or isinstance(ty, t.AtomicType)):
             raise self.source.error(node.args[0], f"{ty!r} cannot be a workgroup array element")
-        length = self.value(node.args[1])
-        if not isinstance(length, ir.Literal) or length.ty not in (t.ABSTRACT_INT, t.i32, t.u32):
-            raise self.source.error(node.args[1], "the length must be a constant integer")
-        if length.value <= 0:
-            raise self.source.error(node.args[1], "the length must be positive")
+        length = self.array_length(node.args[1])
         span = self.source.span(statement)
-        array_type = t.FixedArrayType(ty, int(length.value))
+        array_type = t.FixedArrayType(ty, length)
         var = ir.GlobalVariable(name, array_type, "workgroup", "read_write", None, None, span)
         self.module.workgroup_arrays.append(var)
         self.bindings[name] = WorkgroupArray(var)
@@ -375,7 +402,8 @@ class CallLowering:
         given = list(node.args)
         if len(given) > len(params):
             raise self.source.error(
-                node, f"{meta.name}() takes {len(params)} argument(s), got {len(given)}"
+                given[len(params)],
+                f"{meta.name}() takes {len(params)} argument(s), got {len(given)}",
             )
         by_name = {p.name: i for i, p in enumerate(params)}
         slots = given + [None] * (len(params) - len(given))

@@ -11,6 +11,7 @@ compile_kernel(source, workgroup_size, constants, fold_1d)
 from __future__ import annotations
 
 import ast
+import dataclasses
 
 from pyshader_tx import ir
 from pyshader_tx import types as t
@@ -42,6 +43,7 @@ class FunctionLowerer(OperatorLowering, ExpressionLowering, CallLowering, Statem
         # Python name -> LocalVariable, ArrayParam, Meta, or a factory `span -> ir.Expr`.
         self.bindings: dict = {}
         self.block: list = []
+        self.loop_depth = 0  # loops around the statement being lowered (for break/continue)
         # Tuple constants indexed at run time: name -> local array, declared up front.
         self.constant_arrays: dict = {}
 
@@ -49,15 +51,20 @@ class FunctionLowerer(OperatorLowering, ExpressionLowering, CallLowering, Statem
         """The function's IR body; `params` binds parameter names to value factories."""
         body = []
         self.bindings.update(params)
+        rebound = [
+            (node.lineno, node.col_offset, name, node)
+            for name, node in self.plan.assigned_params.items()
+            if node is not None and isinstance(params[name], (ArrayParam, ConstParam))
+        ]
+        if rebound:
+            *_, name, node = min(rebound)  # the first in the source
+            kind = "array" if isinstance(params[name], ArrayParam) else "Const"
+            raise self.source.error(node, f"{kind} parameter '{name}' cannot be reassigned")
         with self.into(body):
-            for name, rebound in self.plan.assigned_params.items():
+            for name in self.plan.assigned_params:
                 # Python parameters are variables; WGSL parameters are not.
                 span = self.source.span(self.source.node)
                 if isinstance(params[name], ArrayParam):
-                    if rebound:
-                        raise self.source.error(
-                            self.source.node, f"array parameter '{name}' cannot be reassigned"
-                        )
                     continue
                 init = params[name](span)
                 var = ir.LocalVariable(name, init.ty, False, span)
@@ -181,7 +188,11 @@ def check_signature(source: FunctionSource, kind: str) -> None:
     if args.kwonlyargs or args.posonlyargs:
         extra = (args.kwonlyargs or args.posonlyargs)[0]
         raise source.error(extra, f"{kind} parameters must be plain positional parameters")
+    seen = set()
     for arg in args.args:
+        if arg.arg in seen:  # Python rejects it at import; a file read statically may not
+            raise source.error(arg, f"duplicate parameter '{arg.arg}'")
+        seen.add(arg.arg)
         if arg.annotation is None:
             raise source.error(arg, f"parameter '{arg.arg}' needs a type annotation, e.g. f32")
 
@@ -217,7 +228,8 @@ def lower_device_function(
     bindings = {}
     for param in parameters:
         if isinstance(param.ty, t.StorageArrayType):
-            bindings[param.name] = arrays[param.name]
+            # The caller's array, under the parameter's name (for messages).
+            bindings[param.name] = dataclasses.replace(arrays[param.name], name=param.name)
             continue
         bindings[param.name] = _argument_factory(len(params), param.ty)
         params.append(ir.Parameter(param.name, param.ty, param.span))  # its own, per function
@@ -230,7 +242,7 @@ def lower_device_function(
     body = lowerer.lower_body(bindings)
     if result != t.VOID and not analysis.always_returns(body):
         raise source.error(
-            node,
+            node.returns,
             f"function '{node.name}' can reach its end without returning a value of type {result!r}",
         )
     return ir.Function(node.name, params, result, body, None, source.span(node))
@@ -294,7 +306,7 @@ def _kernel_parameters(source: FunctionSource, constants: dict):
         if isinstance(ty, t.ConstParamType):
             value = _constant_value(source, arg, ty, constants, defaults)
             const_values[name] = value
-            bindings[name] = _literal_factory(value)
+            bindings[name] = ConstParam(value)
             continue
         if name in defaults:
             raise source.error(defaults[name], "only Const parameters can have defaults")
@@ -347,11 +359,14 @@ def _kernel_parameters(source: FunctionSource, constants: dict):
 
 
 def _constant_value(source, arg, ty, constants, defaults):
+    """The value of a Const parameter: given at launch or by `specialize` (a wrong type
+    is the caller's TypeError), else its default (a wrong one is a CompileError there)."""
     name = arg.arg
+    default = defaults.get(name)
     if name in constants:
         value = constants[name]
-    elif name in defaults and isinstance(defaults[name], ast.Constant):
-        value = defaults[name].value
+    elif default is not None:
+        value = _default_value(source, default, name)
     else:
         raise CompileError(
             f"Const parameter '{name}' has no value: pass it, e.g. {name}=..., or use"
@@ -362,14 +377,42 @@ def _constant_value(source, arg, ty, constants, defaults):
     if wanted is float and isinstance(value, int) and not isinstance(value, bool):
         value = float(value)
     if type(value) is not wanted:
-        raise TypeError(
-            f"Const parameter '{name}' must be {wanted.__name__}, not {type(value).__name__}"
-        )
+        message = f"Const parameter '{name}' must be {wanted.__name__}, not {type(value).__name__}"
+        if name in constants:
+            raise TypeError(message)
+        raise source.error(default, message)
     return value
 
 
-def _literal_factory(value):
-    return lambda span: abstract_literal(value, span)
+def _default_value(source, node: ast.expr, name: str):
+    """A Const parameter's default: a number or bool literal (with a sign), or the name
+    of a module constant."""
+    value = None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        operand = _default_value(source, node.operand, name)
+        if not isinstance(operand, bool):
+            value = -operand if isinstance(node.op, ast.USub) else operand
+    elif isinstance(node, ast.Constant):
+        value = node.value
+    elif isinstance(node, ast.Name):
+        value = source.lookup(node.id)
+    if isinstance(value, (bool, int, float)):
+        return value
+    raise source.error(
+        node,
+        f"the default of Const parameter '{name}' must be a constant",
+        "use a literal or the name of a module constant, e.g. BLOCK: Const[int] = 64",
+    )
+
+
+class ConstParam:
+    """The binding of a Const parameter: a fresh literal of its value for each use."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __call__(self, span) -> ir.Literal:
+        return abstract_literal(self.value, span)
 
 
 def _uniform_block(fields: list, binding: int):

@@ -157,7 +157,8 @@ class ExpressionLowering:
         expr = self.value(node)
         if expr.ty != t.bool_:
             text = self.source.text(node)
-            hint = f"write bool({text}) or {text} != 0" if ops.scalar_kind(expr) else None
+            is_scalar = ops.scalar_kind(expr) and not isinstance(expr.ty, t.VectorType)
+            hint = f"write bool({text}) or {text} != 0" if is_scalar else None
             raise self.source.error(node, f"{what} must be bool, not {expr.ty!r}", hint)
         return expr
 
@@ -431,7 +432,7 @@ class ExpressionLowering:
             if operand.ty != t.bool_:
                 text = self.source.text(node.operand)
                 raise self.source.error(
-                    node, f"'not' needs a bool, not {operand.ty!r}", f"write {text} == 0"
+                    node.operand, f"'not' needs a bool, not {operand.ty!r}", f"write {text} == 0"
                 )
             if isinstance(operand, ir.Literal):
                 return ir.Literal(not operand.value, t.bool_, span)
@@ -442,13 +443,16 @@ class ExpressionLowering:
                 return ops.abstract_literal(-operand.value, span)
             if t.scalar_of(operand.ty).kind == "uint":
                 raise self.source.error(
-                    node, f"cannot negate {operand.ty!r}", "convert it first, e.g. i32(...)"
+                    node.operand, f"cannot negate {operand.ty!r}", "convert it first, e.g. i32(...)"
                 )
+            if isinstance(operand.ty, t.MatrixType):  # WGSL has no unary - on matrices
+                minus_one = ir.Literal(-1.0, operand.ty.scalar, span)
+                return ir.Binary("mul", operand, minus_one, operand.ty, span)
             return ir.Unary("neg", operand, operand.ty, span)
         # ast.Invert
         kind = ops.scalar_kind(operand)
         if kind not in ("sint", "uint"):
-            raise self.source.error(node, f"'~' needs an integer, not {operand.ty!r}")
+            raise self.source.error(node.operand, f"'~' needs an integer, not {operand.ty!r}")
         if ops.is_abstract(operand):
             return ops.abstract_literal(~operand.value, span)
         return ir.Unary("bit_not", operand, operand.ty, span)
@@ -476,22 +480,26 @@ class ExpressionLowering:
     def lower_compare(self, node: ast.Compare):
         span = self.source.span(node)
         left = self.value(node.left)
+        left_node = node.left
         result = None
         for index, (op, right_node) in enumerate(zip(node.ops, node.comparators)):
+            # `a < b < c` is `a < b and b < c`: each comparison is its own node.
+            pair = node if len(node.ops) == 1 else _comparison(left_node, op, right_node)
             if type(op) not in ops.PYTHON_COMPARE:
                 raise self.source.error(
-                    node, f"'{type(op).__name__}' comparisons are not supported in kernels"
+                    pair, f"'{type(op).__name__}' comparisons are not supported in kernels"
                 )
             right = self.value(right_node)
             if index < len(node.ops) - 1:
                 right = self.reusable(right, "chained")
-            comparison = self.compare(type(op), left, right, node, span)
+            comparison = self.compare(type(op), left, right, pair, span)
             result = (
                 comparison
                 if result is None
                 else ir.Binary("and", result, comparison, t.bool_, span)
             )
             left = ir.clone(right)
+            left_node = right_node
         return result
 
     def lower_ifexp(self, node: ast.IfExp):
@@ -540,8 +548,8 @@ class ExpressionLowering:
         """Give two operands one type: literals adapt to the other side."""
         if ops.is_abstract(left) and ops.is_abstract(right):
             if left.ty != right.ty:
-                left = ir.Literal(float(left.value), t.ABSTRACT_FLOAT, left.span)
-                right = ir.Literal(float(right.value), t.ABSTRACT_FLOAT, right.span)
+                left = ir.Literal(ops.float_value(left), t.ABSTRACT_FLOAT, left.span)
+                right = ir.Literal(ops.float_value(right), t.ABSTRACT_FLOAT, right.span)
             return ops.concretize(left), ops.concretize(right)
         if ops.is_abstract(left):
             return ops.coerce(left, right.ty), right
@@ -563,6 +571,19 @@ class ExpressionLowering:
             hint += f", e.g. {target!r}({self.source.text(other_node)})"
         return self.source.error(node, f"cannot {verb} {left.ty!r} and {right.ty!r}", hint)
 
+    def operand_node(self, node: ast.AST, index: int) -> ast.AST:
+        """The AST node of operand `index` (0 left, 1 right) of a binary operation,
+        comparison or augmented assignment; `node` itself when it has no such operand."""
+        return _operand_nodes(node)[index] or node
+
+    def culprit(self, node: ast.AST, left, right, is_wrong) -> ast.AST | None:
+        """Where an operator's error points: at the one operand for which `is_wrong`
+        holds, at the whole operation when both are wrong, None when neither is."""
+        wrong = [index for index, side in enumerate((left, right)) if is_wrong(side)]
+        if not wrong:
+            return None
+        return self.operand_node(node, wrong[0]) if len(wrong) == 1 else node
+
     def is_pure(self, expr: ir.Expr) -> bool:
         """No calls: safe to evaluate eagerly or twice."""
         return not any(isinstance(e, ir.Call) for e in ir.walk_expr(expr))
@@ -578,6 +599,14 @@ class ExpressionLowering:
             return expr
         var = self.temp(name, expr.ty, expr.span, init=expr)
         return ir.Load(ir.LocalRef(var, var.ty, expr.span), var.ty, expr.span)
+
+
+def _comparison(left: ast.expr, op: ast.cmpop, right: ast.expr) -> ast.Compare:
+    """One comparison of a chain, as a node of its own (for diagnostics)."""
+    pair = ast.Compare(left=left, ops=[op], comparators=[right])
+    pair.lineno, pair.col_offset = left.lineno, left.col_offset
+    pair.end_lineno, pair.end_col_offset = right.end_lineno, right.end_col_offset
+    return pair
 
 
 def _operand_nodes(node: ast.AST) -> tuple:

@@ -45,6 +45,10 @@ PYTHON_COMPARE = {
     ast.GtE: ("ge", operator.ge),
 }
 
+NUMBERS = ("sint", "uint", "float")
+#: Python operators defined on integers only.
+INTEGER_OPERATORS = {"shl", "shr", "bit_and", "bit_or", "bit_xor"}
+INTEGERS = ("sint", "uint")
 NATIVE_VECTOR_SCALAR = {"add", "sub", "mul", "div", "rem"}
 DIVISIONS = {"div", "rem", "floor_div", "py_mod"}
 
@@ -57,6 +61,25 @@ def _is_integer_zero(expr) -> bool:
 
 def is_abstract(expr) -> bool:
     return isinstance(expr.ty, t.AbstractType)
+
+
+def float_value(literal: ir.Literal) -> float:
+    """A literal's value as a Python float; an int too large for one is a CompileError
+    (as Python's `float()` raises OverflowError)."""
+    try:
+        return float(literal.value)
+    except OverflowError:
+        raise CompileError(
+            f"integer literal {shown_number(literal.value)} is too large for a float",
+            literal.span,
+        ) from None
+
+
+def shown_number(value) -> str:
+    """A number as messages show it: huge integers abbreviated."""
+    text = str(value)
+    digits = len(text.lstrip("-"))
+    return f"{text[:8]}... ({digits} digits)" if digits > 24 else text
 
 
 def abstract_literal(value, span=None) -> ir.Literal:
@@ -88,10 +111,12 @@ def literal_as(expr: ir.Literal, target: t.ScalarType) -> ir.Literal:
             )
         low, high = INT_RANGES[target.name]
         if not low <= value <= high:
-            raise CompileError(f"integer literal {value} does not fit {target!r}", expr.span)
+            raise CompileError(
+                f"integer literal {shown_number(value)} does not fit {target!r}", expr.span
+            )
         return ir.Literal(int(value), target, expr.span)
     if target.kind == "float":
-        value = float(value)
+        value = float_value(expr)
         if target == t.f16 and math.isfinite(value) and abs(value) > F16_MAX:
             raise CompileError(f"float literal {value!r} does not fit f16", expr.span)
         return ir.Literal(value, target, expr.span)
@@ -103,6 +128,8 @@ def coerce(expr: ir.Expr, target: t.Type, what: str = "value") -> ir.Expr:
     otherwise the types must be equal."""
     if expr.ty == target:
         return expr
+    if expr.ty == t.VOID:
+        raise CompileError(f"{what}: the function returns no value", expr.span)
     if is_abstract(expr):
         component = t.scalar_of(target)
         if isinstance(component, t.ScalarType) and component.kind != "bool":
@@ -130,10 +157,12 @@ def fold(function, left: ir.Literal, right: ir.Literal, span) -> ir.Literal:
     """Evaluate an operator on two abstract literals with Python's semantics."""
     try:
         value = function(left.value, right.value)
-    except ZeroDivisionError:
-        raise CompileError("division by zero in a constant expression", span) from None
+    except ZeroDivisionError:  # the divisor is at fault
+        raise CompileError("division by zero in a constant expression", right.span) from None
     except (OverflowError, ValueError) as error:
         raise CompileError(f"cannot evaluate constant expression: {error}", span) from None
+    if isinstance(value, complex):  # (-8) ** (1 / 3)
+        raise CompileError(f"the constant expression has a complex value, {value}", span)
     return abstract_literal(value, span)
 
 
@@ -154,22 +183,29 @@ class OperatorLowering:
         name, verb, function = PYTHON_BINARY[python_op]
         span = self.source.span(node)
         if both_literals(left, right) and is_abstract(left) and is_abstract(right):
-            if function is not None:
+            # Shifts and bitwise operators on float literals: the rule's error, at the float.
+            on_integers = name not in INTEGER_OPERATORS or left.ty == right.ty == t.ABSTRACT_INT
+            if function is not None and on_integers:
                 return fold(function, left, right, span)
         rule = BINARY_RULES[name]
         return rule(self, left, right, node, verb, span)
 
     # -- rules ---------------------------------------------------------------
 
+    def require_numbers(self, left, right, node, verb) -> None:
+        """Both operands are numbers (scalars, vectors or matrices), or the error points at
+        the one that is not."""
+        culprit = self.culprit(node, left, right, lambda side: scalar_kind(side) not in NUMBERS)
+        if culprit is not None:
+            raise self.source.error(culprit, f"cannot {verb} {left.ty!r} and {right.ty!r}")
+
     def arithmetic(self, op: str, left, right, node, verb, span) -> ir.Expr:
-        for side in (left, right):
-            if scalar_kind(side) not in ("sint", "uint", "float"):
-                raise self.source.error(node, f"cannot {verb} {left.ty!r} and {right.ty!r}")
+        self.require_numbers(left, right, node, verb)
         if isinstance(left.ty, t.MatrixType) or isinstance(right.ty, t.MatrixType):
             return self.matrix_arithmetic(op, left, right, node, verb, span)
         left, right = self.shape_operands(op, left, right, node, verb)
         if op in DIVISIONS and _is_integer_zero(right):
-            raise self.source.error(node, "integer division by zero")
+            raise self.source.error(self.operand_node(node, 1), "integer division by zero")
         result = left.ty if isinstance(left.ty, t.VectorType) else right.ty
         return ir.Binary(op, left, right, result, span)
 
@@ -201,6 +237,7 @@ class OperatorLowering:
         return self.arithmetic("mul", left, right, node, verb, span)
 
     def lower_truediv(self, left, right, node, verb, span):
+        self.require_numbers(left, right, node, verb)
         if scalar_kind(left) in ("sint", "uint") or scalar_kind(right) in ("sint", "uint"):
             left, right = self.shape_operands("div", left, right, node, verb)
             if scalar_kind(left) != "float":
@@ -210,7 +247,7 @@ class OperatorLowering:
     def to_float(self, expr: ir.Expr) -> ir.Expr:
         """`/` on integers divides their f32 conversions, as Python gives a float."""
         if isinstance(expr, ir.Literal):
-            return ir.Literal(float(expr.value), t.f32, expr.span)
+            return ir.Literal(float_value(expr), t.f32, expr.span)
         return ir.Convert(expr, t.with_scalar(expr.ty, t.f32), expr.span)
 
     def lower_floordiv(self, left, right, node, verb, span):
@@ -230,9 +267,9 @@ class OperatorLowering:
             return self.arithmetic("pow", left, right, node, verb, span)
         if not (isinstance(right, ir.Literal) and right.value >= 0):
             raise self.source.error(
-                node,
+                self.operand_node(node, 1),
                 "integer ** needs a constant exponent >= 0",
-                f"use floats, e.g. f32({self.source.text(node.left)}) ** ...",
+                f"use floats, e.g. f32({self.source.text(self.operand_node(node, 0))}) ** ...",
             )
         return self.arithmetic("pow", left, right, node, verb, span)
 
@@ -240,18 +277,24 @@ class OperatorLowering:
         kinds = {scalar_kind(left), scalar_kind(right)}
         if kinds == {"bool"}:
             left, right = self.unify(left, right, node, verb)
+            if op == "bit_xor":  # WGSL has no ^ on bools: a ^ b is a != b
+                return ir.Binary("ne", left, right, left.ty, span)
             return ir.Binary(op, left, right, left.ty, span)
-        if not kinds <= {"sint", "uint"} or isinstance(left.ty, t.MatrixType):
-            raise self.source.error(node, f"cannot {verb} {left.ty!r} and {right.ty!r}")
+        culprit = self.culprit(
+            node,
+            left,
+            right,
+            lambda side: scalar_kind(side) not in INTEGERS or isinstance(side.ty, t.MatrixType),
+        )
+        if culprit is not None:
+            raise self.source.error(culprit, f"cannot {verb} {left.ty!r} and {right.ty!r}")
         left, right = self.shape_operands(op, left, right, node, verb)
         return ir.Binary(op, left, right, left.ty, span)
 
     def lower_shift(self, op: str, left, right, node, verb, span):
-        if scalar_kind(left) not in ("sint", "uint") or scalar_kind(right) not in (
-            "sint",
-            "uint",
-        ):
-            raise self.source.error(node, f"cannot shift {left.ty!r} by {right.ty!r}")
+        culprit = self.culprit(node, left, right, lambda side: scalar_kind(side) not in INTEGERS)
+        if culprit is not None:
+            raise self.source.error(culprit, f"cannot shift {left.ty!r} by {right.ty!r}")
         left = concretize(left)
         amount_type = t.with_scalar(left.ty, t.u32)
         if is_abstract(right):
@@ -260,15 +303,16 @@ class OperatorLowering:
         width = t.scalar_of(left.ty).width * 8
         if isinstance(amount, ir.Literal) and not 0 <= amount.value < width:
             raise self.source.error(
-                node,
+                self.operand_node(node, 1),
                 f"shift amount {amount.value} is out of range for {left.ty!r}"
                 f" (must be less than {width})",
             )
         if right.ty != amount_type:
+            amount_node = self.operand_node(node, 1)
             raise self.source.error(
-                node.right,
+                amount_node,
                 f"shift amounts must be {amount_type!r}, not {right.ty!r}",
-                f"convert it, e.g. {amount_type!r}({self.source.text(node.right)})",
+                f"convert it, e.g. {amount_type!r}({self.source.text(amount_node)})",
             )
         return ir.Binary(op, left, right, left.ty, span)
 
@@ -312,10 +356,18 @@ class OperatorLowering:
         if both_literals(left, right) and is_abstract(left) and is_abstract(right):
             return ir.Literal(bool(function(left.value, right.value)), t.bool_, span)
         kinds = {scalar_kind(left), scalar_kind(right)}
-        if None in kinds or isinstance(left.ty, t.MatrixType):
-            raise self.source.error(node, f"cannot compare {left.ty!r} and {right.ty!r}")
-        if "bool" in kinds and op not in ("eq", "ne"):
+        culprit = self.culprit(
+            node,
+            left,
+            right,
+            lambda side: scalar_kind(side) is None or isinstance(side.ty, t.MatrixType),
+        )
+        if culprit is not None:
+            raise self.source.error(culprit, f"cannot compare {left.ty!r} and {right.ty!r}")
+        if kinds == {"bool"} and op not in ("eq", "ne"):
             raise self.source.error(node, f"cannot order bools with {op}")
+        if "bool" in kinds and len(kinds) > 1:  # a number is never a bool, literals included
+            raise self.source.error(node, f"cannot compare {left.ty!r} and {right.ty!r}")
         left, right = self.shape_operands(op, left, right, node, "compare")
         shape = left.ty if isinstance(left.ty, t.VectorType) else right.ty
         result = t.with_scalar(shape, t.bool_)

@@ -139,10 +139,21 @@ def class_source(
     """A class's source from its AST alone (shared by `from_class` and the command line):
     the source and its annotated fields in order (name -> annotation node)."""
     source = FunctionSource(node, filename, lines, lookup)
+    if node.bases or node.keywords:
+        base = (node.bases or node.keywords)[0]
+        raise source.error(
+            base,
+            f"struct {node.name} cannot derive from another class",
+            "declare all its fields in the class",
+        )
     fields = {}
     for statement in node.body:
         if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
             if statement.value is not None:
                 raise source.error(statement.value, "struct fields have no default values")
+            if statement.target.id in fields:
+                raise source.error(
+                    statement.target, f"field '{statement.target.id}' is declared twice"
+                )
             fields[statement.target.id] = statement.annotation
     return source, fields

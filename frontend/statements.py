@@ -16,6 +16,7 @@ from pyshader_tx.errors import CompileError
 from pyshader_tx.ir.intrinsics import INTRINSICS
 
 from . import operators as ops
+from .analysis import loop_statements
 from .annotations import evaluate_annotation
 from .expressions import Meta, WorkgroupArray
 
@@ -153,13 +154,13 @@ class StatementLowering:
             raise self.source.error(
                 node.value, "tuple assignment needs a tuple of values on the right: a, b = x, y"
             )
+        for element in target.elts:
+            if isinstance(element, (ast.Tuple, ast.List, ast.Starred)):
+                raise self.source.error(element, "nested or starred targets are not supported")
         if len(node.value.elts) != len(target.elts):
             raise self.source.error(
                 node, f"cannot assign {len(node.value.elts)} values to {len(target.elts)} names"
             )
-        for element in target.elts:
-            if isinstance(element, (ast.Tuple, ast.List, ast.Starred)):
-                raise self.source.error(element, "nested or starred targets are not supported")
         values = [self.value(element) for element in node.value.elts]
         assigned = {n.id for e in target.elts for n in ast.walk(e) if isinstance(n, ast.Name)}
         read = {n.id for e in node.value.elts for n in ast.walk(e) if isinstance(n, ast.Name)}
@@ -182,6 +183,11 @@ class StatementLowering:
         if not isinstance(node.target, ast.Name):
             if node.value is None:
                 raise self.source.error(node, "annotations need a value here")
+            text = self.source.text(node.target)
+            ty = evaluate_annotation(node.annotation, self.source, text)
+            target = self.place(node.target)
+            if not isinstance(target, Meta) and getattr(target, "ty", ty) != ty:
+                raise self.source.error(node.annotation, f"{text} is {target.ty!r}, not {ty!r}")
             return self.assign(node.target, self.value(node.value), node)
         name = node.target.id
         ty = evaluate_annotation(node.annotation, self.source, f"'{name}'")
@@ -226,14 +232,14 @@ class StatementLowering:
         if var is None or not isinstance(var, ir.LocalVariable):
             if plan is None or plan.declare_at is not statement:
                 raise self.source.error(statement, f"cannot assign to '{name}' here")
-            ty = annotation or self.value_type(value, statement, name)
+            ty = annotation or self.value_type(value, name)
             let = plan.single_assignment and not isinstance(ty, t.FixedArrayType)
             var = ir.LocalVariable(name, ty, let, span)
             self.bindings[name] = var
             self.emit(ir.Declare(var, self.coerce_assigned(value, ty, f"value of '{name}'"), span))
             return
         if var.ty is None:
-            var.ty = annotation or self.value_type(value, statement, name)
+            var.ty = annotation or self.value_type(value, name)
             var.span = span
             if isinstance(var.ty, t.StructType) and var.ty.predeclared:
                 raise self.source.error(
@@ -244,7 +250,7 @@ class StatementLowering:
                 )
         elif annotation is not None and annotation != var.ty:
             raise self.source.error(
-                statement, f"'{name}' was declared {var.ty!r}, not {annotation!r}"
+                statement.annotation, f"'{name}' was declared {var.ty!r}, not {annotation!r}"
             )
         value = self.coerce_assigned(value, var.ty, f"value assigned to '{name}'")
         self.emit(ir.Store(ir.LocalRef(var, var.ty, span), value, None, span))
@@ -264,12 +270,13 @@ class StatementLowering:
             raise CompileError(f"{what}: the function returns no value", value.span)
         return ops.coerce(value, ty, what)
 
-    def value_type(self, value: ir.Expr, statement, name: str) -> t.Type:
+    def value_type(self, value: ir.Expr, name: str) -> t.Type:
+        """The type of a local variable that `value` declares (the error is at the value)."""
         ty = ops.concretize(value).ty
         if ty == t.VOID or ty is None:
-            raise self.source.error(statement, f"the value assigned to '{name}' is None")
+            raise CompileError(f"the value assigned to '{name}' is None", value.span)
         if not t.is_constructible(ty):
-            raise self.source.error(statement, f"a local variable cannot hold {ty!r}")
+            raise CompileError(f"a local variable cannot hold {ty!r}", value.span)
         return ty
 
     def lower_augassign(self, node: ast.AugAssign) -> None:
@@ -321,7 +328,13 @@ class StatementLowering:
             condition = None
         elif isinstance(condition, ir.Literal) and condition.value is True:
             condition = None
-        self.lower_block(node.body, body)
+        self.lower_loop_body(node.body, body)
+        if condition is None and not prelude and not _can_exit(body):
+            raise self.source.error(
+                node.test,
+                "this loop never ends: nothing in it breaks out or returns",
+                "a GPU invocation must finish; add a break or a return",
+            )
         self.emit(ir.Loop(None, condition, body, [], span))
 
     def lower_for(self, node: ast.For) -> None:
@@ -350,12 +363,13 @@ class StatementLowering:
         body = []
         if simple:
             self.bindings[name] = counter
-            self.lower_block(node.body, body)
+            self.lower_loop_body(node.body, body)
             del self.bindings[name]
         else:
             with self.into(body):
-                self.assign_name(name, ir.Load(counter_ref(), counter.ty, span), node)
-            self.lower_block(node.body, body)
+                target = self.source.span(node.target)
+                self.assign_name(name, ir.Load(counter_ref(), counter.ty, target), node)
+            self.lower_loop_body(node.body, body)
         self.emit(ir.Loop(ir.Declare(counter, start, span), condition, body, continuing, span))
 
     def range_bounds(self, node: ast.For):
@@ -368,6 +382,11 @@ class StatementLowering:
         if call.keywords or not 1 <= len(call.args) <= 3:
             raise self.source.error(call, "range() takes 1 to 3 positional arguments")
         args = [self.value(arg) for arg in call.args]
+        for arg, arg_node in zip(args, call.args):
+            if ops.scalar_kind(arg) not in ("sint", "uint") or not isinstance(
+                arg.ty, (t.ScalarType, t.AbstractType)
+            ):
+                raise self.source.error(arg_node, f"range() needs integers, not {arg.ty!r}")
         if len(args) == 1:
             args.insert(0, ops.abstract_literal(0, args[0].span))
         step = 1
@@ -404,10 +423,22 @@ class StatementLowering:
                     return False
         return True
 
+    def lower_loop_body(self, statements: list, out: list) -> list:
+        """`lower_block` for the body of a loop (where break and continue may stand)."""
+        self.loop_depth += 1
+        try:
+            return self.lower_block(statements, out)
+        finally:
+            self.loop_depth -= 1
+
     def lower_break(self, node: ast.Break) -> None:
+        if not self.loop_depth:  # Python rejects it at import; a file read statically may not
+            raise self.source.error(node, "'break' outside loop")
         self.emit(ir.Break(self.source.span(node)))
 
     def lower_continue(self, node: ast.Continue) -> None:
+        if not self.loop_depth:
+            raise self.source.error(node, "'continue' outside loop")
         self.emit(ir.Continue(self.source.span(node)))
 
     def lower_return(self, node: ast.Return) -> None:
@@ -438,6 +469,15 @@ class StatementLowering:
 
     def lower_pass(self, node: ast.Pass) -> None:
         pass
+
+
+def _can_exit(body: list) -> bool:
+    """Whether an unconditional loop with `body` can end: a `break` of its own, or a
+    `return` anywhere in it."""
+    for statement in ir.walk_statements(body):
+        if isinstance(statement, ir.Return):
+            return True
+    return any(isinstance(statement, ir.Break) for statement in loop_statements(body))
 
 
 STATEMENT_RULES = {

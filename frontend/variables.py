@@ -26,6 +26,7 @@ class Reference:
     direct: bool  # a plain `name = value` (or tuple element) directly in path[-1]
     statement: ast.stmt
     through: bool = False  # a store into an element or field (`name[i] = v`, `name.x = v`)
+    node: ast.AST | None = None  # the target of a store (`ast.Name`), for diagnostics
 
 
 @dataclass
@@ -44,8 +45,9 @@ class FunctionPlan:
 
     variables: dict = field(default_factory=dict)  # name -> VariablePlan
     simple_loops: set = field(default_factory=set)  # ids of ast.For owning their counter
-    # Parameters stored to: name -> True when rebound (`p = ...`), False when only written
-    # through (`p.x = ...`, `p[i] = ...`).
+    # Parameters stored to: name -> the target node of the first statement that rebinds it
+    # (`p = ...`, `p += ...`, `for p in ...`), None when it is only written through
+    # (`p.x = ...`, `p[i] = ...`).
     assigned_params: dict = field(default_factory=dict)
     # Plans keyed by block id: names to declare at the start of that block.
     block_starts: dict = field(default_factory=dict)
@@ -61,8 +63,10 @@ class _ReferenceCollector:
         self.for_loops: dict[str, list[ast.For]] = {}
         self.loop_of_block: dict[int, ast.stmt] = {}
 
-    def add(self, name: str, path, store: bool, direct: bool, statement, through=False) -> None:
-        reference = Reference(path, store, direct, statement, through)
+    def add(
+        self, name: str, path, store: bool, direct: bool, statement, through=False, node=None
+    ) -> None:
+        reference = Reference(path, store, direct, statement, through, node)
         self.references.setdefault(name, []).append(reference)
 
     def block(self, statements: list, path: tuple, loop: ast.stmt | None = None) -> None:
@@ -79,11 +83,11 @@ class _ReferenceCollector:
         if node is None:
             return
         for name in _names_in(node):
-            self.add(name.id, path, isinstance(name.ctx, ast.Store), False, statement)
+            self.add(name.id, path, isinstance(name.ctx, ast.Store), False, statement, node=name)
 
     def target(self, target: ast.AST, path: tuple, statement, direct: bool) -> None:
         if isinstance(target, ast.Name):
-            self.add(target.id, path, True, direct, statement)
+            self.add(target.id, path, True, direct, statement, node=target)
         elif isinstance(target, (ast.Tuple, ast.List)):
             for element in target.elts:
                 self.target(element, path, statement, direct)
@@ -95,7 +99,7 @@ class _ReferenceCollector:
                     self.loads(base.slice, path, statement)
                 base = base.value
             if isinstance(base, ast.Name):
-                self.add(base.id, path, True, False, statement, through=True)
+                self.add(base.id, path, True, False, statement, through=True, node=base)
             else:
                 self.loads(base, path, statement)
 
@@ -124,7 +128,9 @@ class _ReferenceCollector:
             if isinstance(node.target, ast.Name):
                 self.for_loops.setdefault(node.target.id, []).append(node)
                 # The loop variable is assigned at the start of every iteration.
-                self.add(node.target.id, path + (id(node.body),), True, True, node)
+                self.add(
+                    node.target.id, path + (id(node.body),), True, True, node, node=node.target
+                )
             else:
                 self.target(node.target, path + (id(node.body),), node, direct=False)
             self.block(node.body, path, loop=node)
@@ -186,14 +192,21 @@ def plan_function(node: ast.FunctionDef) -> FunctionPlan:
         stores = [r for r in references if r.store]
         if not stores or name in simple_names:
             continue
+        if name not in params and all(r.through for r in stores):
+            continue  # `name[i] = v` alone does not make a local: `name` is a global
         if name in params:
-            plan.assigned_params[name] = any(not r.through for r in stores)
+            rebinding = [r.node for r in stores if not r.through]
+            plan.assigned_params[name] = min(rebinding, key=_position) if rebinding else None
             continue
         plan.variables[name] = _place(name, references, collector)
     for variable in plan.variables.values():
         if variable.declare_at is None:
             plan.block_starts.setdefault(variable.block, []).append(variable.name)
     return plan
+
+
+def _position(node: ast.AST) -> tuple:
+    return (node.lineno, node.col_offset)
 
 
 def _loops_own_variable(name: str, loops: list, collector: _ReferenceCollector) -> bool:

@@ -3,8 +3,10 @@
 Transpiles the module-level `@tx.kernel`s of a file without importing or executing it
 (`frontend.static` reads the file's AST), to standard WGSL, naga's WGSL, SPIR-V, SPIR-V
 assembly or JSON reflection; with `-o DIR` one file per kernel and target, else one kernel
-and target on stdout. Problems are reported like a compiler's on stderr; the exit status
-is 0 on success, 1 for compile errors (or a failed `--check`), 2 for usage errors.
+and target on stdout. `--run` runs each kernel's SPIR-V on the native Vulkan device with
+generated inputs (`run_kernels.py`). Problems are reported like a compiler's on stderr;
+the exit status is 0 on success, 1 for compile errors (or a failed `--check` or `--run`),
+2 for usage errors.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ TARGETS = {
 }
 
 EXIT_OK, EXIT_COMPILE_ERROR, EXIT_USAGE = 0, 1, 2
+DEFAULT_RUN_SIZE = 4096
 
 EPILOG = """\
 targets (files named after the kernel: saxpy.wgsl, saxpy.naga.wgsl, ...):
@@ -46,13 +49,20 @@ examples:
   pyshader-tx kernels.py -o build               write build/<kernel>.wgsl for every kernel
   pyshader-tx kernels.py -o build --target wgsl-naga --target json --check
   pyshader-tx kernels.py -o build --const BLOCK=256 --const reduce.ITEMS=4
+  pyshader-tx kernels.py --run                  run every kernel's SPIR-V on native Vulkan
+  pyshader-tx kernels.py --kernel saxpy --run --size 100000 --fill zeros
   python -m pyshader_tx kernels.py --kernel saxpy --target json
 
 The file is read, never imported or executed: module-level constants, @tx.func and
 @tx.struct definitions and imports of pyshader_tx, math and modules next to the file are
 resolved from its source. Kernels defined inside functions are not seen.
 
-exit status: 0 success, 1 compile errors (or --check failures), 2 usage errors
+--run gives every array parameter --size elements (a square for 2-D arrays, a cube for
+3-D), filled with --fill (ramp: element k holds k % 256), uniform parameters 1 (scalars and
+vector components), identity matrices and zeroed structs, and launches --threads
+invocations (default: the array extents, in as many dimensions as the workgroup has).
+
+exit status: 0 success, 1 compile errors (or --check or --run failures), 2 usage errors
 """
 
 
@@ -110,7 +120,51 @@ def build_parser() -> argparse.ArgumentParser:
         " wgsl-naga rendering, which differs only in dialect) and with Tint when installed,"
         " SPIR-V with spirv-val when installed; says on stderr which validators ran",
     )
+    run = parser.add_argument_group("running on native Vulkan (the 'vulkan' package)")
+    run.add_argument(
+        "--run",
+        action="store_true",
+        help="run each kernel's SPIR-V on the native Vulkan device with generated inputs and"
+        " report on stderr what ran (device, bindings, workgroups, time); without --target"
+        " nothing is printed, and every kernel of the file runs",
+    )
+    run.add_argument(
+        "--size",
+        type=_positive_int,
+        default=DEFAULT_RUN_SIZE,
+        metavar="N",
+        help=f"elements per generated array (default {DEFAULT_RUN_SIZE})",
+    )
+    run.add_argument(
+        "--fill",
+        choices=("ramp", "zeros"),
+        default="ramp",
+        help="the generated arrays' contents (default ramp: element k holds k %% 256)",
+    )
+    run.add_argument(
+        "--threads",
+        type=_thread_counts,
+        metavar="X[,Y[,Z]]",
+        help="invocations to launch (default: the generated arrays' extents)",
+    )
     return parser
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _thread_counts(text: str) -> tuple:
+    parts = text.split(",")
+    if not 1 <= len(parts) <= 3:
+        raise argparse.ArgumentTypeError(f"expected X, X,Y or X,Y,Z, got {text!r}")
+    return tuple(_positive_int(part.strip()) for part in parts)
 
 
 @dataclass
@@ -183,7 +237,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     session = Session(parser, args.file)
-    targets = list(dict.fromkeys(args.target or ["wgsl"]))
+    # `--run` alone produces no target: it runs every kernel and prints nothing.
+    targets = list(dict.fromkeys(args.target or ([] if args.run else ["wgsl"])))
     to_stdout = args.output_dir is None
     if to_stdout and len(targets) > 1:
         parser.error("several targets need -o DIR (stdout takes one)")
@@ -195,16 +250,18 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"cannot read {args.file}: {getattr(error, 'strerror', None) or error}")
     for error in module.errors:
         session.compile_error(error)
-    kernels = _select_kernels(module, args.kernel, to_stdout, session)
+    kernels = _select_kernels(module, args.kernel, to_stdout and bool(targets), session)
     if kernels is None:
         return session.status()
 
     outputs = []
     used_constants = set()
+    to_run = []  # (kernel, compiled)
     for kernel in kernels:
         compiled = _compile(kernel, constants, used_constants, session)
         if compiled is None:
             continue
+        to_run.append((kernel, compiled))
         for target in targets:
             data = _render(kernel, compiled, target, session)
             if data is None:
@@ -222,8 +279,16 @@ def main(argv: list[str] | None = None) -> int:
             _print_output(output, session)
     else:
         _write_outputs(outputs, Path(args.output_dir), session)
-    if args.check and outputs:
-        _check(outputs, session)
+    checked = outputs
+    if args.run and not targets:  # --check --run: check the SPIR-V that runs
+        checked = [Output(k, c, "spirv", b"", k.__name__ + ".spv") for k, c in to_run]
+    if args.check and checked:
+        _check(checked, session)
+    if args.run and to_run:
+        from .run_kernels import run_kernels
+
+        _ensure_runtime_dir()
+        run_kernels(to_run, args.size, args.fill, args.threads, session)
     return session.status()
 
 
@@ -304,11 +369,8 @@ def _compile(kernel: Kernel, constants: dict, used: set, session: Session) -> Co
                 used.add((scope, name))
         source = kernel.function_source()
         args = source.node.args
-        defaulted = {
-            arg.arg
-            for arg, default in zip(args.args[len(args.args) - len(args.defaults) :], args.defaults)
-            if isinstance(default, ast.Constant)
-        }
+        # The compiler reads the defaults (and reports one that is not a constant).
+        defaulted = {arg.arg for arg in args.args[len(args.args) - len(args.defaults) :]}
         missing = [n for n in names if n in const_names and n not in values and n not in defaulted]
         if missing:
             arg = next(a for a in args.args if a.arg == missing[0])
@@ -431,10 +493,7 @@ def _check(outputs: list, session: Session) -> None:
     """Validate the outputs with the validators found; report which ran on stderr."""
     from . import validate
 
-    if not os.environ.get("XDG_RUNTIME_DIR"):  # silences Mesa lavapipe's warning
-        runtime_dir = Path(tempfile.gettempdir()) / f"pyshader_tx-xdg-{os.getuid()}"
-        runtime_dir.mkdir(mode=0o700, exist_ok=True)
-        os.environ["XDG_RUNTIME_DIR"] = str(runtime_dir)
+    _ensure_runtime_dir()
     report = {}  # validator -> summary
     naga_modules = [(o.label, o.compiled.code("naga")) for o in outputs if "wgsl" in o.target]
     if naga_modules:
@@ -461,6 +520,14 @@ def _check(outputs: list, session: Session) -> None:
     if not report:
         report["validators"] = "none apply to the json target"
     print("check: " + "; ".join(f"{k}: {v}" for k, v in report.items()), file=sys.stderr)
+
+
+def _ensure_runtime_dir() -> None:
+    """Give Mesa an XDG_RUNTIME_DIR (else lavapipe warns on every device creation)."""
+    if not os.environ.get("XDG_RUNTIME_DIR"):
+        runtime_dir = Path(tempfile.gettempdir()) / f"pyshader_tx-xdg-{os.getuid()}"
+        runtime_dir.mkdir(mode=0o700, exist_ok=True)
+        os.environ["XDG_RUNTIME_DIR"] = str(runtime_dir)
 
 
 def _validate_spirv(binary_and_module) -> list:

@@ -7,6 +7,7 @@ the results. Calling it runs it through the runtime.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import functools
 import sys
@@ -21,17 +22,38 @@ from .ir.printer import print_module
 
 
 @contextlib.contextmanager
-def _deep_recursion(fn):
+def _deep_recursion(kernel: "Kernel"):
     """Long expressions (a sum of hundreds of terms) nest deeply in the AST: give the
-    recursive passes room, and report what is still too deep as a CompileError."""
+    recursive passes room, and report what is still too deep as a CompileError at the
+    kernel's most deeply nested statement."""
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 20000))
     try:
         yield
     except RecursionError:
-        raise CompileError(f"{fn.__qualname__}: an expression is nested too deeply") from None
+        function_source = kernel.function_source()
+        statement = _deepest_statement(function_source.node)
+        raise CompileError(
+            f"{kernel.fn.__qualname__}: an expression is nested too deeply",
+            function_source.span(statement),
+        ) from None
     finally:
         sys.setrecursionlimit(limit)
+
+
+def _deepest_statement(function: ast.FunctionDef) -> ast.AST:
+    """The statement holding the most deeply nested node of `function` (the function
+    itself when none does)."""
+    deepest, depth_reached = function, -1
+    stack = [(statement, statement, 0) for statement in function.body]
+    while stack:  # no recursion: the tree is known to be too deep for it
+        node, statement, depth = stack.pop()
+        if isinstance(node, ast.stmt):
+            statement = node
+        if depth > depth_reached:
+            deepest, depth_reached = statement, depth
+        stack.extend((child, statement, depth + 1) for child in ast.iter_child_nodes(node))
+    return deepest
 
 
 class Func:
@@ -115,7 +137,8 @@ class CompiledKernel:
         self.constants = constants
         self.module, self.interface = kernel._compile_module(constants, fold_1d=False)
         # The WGSL name of the entry point (a kernel named like a WGSL keyword is renamed).
-        self.interface.name = entry_point_name(self.module)
+        with _deep_recursion(kernel):
+            self.interface.name = entry_point_name(self.module)
         self._code = {}
         self._folded = None
 
@@ -123,7 +146,7 @@ class CompiledKernel:
         key = (dialect, fold_1d)
         if key not in self._code:
             module = self.folded_module() if fold_1d else self.module
-            with _deep_recursion(self.kernel.fn):
+            with _deep_recursion(self.kernel):
                 self._code[key] = write_wgsl(module, dialect)
         return self._code[key]
 
@@ -148,7 +171,7 @@ class CompiledKernel:
             from .backend_spirv import write_spirv
 
             module = self.folded_module() if fold_1d else self.module
-            with _deep_recursion(self.kernel.fn):
+            with _deep_recursion(self.kernel):
                 self._code[key] = write_spirv(module, self.interface.name)
         return self._code[key]
 
@@ -216,7 +239,7 @@ class Kernel:
         return self._source
 
     def _compile_module(self, constants: dict, fold_1d: bool):
-        with _deep_recursion(self.fn):
+        with _deep_recursion(self):
             return compiler.compile_kernel(
                 self.function_source(), self.workgroup_size, constants, fold_1d
             )

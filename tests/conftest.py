@@ -4,6 +4,9 @@
   against them (fixture :func:`update_goldens`).
 * ``XDG_RUNTIME_DIR`` is set (to a private temporary folder) when unset, which silences Mesa
   lavapipe's warnings when wgpu creates a device.
+* ``PYSHADER_TX_VULKAN_VALIDATION=1`` (unless set otherwise) where the Khronos validation
+  layer is installed: every launch on the native Vulkan host, in this process and in the
+  command lines the tests start, is validated, and what the layer reports is an error.
 """
 
 import os
@@ -21,6 +24,16 @@ def _ensure_xdg_runtime_dir() -> None:
 
 
 _ensure_xdg_runtime_dir()
+
+
+def _validate_native_vulkan() -> None:
+    from pyshader_tx.vulkan_host.device import VALIDATION_ENV, validation_layer_available
+
+    if VALIDATION_ENV not in os.environ and validation_layer_available():
+        os.environ[VALIDATION_ENV] = "1"
+
+
+_validate_native_vulkan()
 
 
 def pytest_addoption(parser):

@@ -370,46 +370,59 @@ def _literal_fits(ty, target) -> bool:
     return target.kind != "bool"
 
 
+class SignatureError(TypeError):
+    """Arguments that match no overload; `position` is the argument at fault when one is
+    (for the diagnostic's span), else None."""
+
+    def __init__(self, message: str, position: int | None = None):
+        super().__init__(message)
+        self.position = position
+
+
 def match_signature(defn: IntrinsicDef, arg_types: list):
     """Choose the overload of `defn` for `arg_types`.
 
     Returns `(param_types, result_type)` with concrete parameter types (abstract literal
-    arguments take the generic type), or raises `TypeError` with a sentence that names
-    what was expected.
+    arguments take the generic type), or raises `SignatureError` with a sentence that
+    names what was expected.
     """
     errors = []
     for params, result in defn.overloads:
         if len(params) != len(arg_types):
-            errors.append(f"takes {len(params)} argument{'s' * (len(params) != 1)}")
+            errors.append(SignatureError(f"takes {len(params)} argument{'s' * (len(params) != 1)}"))
             continue
         try:
             return _match_overload(params, result, arg_types)
-        except TypeError as error:
-            errors.append(str(error))
-    raise TypeError(errors[0] if len(errors) == 1 else "; or ".join(errors))
+        except SignatureError as error:
+            errors.append(error)
+    if len(errors) == 1:
+        raise errors[0]
+    raise SignatureError("; or ".join(str(error) for error in errors))
 
 
 def _match_overload(params, result, arg_types):
     generic = None
     # First pass: the generic type from concrete (non-literal) arguments.
-    for pattern, ty in zip(params, arg_types):
+    for position, (pattern, ty) in enumerate(zip(params, arg_types)):
         if pattern in _GENERIC_CHECKS and not isinstance(ty, t.AbstractType):
             if not _GENERIC_CHECKS[pattern](ty):
-                raise TypeError(f"expected {_DESCRIPTIONS[pattern]}, got {ty!r}")
+                raise SignatureError(f"expected {_DESCRIPTIONS[pattern]}, got {ty!r}", position)
             if generic is None:
                 generic = ty
             elif ty != generic:
-                raise TypeError(f"arguments must have one type, got {generic!r} and {ty!r}")
+                raise SignatureError(
+                    f"arguments must have one type, got {generic!r} and {ty!r}", position
+                )
     # Literal-only generic arguments: take the default concrete type.
     if generic is None:
-        for pattern, ty in zip(params, arg_types):
+        for position, (pattern, ty) in enumerate(zip(params, arg_types)):
             if pattern in _GENERIC_CHECKS:
                 if not _GENERIC_CHECKS[pattern](ty):
-                    raise TypeError(f"expected {_DESCRIPTIONS[pattern]}, got {ty!r}")
+                    raise SignatureError(f"expected {_DESCRIPTIONS[pattern]}, got {ty!r}", position)
                 generic = _default_concrete(ty, pattern)
                 break
     concrete = []
-    for pattern, ty in zip(params, arg_types):
+    for position, (pattern, ty) in enumerate(zip(params, arg_types)):
         if pattern in _GENERIC_CHECKS:
             want = generic
         elif pattern == "S":
@@ -424,7 +437,7 @@ def _match_overload(params, result, arg_types):
             want = _concrete_type(pattern)
         # A literal fits a scalar of its kind, or is splat into a vector of one.
         if ty != want and not _literal_fits(ty, _component(want)):
-            raise TypeError(f"expected {want!r}, got {ty!r}")
+            raise SignatureError(f"expected {want!r}, got {ty!r}", position)
         concrete.append(want)
     if result == "T":
         result_type = generic

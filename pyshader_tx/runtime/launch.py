@@ -43,7 +43,7 @@ from .arrays import DeviceArray
 from .device import check_features, device_limit, get_device, pipeline_for
 from .uniforms import UniformPacker
 
-__all__ = ["Launcher", "launch", "fold_workgroups", "launcher_for"]
+__all__ = ["Launcher", "launch", "fold_workgroups", "launcher_for", "compute_dispatch"]
 
 BIND_GROUPS_PER_LAUNCHER = 32  # distinct sets of bound buffers remembered per kernel
 FOLD_SEARCH = 256  # how far above the least Y `fold_workgroups` looks for an exact divisor
@@ -61,6 +61,48 @@ def fold_workgroups(total: int, limit: int) -> tuple[int, int]:
         if total % y == 0:
             return total // y, y
     return -(-total // least_y), least_y
+
+
+def compute_dispatch(name: str, workgroup_size: tuple, limit: int, threads, workgroups):
+    """((X, Y, Z), folded) for a call's `threads`/`workgroups`, or None for an empty launch,
+    when at most `limit` workgroups fit in one dimension (`workgroup_size` has 3 entries;
+    `name` is the kernel's, for errors). Shared by every executor."""
+    if workgroups is not None:
+        if threads is not None:
+            raise TypeError(f"{name}(): give threads= or workgroups=, not both")
+        counts = _count_tuple(workgroups, "workgroups")
+        counts = counts + (1,) * (3 - len(counts))
+        if 0 in counts:
+            return None
+        for axis, n in zip("xyz", counts):
+            if n > limit:
+                raise ValueError(
+                    f"{name}(): workgroups={workgroups!r} asks for {n} workgroups in "
+                    f"{axis}, more than the device's limit of {limit} per dimension "
+                    f"(threads=N folds large 1-D launches)"
+                )
+        return counts, False
+    if threads is None:
+        raise TypeError(
+            f"{name}() needs threads=N, (X, Y) or (X, Y, Z) (the global invocation "
+            f"count) or workgroups=(X, Y, Z)"
+        )
+    counts = _count_tuple(threads, "threads")
+    if 0 in counts:
+        return None
+    groups = tuple(-(-n // size) for n, size in zip(counts, workgroup_size))
+    groups = groups + (1,) * (3 - len(groups))
+    if len(counts) == 1 and groups[0] > limit:
+        x, y = fold_workgroups(groups[0], limit)
+        return (x, y, 1), True
+    for axis, n in zip("xyz", groups):
+        if n > limit:
+            raise ValueError(
+                f"{name}(): threads={threads!r} needs {n} workgroups in {axis}, more "
+                f"than the device's limit of {limit} per dimension (only 1-D launches are "
+                f"folded)"
+            )
+    return groups, False
 
 
 def _count_tuple(value, what: str) -> tuple:
@@ -178,43 +220,9 @@ class Launcher:
         return shape
 
     def _compute_dispatch(self, threads, workgroups):
-        limit = self.max_workgroups
-        if workgroups is not None:
-            if threads is not None:
-                raise TypeError(f"{self.name}(): give threads= or workgroups=, not both")
-            counts = _count_tuple(workgroups, "workgroups")
-            counts = counts + (1,) * (3 - len(counts))
-            if 0 in counts:
-                return None
-            for axis, n in zip("xyz", counts):
-                if n > limit:
-                    raise ValueError(
-                        f"{self.name}(): workgroups={workgroups!r} asks for {n} workgroups in "
-                        f"{axis}, more than the device's limit of {limit} per dimension "
-                        f"(threads=N folds large 1-D launches)"
-                    )
-            return counts, False
-        if threads is None:
-            raise TypeError(
-                f"{self.name}() needs threads=N, (X, Y) or (X, Y, Z) (the global invocation "
-                f"count) or workgroups=(X, Y, Z)"
-            )
-        counts = _count_tuple(threads, "threads")
-        if 0 in counts:
-            return None
-        groups = tuple(-(-n // size) for n, size in zip(counts, self.workgroup_size))
-        groups = groups + (1,) * (3 - len(groups))
-        if len(counts) == 1 and groups[0] > limit:
-            x, y = fold_workgroups(groups[0], limit)
-            return (x, y, 1), True
-        for axis, n in zip("xyz", groups):
-            if n > limit:
-                raise ValueError(
-                    f"{self.name}(): threads={threads!r} needs {n} workgroups in {axis}, more "
-                    f"than the device's limit of {limit} per dimension (only 1-D launches are "
-                    f"folded)"
-                )
-        return groups, False
+        return compute_dispatch(
+            self.name, self.workgroup_size, self.max_workgroups, threads, workgroups
+        )
 
     # -- the call -----------------------------------------------------------------------
 

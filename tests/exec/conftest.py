@@ -1,9 +1,16 @@
-"""The execution suite runs twice: with WGSL and with SPIR-V handed to wgpu.
+"""The execution suite runs three times: WGSL handed to wgpu, SPIR-V handed to wgpu, and
+SPIR-V run natively on Vulkan.
 
-Every test in `tests/exec` is parametrized over `tx.options.shader_source`. In the SPIR-V
-run, every binary a kernel produces is checked on the way: `spirv-val --target-env
-vulkan1.1` must accept it, and `spirv-as` of its assembly text (`spirv_asm`, printed by our
-own disassembler) must give back the same words.
+Every test in `tests/exec` is parametrized over `shader_source`: "wgsl" and "spirv" set
+`tx.options.shader_source`; "vulkan" sets it to "spirv" and sends every kernel launch to
+the native Vulkan host (`pyshader_tx.vulkan_host`, on the same lavapipe device) instead of
+wgpu, so our SPIR-V runs as other engines run it, without naga's translation (and with
+the compare-exchange kernels wgpu-native 29 refuses). A launch with a `tx.DeviceArray`
+(data on the wgpu device) skips the test there, and so do tests about wgpu itself, marked
+`@pytest.mark.wgpu_only(reason)`. In both SPIR-V runs every binary a kernel
+produces is checked on the way: `spirv-val --target-env vulkan1.1` must accept it, and
+`spirv-as` of its assembly text (`spirv_asm`, printed by our own disassembler) must give
+back the same words.
 """
 
 import os
@@ -11,13 +18,16 @@ import os
 import pytest
 
 import pyshader_tx as tx
+from pyshader_tx import runtime, vulkan_host
 from pyshader_tx.backend_spirv import disassemble, needs_uniform_standard_layout
 from pyshader_tx.kernel import CompiledKernel
+from pyshader_tx.runtime.arrays import DeviceArray
 from pyshader_tx.validate import assemble_spirv, spirv_val_available, validate_spirv
 
-SOURCES = ("wgsl", "spirv")
+SOURCES = ("wgsl", "spirv", "vulkan")
 
-#: Set (by benchmarks/run_device_tests.sh) to run the SPIR-V half where spirv-val is missing.
+#: Set (by benchmarks/run_device_tests.sh) to run the SPIR-V half where spirv-val is missing
+#: (and to skip the native Vulkan third where the `vulkan` package is missing).
 NO_SPIRV_VAL = "PYSHADER_TX_RUN_SPIRV_UNVALIDATED"
 
 _checked: set = set()
@@ -35,23 +45,56 @@ def check_spirv(binary: bytes, standard_layout: bool) -> None:
     _checked.add(binary)
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "wgpu_only(reason): a test of wgpu itself (its runtime, device or messages), skipped in"
+        " the native Vulkan run",
+    )
+
+
+def native_launch(interface, get_code, args, threads=None, workgroups=None) -> None:
+    """`runtime.launch` for the native run: numpy arrays go to the Vulkan host."""
+    if any(isinstance(value, DeviceArray) for value in args):
+        pytest.skip("a tx.DeviceArray lives on the wgpu device; the native Vulkan host takes numpy")
+    if isinstance(get_code(False), str):
+        pytest.fail("WGSL launched in the native Vulkan run: mark the test wgpu_only(reason)")
+    vulkan_host.launch(interface, get_code, args, threads=threads, workgroups=workgroups)
+
+
+def _check_spirv_on_the_way(monkeypatch) -> None:
+    original = CompiledKernel.spirv
+
+    def checked_spirv(self, fold_1d=False):
+        binary = original(self, fold_1d)
+        check_spirv(binary, needs_uniform_standard_layout(self.module))
+        return binary
+
+    monkeypatch.setattr(CompiledKernel, "spirv", checked_spirv)
+
+
 @pytest.fixture(autouse=True, params=SOURCES)
 def shader_source(request, monkeypatch):
-    """Run the test with `tx.options.shader_source` set to each source in turn."""
-    if request.param == "spirv" and not spirv_val_available() and os.environ.get(NO_SPIRV_VAL):
-        pass  # a GPU machine without spirv-tools (benchmarks/run_device_tests.sh): run only
-    elif request.param == "spirv":
+    """Run the test with each source in turn (see the module docstring)."""
+    unvalidated = not spirv_val_available() and os.environ.get(NO_SPIRV_VAL)
+    if request.param != "wgsl" and not unvalidated:
+        # (a GPU machine without spirv-tools, benchmarks/run_device_tests.sh, runs unchecked)
         if not spirv_val_available():
             pytest.fail("spirv-val is not installed: install the Debian package spirv-tools")
-        original = CompiledKernel.spirv
-
-        def checked_spirv(self, fold_1d=False):
-            binary = original(self, fold_1d)
-            check_spirv(binary, needs_uniform_standard_layout(self.module))
-            return binary
-
-        monkeypatch.setattr(CompiledKernel, "spirv", checked_spirv)
+        _check_spirv_on_the_way(monkeypatch)
+    if request.param == "vulkan":
+        marker = request.node.get_closest_marker("wgpu_only")
+        if marker is not None:
+            pytest.skip(f"a test of wgpu: {marker.args[0]}")
+        problem = vulkan_host.available()
+        if problem is not None and os.environ.get(NO_SPIRV_VAL):  # the device tool's machine
+            pytest.skip(f"native Vulkan is not available: {problem}")
+        if problem is not None:
+            pytest.fail(f"native Vulkan is not available ({problem}); run `make deps`")
+        # Our SPIR-V as it is: wgpu's refusal of compare-exchange does not apply.
+        monkeypatch.setattr(CompiledKernel, "wgpu_spirv", lambda self, fold_1d: self.spirv(fold_1d))
+        monkeypatch.setattr(runtime, "launch", native_launch)
     previous = tx.options.shader_source
-    tx.options.shader_source = request.param
+    tx.options.shader_source = "spirv" if request.param == "vulkan" else request.param
     yield request.param
     tx.options.shader_source = previous

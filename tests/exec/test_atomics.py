@@ -27,7 +27,8 @@ def run(kernel, shader_source, *args, **launch):
     """Launch `kernel`. SPIR-V with a compare-exchange cannot run on wgpu-native 29 (its
     naga drops the result, gfx-rs/wgpu#9621): there the launch must be refused with a
     FeatureError naming the Python line (the SPIR-V still passed spirv-val on the way,
-    see conftest.py), and the test stops as skipped."""
+    see conftest.py), and the test stops as skipped. The same SPIR-V runs natively on
+    Vulkan (`shader_source == "vulkan"`) and must give numpy's numbers there."""
     limit = runtime_device.NAGA_SPIRV_BUGS["compare-exchange"]
     if shader_source == "spirv" and wgpu_native.version_info[0] <= limit:
         with pytest.raises(tx.FeatureError, match=r"\.py:\d+: kernel .*gfx-rs/wgpu#9621"):
@@ -290,7 +291,7 @@ def float_sums(x: Array[f32], totals: Array[tx.Atomic[f32]], probe: Array[f32]):
 def float_atomics(request, monkeypatch, shader_source):
     """Run with the device's float atomics and with the compare-exchange emulation."""
     if request.param == "native":
-        if shader_source == "spirv":
+        if shader_source in ("spirv", "vulkan"):
             pytest.skip("SPIR-V always works on the bit pattern")
         if not runtime_device.native_float_atomics():
             pytest.skip("the adapter has no shader-float32-atomic")

@@ -18,6 +18,8 @@ from pyshader_tx.runtime.arguments import ArrayParam
 from pyshader_tx.runtime.launch import Launcher, fold_workgroups
 from pyshader_tx.runtime.uniforms import UniformPacker
 
+pytestmark = pytest.mark.wgpu_only("hand-written WGSL and the wgpu runtime's own objects")
+
 vec2f = t.VectorType(t.f32, 2)
 vec3f = t.VectorType(t.f32, 3)
 vec4f = t.VectorType(t.f32, 4)

@@ -20,6 +20,7 @@ import pytest
 import pyshader_tx as tx
 from pyshader_tx import Array, Array2D, f16, f32, i32, u32, vec2f, vec3i, vec4u
 from pyshader_tx import runtime as rt
+from pyshader_tx import vulkan_host
 from pyshader_tx.errors import FeatureError
 from pyshader_tx.validate import tint_available, validate_tint
 
@@ -367,7 +368,7 @@ def test_subgroup_operations_in_device_functions():
 # -- features, dialects, Tint -----------------------------------------------------------
 
 
-def test_missing_subgroup_feature_names_the_feature_and_line(monkeypatch):
+def test_missing_subgroup_feature_names_the_feature_and_line(monkeypatch, shader_source):
     @tx.kernel(workgroup_size=WORKGROUP)
     def needs_subgroups(out: Array[f32]):
         i = tx.global_invocation_id().x
@@ -375,6 +376,19 @@ def test_missing_subgroup_feature_names_the_feature_and_line(monkeypatch):
 
     line = needs_subgroups.fn.__code__.co_firstlineno + 3
     assert needs_subgroups.reflection["features"] == ["subgroup"]
+    if shader_source == "vulkan":  # the native device, without subgroup arithmetic
+        device = vulkan_host.get_device()
+        operations = device.subgroup_operations - {"VK_SUBGROUP_FEATURE_ARITHMETIC_BIT"}
+        monkeypatch.setattr(device, "subgroup_operations", operations)
+        with pytest.raises(FeatureError) as info:
+            needs_subgroups(np.zeros(WORKGROUP, np.float32), threads=WORKGROUP)
+        assert str(info.value) == (
+            f"{__file__}:{line}: kernel 'needs_subgroups' needs the SPIR-V capability"
+            f" GroupNonUniformArithmetic, but the Vulkan device {device.name!r} does not support"
+            " arithmetic subgroup operations in compute shaders"
+            " (VK_SUBGROUP_FEATURE_ARITHMETIC_BIT)"
+        )
+        return
     features = set(rt.get_device().features) - {"subgroup"}
     monkeypatch.setattr(rt.device, "get_device", lambda: SimpleNamespace(features=features))
     with pytest.raises(FeatureError) as info:

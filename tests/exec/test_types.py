@@ -32,6 +32,7 @@ from pyshader_tx import (
     vec4f,
     vec4i,
 )
+from pyshader_tx.validate import tint_available, validate_tint
 
 # ---------------------------------------------------------------------------------------
 # casts
@@ -281,6 +282,67 @@ def test_arrays_of_matrices():
     square = np.einsum("iac,icb->iab", ns.transpose(0, 2, 1), ns.transpose(0, 2, 1))
     np.testing.assert_allclose(out[1::2, :2], square[:, :, 0], rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(out[1::2, 2], ms[:, 2, 1])
+
+
+@tx.kernel(workgroup_size=8)
+def matrices_from_scalars(x: Array[f32], out: Array[vec3f]):
+    i = tx.global_invocation_id().x
+    if i < len(out):
+        a = mat2x2f(x[i], 2.0, 3.0, 4.0)  # column by column: (x, 2), (3, 4)
+        b = mat2x3f(1.0, 2.0, 3.0, 4.0, 5.0, x[i])
+        out[i] = b @ (a @ vec2f(1.0, -1.0))
+
+
+def test_matrices_from_scalars():
+    """A matrix built from its components (in SPIR-V, from the column vectors they make)."""
+    x = np.arange(5, dtype=np.float32)
+    out = np.zeros((5, 3), np.float32)
+    matrices_from_scalars(x, out, threads=5)
+    for i, value in enumerate(x):
+        a = np.array([[value, 2.0], [3.0, 4.0]], np.float32).T
+        b = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, value]], np.float32).T
+        np.testing.assert_allclose(out[i], b @ (a @ np.array([1.0, -1.0], np.float32)))
+
+
+@tx.kernel(workgroup_size=8)
+def negated_and_converted_matrices(
+    x: Array[f32], flags: Array[u32], out: Array[vec2f], half: Array[vec2h]
+):
+    i = tx.global_invocation_id().x
+    if i < len(out):
+        m = -mat2x2f(x[i], 2.0, 3.0, 4.0)  # WGSL has no unary - on matrices
+        out[i] = m @ vec2f(1.0, 1.0)
+        h = tx.mat2x2h(m)  # SPIR-V converts matrices column by column
+        half[i] = h[1]
+        odd, big = flags[i] % 2 == 1, x[i] > 1.5
+        if odd ^ big:  # WGSL has no ^ on bools
+            out[i] = out[i] * 10.0
+
+
+def test_matrix_negation_conversion_and_bool_xor():
+    x = np.arange(4, dtype=np.float32)
+    flags = np.array([0, 1, 2, 3], np.uint32)
+    out = np.zeros((4, 2), np.float32)
+    half = np.zeros((4, 2), np.float16)
+    negated_and_converted_matrices(x, flags, out, half, threads=4)
+    for i, value in enumerate(x):
+        m = -np.array([[value, 2.0], [3.0, 4.0]], np.float32).T
+        expected = m @ np.ones(2, np.float32)
+        if (flags[i] % 2 == 1) != (value > 1.5):
+            expected = expected * 10.0
+        np.testing.assert_allclose(out[i], expected)
+        np.testing.assert_array_equal(half[i], m.T[1].astype(np.float16))
+
+
+def test_matrix_and_bool_kernels_pass_tint(shader_source):
+    """naga accepts `-m` and `a ^ b` on bools; Tint (WGSL as the spec has it) does not."""
+    if shader_source != "wgsl":
+        pytest.skip("WGSL only")
+    if not tint_available():
+        pytest.fail("Tint (npm webgpu in tools/tint) is not installed: run make node-deps")
+    kernels = (matrices_from_scalars, negated_and_converted_matrices)
+    errors = validate_tint({k.__name__: k.wgsl for k in kernels})
+    assert {name: e for name, e in errors.items() if e} == {}
 
 
 @tx.kernel(workgroup_size=8)

@@ -545,3 +545,18 @@ def workgroup_array_in_function(out: Array[f32]):
 @tx.kernel(workgroup_size=64)
 def workgroup_array_runtime_length(n: i32, out: Array[f32]):
     tile = tx.workgroup_array(f32, n)
+
+
+# -- parameters ------------------------------------------------------------------------------
+
+
+@tx.kernel(workgroup_size=64)
+def rebind_array_parameter(a: Array[f32], out: Array[f32]):
+    out[0] = 1.0
+    a = out
+
+
+@tx.kernel(workgroup_size=64)
+def chained_comparison_mixed(x: Array[f32], n: i32, out: Array[f32]):
+    if 0 < n < x[0]:
+        out[0] = 1.0

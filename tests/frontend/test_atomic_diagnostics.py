@@ -30,9 +30,9 @@ EXPECTED = {
         "    ^^^^^^^^^"
     ),
     "not_atomic": (
-        "atomic_kernels.py:26:5: error: tx.atomic_add(): expected an element of Atomic[i32], Atomic[u32] or Atomic[f32], got u32\n"
+        "atomic_kernels.py:26:19: error: tx.atomic_add(): expected an element of Atomic[i32], Atomic[u32] or Atomic[f32], got u32\n"
         "    tx.atomic_add(counts[0], 1)\n"
-        "    ^^^^^^^^^^^^^^^^^^^^^^^^^^^"
+        "                  ^^^^^^^^^"
     ),
     "local_reference": (
         "atomic_kernels.py:32:19: error: tx.atomic_add() takes a reference into a storage array or workgroup memory, e.g. counts[i]; declare the array as counts: Array[tx.Atomic[u32]], or in workgroup memory as counts = tx.workgroup_array(tx.Atomic[u32], 64)\n"
@@ -40,19 +40,19 @@ EXPECTED = {
         "                  ^^^^^"
     ),
     "float_min": (
-        "atomic_kernels.py:37:5: error: tx.atomic_min(): expected an element of Atomic[i32] or Atomic[u32], got Atomic[f32]\n"
+        "atomic_kernels.py:37:19: error: tx.atomic_min(): expected an element of Atomic[i32] or Atomic[u32], got Atomic[f32]\n"
         "    tx.atomic_min(values[0], 1.0)\n"
-        "    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^"
+        "                  ^^^^^^^^^"
     ),
     "wrong_value_type": (
-        "atomic_kernels.py:42:5: error: tx.atomic_add(): expected u32, got float literal\n"
+        "atomic_kernels.py:42:30: error: tx.atomic_add(): expected u32, got float literal\n"
         "    tx.atomic_add(counts[0], 1.5)\n"
-        "    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^"
+        "                             ^^^"
     ),
     "uniform_load_of_atomic": (
-        "atomic_kernels.py:48:14: error: tx.workgroup_uniform_load(): expected a value type, got Atomic[u32]\n"
+        "atomic_kernels.py:48:40: error: tx.workgroup_uniform_load(): expected a value type, got Atomic[u32]\n"
         "    out[0] = tx.workgroup_uniform_load(flags[0])\n"
-        "             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^"
+        "                                       ^^^^^^^^"
     ),
     "hoisted_result": (
         "atomic_kernels.py:54:9: error: 'r' holds a compare-exchange result and is also used outside the block of this assignment; read the fields where it is assigned, e.g. old = r.old_value\n"

@@ -36,26 +36,26 @@ DIAGNOSTICS = {
         "                                         ^^"
     ),
     "bitwise_and_of_floats": (
-        "subgroup_kernels.py:111:14: error: tx.subgroup_and_(): expected an integer or integer "
+        "subgroup_kernels.py:111:31: error: tx.subgroup_and_(): expected an integer or integer "
         "vector, got f32\n"
         "    out[i] = tx.subgroup_and_(x[i])\n"
-        "             ^^^^^^^^^^^^^^^^^^^^^^"
+        "                              ^^^^"
     ),
     "ballot_of_number": (
-        "subgroup_kernels.py:117:14: error: tx.subgroup_ballot(): expected bool, got u32\n"
+        "subgroup_kernels.py:117:33: error: tx.subgroup_ballot(): expected bool, got u32\n"
         "    out[i] = tx.subgroup_ballot(x[i]).x\n"
-        "             ^^^^^^^^^^^^^^^^^^^^^^^^"
+        "                                ^^^^"
     ),
     "broadcast_first_of_bool": (
-        "subgroup_kernels.py:123:18: error: tx.subgroup_broadcast_first(): expected a number "
+        "subgroup_kernels.py:123:46: error: tx.subgroup_broadcast_first(): expected a number "
         "or numeric vector, got bool\n"
         "    out[i] = u32(tx.subgroup_broadcast_first(x[i] > 0))\n"
-        "                 ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^"
+        "                                             ^^^^^^^^"
     ),
     "shuffle_by_signed_lane": (
-        "subgroup_kernels.py:129:14: error: tx.subgroup_shuffle(): expected u32, got i32\n"
+        "subgroup_kernels.py:129:40: error: tx.subgroup_shuffle(): expected u32, got i32\n"
         "    out[i] = tx.subgroup_shuffle(x[i], i32(i))\n"
-        "             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^"
+        "                                       ^^^^^^"
     ),
     "elect_with_argument": (
         "subgroup_kernels.py:134:18: error: tx.subgroup_elect(): takes 0 arguments\n"
