@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 import pyshader_tx as tx
+from pyshader_tx import vulkan_host
 from pyshader_tx.errors import CompileError
 from pyshader_tx.runtime import device as runtime_device
 from pyshader_tx.validate import run_tint, tint_available, validate_naga, validate_spirv
@@ -53,11 +54,18 @@ def _run_with(source: str):
     return run
 
 
+def _run_native(kernel, arrays, threads):
+    vulkan_host.run_kernel(kernel, *arrays, threads=threads)
+
+
 #: Name -> executor: runs a kernel on its arguments (results written into the arrays).
+#: "native" is our SPIR-V on Vulkan itself (`pyshader_tx.vulkan_host`), where it works.
 EXECUTORS = {
     "wgsl": _run_with("wgsl"),
     "spirv": _run_with("spirv"),
 }
+if vulkan_host.available() is None:
+    EXECUTORS["native"] = _run_native
 
 
 @dataclass
