@@ -10,6 +10,7 @@ import numpy as np
 
 import pyshader_tx as tx
 from pyshader_tx import Array, f32, i32, u32
+from pyshader_tx.validate import tint_available, validate_tint
 
 I32_MIN = -(2**31)
 
@@ -96,3 +97,25 @@ def test_float_to_int_conversions_saturate():
     i32_max, u32_max = 2147483520, 4294967040
     assert signed.tolist() == [i32_max, I32_MIN, i32_max, -1, 2, -2, i32_max, I32_MIN]
     assert unsigned.tolist() == [3000000000, 0, u32_max, 0, 2, 0, u32_max, 0]
+
+
+@tx.kernel(workgroup_size=64)
+def constant_bit_ranges(x: Array[u32], out: Array[u32]):
+    i = tx.global_invocation_id().x
+    if i < len(x):
+        out[3 * i] = tx.extract_bits(x[i], u32(28), u32(9))  # 28 + 9 > 32: count 4
+        out[3 * i + 1] = tx.extract_bits(x[i], u32(40), u32(3))  # offset 32: empty
+        out[3 * i + 2] = tx.insert_bits(x[i], u32(0), u32(30), u32(5))  # count 2
+
+
+def test_constant_bit_ranges_are_clamped_like_runtime_ones():
+    # WGSL clamps o = min(offset, 32), c = min(count, 32 - o), but rejects constant operands
+    # with offset + count > 32: the writer clamps them itself (Tint must accept the WGSL).
+    x = np.array([0xF0000000, 0xFFFFFFFF, 0x12345678], np.uint32)
+    out = np.zeros(3 * len(x), np.uint32)
+    constant_bit_ranges(x, out, threads=len(x))
+    assert out[0::3].tolist() == (x >> 28).tolist()
+    assert out[1::3].tolist() == [0, 0, 0]
+    assert out[2::3].tolist() == (x & 0x3FFFFFFF).tolist()
+    if tint_available():
+        assert validate_tint({"k": constant_bit_ranges.wgsl}) == {"k": []}
