@@ -51,9 +51,10 @@ INT_EDGES = {
 FLOAT_LITERALS = [0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 3.0, -3.0, 1.5, 0.25, 10.0, 100.0, -7.25]
 FLOAT_LITERALS += [0.1, 1e-3, 1e6, 3.5e9, -2.5e9, 1e30, 16777216.0]
 
-INT_BUILTINS = ["abs", "min", "max", "tx.count_one_bits", "tx.reverse_bits"]
+INT_BUILTINS = ["abs", "min", "max", "tx.clamp", "tx.count_one_bits", "tx.reverse_bits"]
 INT_BUILTINS += ["tx.first_leading_bit", "tx.first_trailing_bit"]
-FLOAT_BUILTINS = ["abs", "min", "max", "tx.floor", "tx.ceil", "tx.trunc", "round"]
+INT_BUILTINS += ["tx.extract_bits", "tx.insert_bits"]
+FLOAT_BUILTINS = ["abs", "min", "max", "tx.clamp", "tx.floor", "tx.ceil", "tx.trunc", "round"]
 ARITHMETIC = {"i32": "+ - * // % & | ^ << >> **", "u32": "+ - * // % & | ^ << >> **"}
 ARITHMETIC["f32"] = "+ - * / // %"
 VECTOR_OPS = {"i32": "+ - * // % & | ^", "u32": "+ - * // % & | ^", "f32": "+ - *"}
@@ -120,12 +121,41 @@ class Generator:
     # -- program -------------------------------------------------------------------------
 
     def program(self) -> Program:
+        self.constants = self.module_constants()
         for _ in range(self.rng.randint(0, 2)):
             self.structs.append(self.struct_def())
         for _ in range(self.rng.randint(0, 3)):
             self.funcs.append(self.func_def())
         sections = [self.section() for _ in range(self.section_count)]
-        return Program(self.seed, self.structs, self.funcs, sections, self.features)
+        program = Program(self.seed, self.structs, self.funcs, sections, self.features)
+        program.constants = self.constants
+        return program
+
+    def module_constants(self) -> list:
+        """Module-level constants (ints that fit i32 and u32, tuples of them, floats)."""
+        constants = []
+        for i in range(self.rng.randint(0, 3)):
+            kind = self.rng.randrange(3)
+            if kind == 0:
+                constants.append((f"K{i}", self.rng.choice([1, 3, 5, 17, 255, 65536, 2**31 - 1])))
+            elif kind == 1:
+                values = tuple(self.rng.randint(1, 100) for _ in range(self.rng.randint(1, 4)))
+                constants.append((f"K{i}", values))
+            else:
+                constants.append((f"K{i}", self.choice([0.5, 2.5, -3.0, 1e-3, 1e20])))
+        return constants
+
+    def constant_operand(self, ty):
+        """A module constant usable as an operand of type `ty`, or None."""
+        wanted = float if ty == "f32" else (int, tuple)
+        options = [(n, v) for n, v in self.constants if isinstance(v, wanted)]
+        if not options or ty not in NUMERIC:
+            return None
+        name, value = self.choice(options)
+        if isinstance(value, tuple):
+            index = self.rng.randrange(-len(value), len(value))
+            return Expr("const", ty, value=(name, index, value[index]))
+        return Expr("const", ty, value=(name, None, value))
 
     def struct_def(self) -> StructDef:
         name = f"S{len(self.structs)}"
@@ -267,7 +297,7 @@ class Generator:
         return [Stmt("array", name, exprs=exprs, ty=ty)]
 
     def stmt_write(self, depth, result):
-        choice = self.rng.randrange(3)
+        choice = self.rng.randrange(4)
         if choice == 0:
             arrays = self.scope.names(predicate=lambda ty: isinstance(ty, Arr))
             if arrays:
@@ -281,14 +311,29 @@ class Generator:
             if structs:
                 name, ty = self.choice(structs)
                 fname, fty = self.choice(self.struct_by_name(ty).fields)
-                return [Stmt("set_field", name, self.expr(fty, 3), op=fname)]
-        else:
+                return [Stmt("set_field", name, self.expr(fty, 3), op=fname, aug=self.aug(fty))]
+        elif choice == 2:
             vectors = self.scope.names(assignable=True, predicate=is_vector)
             if vectors:
                 name, ty = self.choice(vectors)
                 slot = self.rng.randrange(size_of(ty))
-                return [Stmt("set_component", name, self.expr(scalar_of(ty), 3), slot=slot)]
+                scalar = scalar_of(ty)
+                value = self.expr(scalar, 3)
+                return [Stmt("set_component", name, value, slot=slot, aug=self.aug(scalar))]
+        pairs = {}
+        for name, ty in self.scope.names(assignable=True):
+            pairs.setdefault(ty, []).append(name)
+        pairs = [names for names in pairs.values() if len(names) > 1]
+        if pairs:
+            a, b = self.rng.sample(self.choice(pairs), 2)
+            return [Stmt("swap", a, op=b)]
         return self.stmt_let(depth, result)
+
+    def aug(self, ty) -> str:
+        """An operator for an augmented assignment to a field or component (or '')."""
+        if ty not in ("i32", "u32", "f32") or self.chance(0.5):
+            return ""
+        return self.choice(["+", "-", "*"] + (["&", "|", "^"] if ty != "f32" else []))
 
     def stmt_out(self, depth, result):
         ty = self.choice(["i32", "u32", "f32", "bool"])
@@ -366,6 +411,10 @@ class Generator:
     # -- expressions ---------------------------------------------------------------------
 
     def literal(self, ty, bare=False) -> Expr:
+        if bare and self.chance(0.3):
+            constant = self.constant_operand(ty)
+            if constant is not None:
+                return constant
         if ty == "bool":
             return Expr("lit", "bool", value=self.chance(0.5))
         if ty == "f32":
@@ -544,7 +593,20 @@ class Generator:
 
     def make_builtin(self, ty, depth):
         name = self.choice(FLOAT_BUILTINS if ty == "f32" else INT_BUILTINS)
-        arity = 2 if name in ("min", "max") else 1
+        if name == "tx.clamp":  # constant bounds, low <= high (else undefined in SPIR-V)
+            low, high = sorted((self.literal(ty), self.literal(ty)), key=lambda e: e.value)
+            return Expr("builtin", ty, [self.expr(ty, depth - 1), low, high], name)
+        if name in ("tx.extract_bits", "tx.insert_bits"):
+            args = [self.expr(ty, depth - 1)]
+            if name == "tx.insert_bits":
+                args.append(self.expr(ty, depth - 1))
+            for _ in range(2):  # offset and count: often in range, sometimes not
+                if self.chance(0.6):
+                    args.append(Expr("lit", "u32", value=self.rng.randint(0, 33)))
+                else:
+                    args.append(self.expr("u32", depth - 1))
+            return Expr("builtin", ty, args, name)
+        arity = self.choice([2, 2, 3]) if name in ("min", "max") else 1
         return Expr("builtin", ty, [self.expr(ty, depth - 1) for _ in range(arity)], name)
 
     def make_component(self, ty, depth):
@@ -575,6 +637,10 @@ class Generator:
     def make_compare(self, ty, depth):
         source = self.choice(NUMERIC)
         op = self.choice(["<", "<=", ">", ">=", "==", "!="])
+        if self.chance(0.15):  # a chained comparison
+            second = self.choice(["<", "<=", ">", ">=", "==", "!="])
+            args = [self.expr(source, depth - 1) for _ in range(3)]
+            return Expr("chain", "bool", args, (op, second))
         left = self.expr(source, depth - 1)
         if self.chance(0.25) and left.op != "lit":
             right = self.literal(source, bare=True)

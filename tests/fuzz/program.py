@@ -73,9 +73,11 @@ class Expr:
     node's own data:
 
     - `lit`: value (Python int/float/bool); `bare` literals print without a type (`5`)
+    - `const`: a module constant, value = (name, index or None, number): `K0`, `T0[1]`
     - `var`: value = name; `input`: value = slot (the kind comes from `ty`)
     - `bin`: value = Python operator (`+ - * / // % & | ^ << >> **`); `un`: `- ~ not`
-    - `cmp`: `< <= > >= == !=`; `bool`: `and`/`or`
+    - `cmp`: `< <= > >= == !=`; `chain`: `a < b <= c`, value = the two operators;
+      `bool`: `and`/`or`
     - `cast`, `bitcast`: to `ty`; `ternary`: args (condition, accept, reject)
     - `call`: value = device function name; `builtin`: value = name (`abs`, `tx.floor` ..)
     - `vec`: constructor of `ty`; `swizzle`: value = pattern; `field`: value = field name
@@ -91,7 +93,7 @@ class Expr:
     @property
     def constant(self) -> bool:
         """Whether the expression is made of literals only (a constant expression)."""
-        if self.op == "lit":
+        if self.op in ("lit", "const"):
             return True
         if self.op in ("var", "input", "call", "index"):
             return False
@@ -106,8 +108,10 @@ class Stmt:
     """A statement. `kind` says which:
 
     - `let`: a new variable `name` = expr; `set`: an existing one; `aug`: `name op= expr`
-    - `store`: `arr[index] = expr`; `set_field`: `name.field = expr`;
-      `set_component`: `name.x = expr`
+    - `store`: `arr[index] = expr`; `set_field`: `name.field = expr` (field in `op`);
+      `set_component`: `name.x = expr` (component index in `slot`); with `aug` set, these
+      are augmented assignments (`name.field += expr`)
+    - `swap`: `name, op = op, name`
     - `array`: a new local array `name` of type `ty` (`exprs` empty: `tx.local_array`)
     - `out`: writes expr to the output slot `slot` of its type's kind
     - `if`: `cond`, `body`, `orelse` (an `orelse` holding one `if` prints as `elif`)
@@ -128,6 +132,7 @@ class Stmt:
     step: int = 1
     limit: int = 0
     index: Expr | None = None
+    aug: str = ""
 
     def blocks(self):
         return [b for b in (self.body, self.orelse) if b is not None]
@@ -153,6 +158,7 @@ class Program:
     funcs: list
     sections: list
     features: frozenset = frozenset()
+    constants: list = field(default_factory=list)  # [(name, int or tuple of ints)]
 
     def struct(self, name: str) -> StructDef:
         return next(s for s in self.structs if s.name == name)
@@ -188,6 +194,9 @@ def render_expr(e: Expr, section: int = 0) -> str:
         return f"{e.ty}({text})"
     if op == "var":
         return e.value
+    if op == "const":
+        name, index, _ = e.value
+        return name if index is None else f"{name}[{index}]"
     if op == "input":
         return f"in_{KIND_OF[e.ty]}[b{section} + {e.value}]"
     if op == "bin":
@@ -197,6 +206,9 @@ def render_expr(e: Expr, section: int = 0) -> str:
         return f"({e.value}{space}{r(e.args[0])})"
     if op == "cmp":
         return f"({r(e.args[0])} {e.value} {r(e.args[1])})"
+    if op == "chain":
+        a, b, c = (r(x) for x in e.args)
+        return f"({a} {e.value[0]} {b} {e.value[1]} {c})"
     if op == "bool":
         return f"({r(e.args[0])} {e.value} {r(e.args[1])})"
     if op in ("cast", "vec", "struct"):
@@ -231,9 +243,11 @@ def render_block(stmts: list, indent: int, section: int, lines: list) -> None:
         elif k == "store":
             lines.append(f"{pad}{s.name}[{r(s.index)}] = {r(s.expr)}")
         elif k == "set_field":
-            lines.append(f"{pad}{s.name}.{s.op} = {r(s.expr)}")
+            lines.append(f"{pad}{s.name}.{s.op} {s.aug}= {r(s.expr)}")
         elif k == "set_component":
-            lines.append(f"{pad}{s.name}.{COMPONENTS[s.slot]} = {r(s.expr)}")
+            lines.append(f"{pad}{s.name}.{COMPONENTS[s.slot]} {s.aug}= {r(s.expr)}")
+        elif k == "swap":
+            lines.append(f"{pad}{s.name}, {s.op} = {s.op}, {s.name}")
         elif k == "array":
             if s.exprs:
                 lines.append(f"{pad}{s.name} = [{', '.join(r(x) for x in s.exprs)}]")
@@ -278,6 +292,8 @@ def render_block(stmts: list, indent: int, section: int, lines: list) -> None:
 def render(program: Program, name: str = "kernel") -> str:
     """The module source of `program`: imports, structs, device functions and the kernel."""
     lines = [HEADER]
+    for constant, value in program.constants:
+        lines.append(f"{constant} = {value!r}")
     for s in program.structs:
         lines += ["", "@tx.struct", f"class {s.name}:"]
         lines += [f"    {f}: {ty}" for f, ty in s.fields]

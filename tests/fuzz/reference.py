@@ -276,6 +276,31 @@ def reverse_bits(x: int, ty: str) -> int:
     return wrap(int(f"{bits_of(x):032b}"[::-1], 2), ty)
 
 
+def bit_range(offset: int, count: int) -> tuple:
+    """WGSL's clamping of extractBits/insertBits operands: o = min(offset, 32),
+    c = min(count, 32 - o)."""
+    o = min(offset, 32)
+    return o, min(count, 32 - o)
+
+
+def extract_bits(e: int, offset: int, count: int, ty: str) -> int:
+    o, c = bit_range(offset, count)
+    if c == 0:
+        return 0
+    field_bits = (bits_of(e) >> o) & ((1 << c) - 1)
+    if ty == "i32" and field_bits >> (c - 1):
+        field_bits -= 1 << c  # sign-extend
+    return wrap(field_bits, ty)
+
+
+def insert_bits(e: int, new: int, offset: int, count: int, ty: str) -> int:
+    o, c = bit_range(offset, count)
+    mask = ((1 << c) - 1) << o
+    return wrap((bits_of(e) & ~mask) | ((bits_of(new) << o) & mask), ty)
+
+
+BIT_FIELDS = {"tx.extract_bits": extract_bits, "tx.insert_bits": insert_bits}
+
 INT_BUILTINS = {
     "abs": lambda x, ty: wrap(abs(x), ty),
     "tx.count_one_bits": lambda x, ty: bin(bits_of(x)).count("1"),
@@ -349,6 +374,9 @@ class Evaluator:
             return V(wrap(int(e.value), e.ty))
         if op == "var":
             return env[e.value]
+        if op == "const":
+            number = e.value[2]
+            return V(f32(number)) if e.ty == "f32" else V(wrap(number, e.ty))
         if op == "input":
             array = self.inputs[e.ty]
             raw = array[self.base * INPUTS + e.value]
@@ -362,6 +390,16 @@ class Evaluator:
         if op == "cmp":
             a, b = self.eval(e.args[0], env), self.eval(e.args[1], env)
             return compare(e.value, a, b, e.args[0].ty == "f32")
+        if op == "chain":
+            a, b, c = (self.eval(x, env) for x in e.args)
+            is_float = e.args[0].ty == "f32"
+            first = compare(e.value[0], a, b, is_float)
+            if not first.bad and not first.v:
+                return first
+            second = compare(e.value[1], b, c, is_float)
+            if first.bad:
+                return second if not second.bad and not second.v else BAD
+            return second
         if op == "bool":
             return self.logic(e.value, e.args, env)
         if op == "cast":
@@ -477,6 +515,11 @@ class Evaluator:
         return b
 
     def builtin(self, name, args, ty):
+        if name == "tx.clamp":  # min(max(x, low), high)
+            low = self.builtin("max", [args[0], args[1]], ty)
+            return self.builtin("min", [low, args[2]], ty)
+        if name in ("min", "max") and len(args) > 2:
+            return self.builtin(name, [self.builtin(name, args[:2], ty), *args[2:]], ty)
         if ty == "f32":
             return float_builtin(name, args)
         if any(a.bad for a in args):
@@ -485,6 +528,8 @@ class Evaluator:
             return V(min(args[0].v, args[1].v))
         if name == "max":
             return V(max(args[0].v, args[1].v))
+        if name in BIT_FIELDS:
+            return V(BIT_FIELDS[name](*(a.v for a in args), ty=ty))
         return V(INT_BUILTINS[name](args[0].v, ty))
 
     def call(self, name, args):
@@ -518,13 +563,23 @@ class Evaluator:
         array[index] = copy_value(self.eval(s.expr, env))
 
     def exec_set_field(self, s, env):
-        env[s.name] = dict(env[s.name])
-        env[s.name][s.op] = copy_value(self.eval(s.expr, env))
+        value = self.eval(s.expr, env)
+        record = dict(env[s.name])
+        if s.aug:
+            value = self.combine(s.aug, record[s.op], value, s.expr.ty, s.expr.ty)
+        record[s.op] = copy_value(value)
+        env[s.name] = record
 
     def exec_set_component(self, s, env):
+        value = self.eval(s.expr, env)
         parts = list(env[s.name])
-        parts[s.slot] = self.eval(s.expr, env)
+        if s.aug:
+            value = self.combine(s.aug, parts[s.slot], value, s.expr.ty, s.expr.ty)
+        parts[s.slot] = value
         env[s.name] = tuple(parts)
+
+    def exec_swap(self, s, env):
+        env[s.name], env[s.op] = env[s.op], env[s.name]
 
     def exec_array(self, s, env):
         if s.exprs:
