@@ -19,9 +19,10 @@ KERNELS = 240
 SECTIONS = 1
 BATCH = 40
 
-#: Program classes switched on in CI. Add "const_fold" once issue 11 item 1 (constant
-#: expressions with 32-bit semantics) is merged, "range_typing" once item 2 (range() counter
-#: types) is: until then those classes fail by design (see tools/fuzz.py --feature).
+#: Program classes switched on in CI (`generator.FEATURES`). Add "const_fold" once issue 11
+#: item 1 (constant expressions with 32-bit semantics) is merged, "range_typing" once item 2
+#: (range() counter types) is, "exact_float_floor" once item 3 (exact float // and %) is:
+#: until then those classes fail by design (`python tools/fuzz.py --feature NAME` shows them).
 ENABLED = frozenset()
 
 

@@ -39,6 +39,8 @@ FEATURES = {
     "const_fold": "operators, casts and built-ins whose operands are all literals "
     "(`u32(2) << (u32(31) & u32(31))`: constant folding, issue 11 item 1)",
     "range_typing": "range() counters used as u32 and ranges over u32 bounds (item 2)",
+    "exact_float_floor": "float // and % of exact operands expected exactly as Python "
+    "computes them, also where the quotient rounds across an integer (item 3)",
 }
 
 #: Enabled by default (classes that work on this branch).

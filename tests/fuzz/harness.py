@@ -230,6 +230,12 @@ def run_and_compare(c: Compiled, executors: dict, stats: Stats | None = None) ->
         if problem is not None:
             position, text = problem
             section = (position // OUTPUTS) % sections
+            base = position // OUTPUTS * INPUTS
+            given = "; ".join(
+                f"in_{ty[0]}[{base}:{base + INPUTS}] = {inputs[ty][base:base + INPUTS].tolist()}"
+                for ty in DTYPES
+            )
+            text += f"\n  inputs of that invocation and section: {given}"
             failure = Failure(program.seed, f"mismatch:{name}", text, c.source, section)
             c.failures.append(failure)
 

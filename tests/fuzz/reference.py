@@ -131,7 +131,7 @@ def int_binary(op: str, a: int, b: int, ty: str) -> int:
     raise ValueError(op)
 
 
-def float_binary(op: str, a: V, b: V) -> V:
+def float_binary(op: str, a: V, b: V, exact_floor: bool = False) -> V:
     if a.bad or b.bad:
         return BAD
     x, y, ex, ey = a.v, b.v, a.err, b.err
@@ -153,19 +153,24 @@ def float_binary(op: str, a: V, b: V) -> V:
         err = (ex + abs(x / y) * ey) / (abs(y) - ey) + DIVISION_ULPS * ulp(r)
         return float_value(r, err * SAFETY, False)
     if op in ("//", "%"):
-        return float_floor_mod(op, a, b)
+        return float_floor_mod(op, a, b, exact_floor)
     raise ValueError(op)
 
 
-def float_floor_mod(op: str, a: V, b: V) -> V:
+def float_floor_mod(op: str, a: V, b: V, exact_floor: bool = False) -> V:
     """Python's float `//` and `%`, unreliable where the quotient is within its error bound
-    (and the GPU's division error) of an integer."""
+    (and the GPU's division error) of an integer. With `exact_floor` (feature
+    `exact_float_floor`), exact operands give Python's exact result, with no error."""
     x, y, ex, ey = a.v, b.v, a.err, b.err
     if not TINY <= abs(y) <= 2.0**126 or abs(y) <= ey * 2:
         return BAD
     q = x / y
     if abs(q) > 2.0**22:
         return BAD
+    if exact_floor and ex == ey == 0:
+        # Python's float // and % are exact for f32 operands (fmod is exact, |q| < 2**29),
+        # and % rounded once to f32 is the correctly rounded f32 result.
+        return V(float(x // y)) if op == "//" else float_value(f32(x % y), 0.0, True)
     margin = (ex + abs(q) * ey) / (abs(y) - ey) + abs(q) * 2.0**-19 + 2.0**-60
     if math.floor(q - margin) != math.floor(q + margin):
         return BAD
@@ -484,7 +489,7 @@ class Evaluator:
 
     def scalar_binary(self, op, a: V, b: V, ty: str, right_ty: str) -> V:
         if ty == "f32":
-            return float_binary(op, a, b)
+            return float_binary(op, a, b, "exact_float_floor" in self.program.features)
         if op == "/":  # integers: divide their f32 conversions
             return float_binary("/", to_float(a, ty), to_float(b, right_ty))
         if a.bad or b.bad:
