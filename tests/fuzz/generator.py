@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
+
 from .program import (
     INPUTS,
     INTEGER,
@@ -128,10 +130,27 @@ class Generator:
             self.structs.append(self.struct_def())
         for _ in range(self.rng.randint(0, 3)):
             self.funcs.append(self.func_def())
+        self.uniforms = [self.uniform(i) for i in range(self.rng.randint(0, 3))]
         sections = [self.section() for _ in range(self.section_count)]
         program = Program(self.seed, self.structs, self.funcs, sections, self.features)
         program.constants = self.constants
+        program.uniforms = self.uniforms
         return program
+
+    def uniform(self, index: int) -> tuple:
+        """A uniform kernel parameter: (name, type, host value)."""
+        ty = self.choice(["i32", "u32", "f32", "bool", "vec2i", "vec3u", "vec4f", "vec3f"])
+
+        def number(scalar):
+            if scalar == "f32":
+                return float(np.float32(self.choice(FLOAT_LITERALS)))
+            if scalar == "bool":
+                return self.chance(0.5)
+            return self.literal(scalar).value
+
+        if is_vector(ty):
+            return (f"u{index}", ty, tuple(number(scalar_of(ty)) for _ in range(size_of(ty))))
+        return (f"u{index}", ty, number(ty))
 
     def module_constants(self) -> list:
         """Module-level constants (ints that fit i32 and u32, tuples of them, floats)."""
@@ -184,11 +203,13 @@ class Generator:
 
     def section(self) -> list:
         self.scope = Scope()
+        for name, ty, _ in self.uniforms:
+            self.scope.add(name, ty, assignable=False)
         self.used_slots = set()
         body = self.block(self.rng.randint(4, 10), depth=0)
         # Every variable still in scope is observed at the end.
         for name, ty in self.scope.names():
-            if len(self.used_slots) >= OUTPUTS * 3:
+            if name.startswith("u") or len(self.used_slots) >= OUTPUTS * 3:
                 break
             if self.chance(0.6):
                 self.observe(Expr("var", ty, value=name), body)
@@ -251,6 +272,8 @@ class Generator:
             kinds += ["jump"]
         if self.in_function and depth > 0:
             kinds += ["return"]
+        elif depth > 0 and self.chance(0.3):
+            kinds += ["kernel_return"]
         kind = self.choice(kinds)
         return getattr(self, f"stmt_{kind}")(depth, result)
 
@@ -404,6 +427,9 @@ class Generator:
         if self.chance(0.7):
             return [Stmt("if", cond=self.expr("bool", 2), body=[jump])]
         return [jump]
+
+    def stmt_kernel_return(self, depth, result):
+        return [Stmt("if", cond=self.expr("bool", 2), body=[Stmt("return")])]
 
     def stmt_return(self, depth, result):
         return [
@@ -651,10 +677,11 @@ class Generator:
         return Expr("cmp", "bool", [left, right], op)
 
     def make_logic(self, ty, depth):
-        op = self.choice(["and", "or"])
-        return Expr(
-            "bool", "bool", [self.expr("bool", depth - 1), self.expr("bool", depth - 1)], op
-        )
+        args = [self.expr("bool", depth - 1), self.expr("bool", depth - 1)]
+        if self.chance(0.3):  # on bools: & | ^ (no short circuit), == !=
+            op = self.choice(["&", "|", "^", "==", "!="])
+            return Expr("cmp" if op in ("==", "!=") else "bin", "bool", args, op)
+        return Expr("bool", "bool", args, self.choice(["and", "or"]))
 
     def make_not(self, ty, depth):
         return Expr("un", "bool", [self.expr("bool", depth - 1)], "not")

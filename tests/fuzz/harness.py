@@ -219,6 +219,7 @@ def run_and_compare(c: Compiled, executors: dict, stats: Stats | None = None) ->
         outputs = {ty: np.full(size, SENTINEL[ty], DTYPES[ty]) for ty in DTYPES}
         arrays = [inputs["i32"], inputs["u32"], inputs["f32"]]
         arrays += [outputs["i32"], outputs["u32"], outputs["f32"]]
+        arrays += [value for _, _, value in program.uniforms]
         try:
             execute(c.kernel, arrays, LANES)
         except Exception:  # noqa: BLE001

@@ -8,10 +8,11 @@ holds several so that one compilation and one launch test many programs.
 Types are plain strings: scalars `i32 u32 f32 bool`, vectors `vec2i .. vec4f` (no bool
 vectors), struct names `S0 ..`; a local array is `Arr(element, length)`.
 
-Every kernel has the same signature: `in_i: Array[i32], in_u: Array[u32], in_f: Array[f32]`
+Every kernel has the same arrays: `in_i: Array[i32], in_u: Array[u32], in_f: Array[f32]`
 (`INPUTS` values per invocation and section) and `out_i/out_u/out_f` (`OUTPUTS` per
-invocation and section); an input read is an `Expr("input", ...)` and an output a
-`Stmt("out", ...)`, so rendering decides the indexing.
+invocation and section), then its uniform parameters (`Program.uniforms`); an input read
+is an `Expr("input", ...)` and an output a `Stmt("out", ...)`, so rendering decides the
+indexing.
 """
 
 from __future__ import annotations
@@ -159,6 +160,7 @@ class Program:
     sections: list
     features: frozenset = frozenset()
     constants: list = field(default_factory=list)  # [(name, int or tuple of ints)]
+    uniforms: list = field(default_factory=list)  # kernel parameters [(name, type, value)]
 
     def struct(self, name: str) -> StructDef:
         return next(s for s in self.structs if s.name == name)
@@ -284,7 +286,7 @@ def render_block(stmts: list, indent: int, section: int, lines: list) -> None:
         elif k in ("break", "continue"):
             lines.append(pad + k)
         elif k == "return":
-            lines.append(f"{pad}return {r(s.expr)}")
+            lines.append(f"{pad}return {r(s.expr)}" if s.expr is not None else pad + "return")
         else:
             raise ValueError(k)
 
@@ -309,6 +311,7 @@ def render(program: Program, name: str = "kernel") -> str:
         f"def {name}(",
         "    in_i: Array[i32], in_u: Array[u32], in_f: Array[f32],",
         "    out_i: Array[i32], out_u: Array[u32], out_f: Array[f32],",
+        *(f"    {u}: {ty}," for u, ty, _ in program.uniforms),
         "):",
         "    lane = tx.global_invocation_id().x",
     ]

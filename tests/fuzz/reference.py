@@ -9,8 +9,12 @@ saturate (to [-2**31, 2147483520] and [0, 4294967040]); `u32(i)`/`i32(u)` keep t
 Floats are f32 values rounded after every operation (numpy float32; a double-precision
 result rounded once to f32 is the correctly rounded f32 result for + - * /). A GPU need not
 round like that: WGSL allows 2.5 ulp for `/`, either neighbour for int -> float
-conversions, fused multiply-adds (SPIR-V without `NoContraction`), flushing subnormals,
-and says nothing about NaN and infinity. So every float carries an error bound `err`
+conversions, flushing subnormals, and says nothing about NaN and infinity; and SPIR-V
+without `NoContraction` (ours, and naga's) lets the driver fuse multiply-adds and
+*reassociate*: lavapipe computes `(x + 1.0) + 0.001` as `x + 1.001`, which for x = -1 is
+0.0010000467, not 0.001. So an operation on a value computed by + - * / may be regrouped
+with it, and its bound grows by 2 ulp of the sum of the magnitudes of the chain's terms
+(Higham's bound for any order of summation). So every float carries an error bound `err`
 (how far the GPU's value may be from ours), and a value is *unreliable* (`bad`) when it
 is not finite, subnormal, or when a discontinuous operation (comparison, floor, cast to
 int, bitcast, `//`, `%`) meets an input within its error bound of the discontinuity.
@@ -58,10 +62,14 @@ class Return(Exception):
 class V:
     """A scalar value: `v` (int, bool or f32-valued float), error bound, unreliable flag."""
 
-    __slots__ = ("v", "err", "bad")
+    __slots__ = ("v", "err", "bad", "chain")
 
-    def __init__(self, v, err=0.0, bad=False):
+    def __init__(self, v, err=0.0, bad=False, chain=None):
         self.v, self.err, self.bad = v, err, bad
+        #: For a float computed by + - * /: the sum of the magnitudes of the terms it was
+        #: computed from (what bounds the error of a reassociated chain); None for inputs,
+        #: literals, conversions and other values a compiler cannot regroup.
+        self.chain = chain
 
     def __repr__(self):
         return f"V({self.v!r}, err={self.err:g}{', bad' if self.bad else ''})"
@@ -86,16 +94,16 @@ def ulp(x: float) -> float:
     return max(float(np.spacing(np.float32(abs(x)))), 2.0**-149)
 
 
-def float_value(value: float, err: float, exact: bool) -> V:
+def float_value(value: float, err: float, exact: bool, chain=None) -> V:
     """A float result: unreliable when not finite or subnormal; `err` grows by an ulp unless
     the operation was exact on exact inputs."""
     if not math.isfinite(value) or (value != 0 and abs(value) < TINY):
         return BAD
     if not exact or err > 0:
         err = (err + ulp(value)) * SAFETY
-    if not err < 2.0**100:  # an error bound that overflowed (or is NaN) says nothing
-        return BAD
-    return V(value, err)
+    if not err < 2.0**100 or (chain is not None and not chain < 2.0**127):
+        return BAD  # an error bound that overflowed (or is NaN) says nothing
+    return V(value, err, chain=chain)
 
 
 def bits_of(value: int) -> int:
@@ -134,16 +142,22 @@ def int_binary(op: str, a: int, b: int, ty: str) -> int:
 def float_binary(op: str, a: V, b: V, exact_floor: bool = False) -> V:
     if a.bad or b.bad:
         return BAD
+    if op in ("//", "%"):
+        return float_floor_mod(op, a, b, exact_floor)
     x, y, ex, ey = a.v, b.v, a.err, b.err
+    regrouped = a.chain is not None or b.chain is not None
     if op in ("+", "-"):
         exact_sum = x + y if op == "+" else x - y
         r = f32(exact_sum)
         exact = math.isfinite(r) and r - x == (y if op == "+" else -y)
-        return float_value(r, ex + ey, exact)
+        magnitude = (a.chain or abs(x)) + (b.chain or abs(y))
+        err = ex + ey + (2 * ulp(magnitude) if regrouped else 0.0)
+        return float_value(r, err, exact and not regrouped, magnitude)
     if op == "*":
         r = f32(x * y)
         exact = math.isfinite(r) and r == x * y
-        return float_value(r, abs(x) * ey + abs(y) * ex + ex * ey, exact)
+        err = abs(x) * ey + abs(y) * ex + ex * ey + (2 * ulp(r) if regrouped else 0.0)
+        return float_value(r, err, exact and not regrouped, abs(r))
     if op == "/":
         if not TINY <= abs(y) <= 2.0**126 or abs(y) <= ey * 2:
             return BAD
@@ -151,9 +165,8 @@ def float_binary(op: str, a: V, b: V, exact_floor: bool = False) -> V:
         if not math.isfinite(r) or (r != 0 and abs(r) < TINY):
             return BAD
         err = (ex + abs(x / y) * ey) / (abs(y) - ey) + DIVISION_ULPS * ulp(r)
-        return float_value(r, err * SAFETY, False)
-    if op in ("//", "%"):
-        return float_floor_mod(op, a, b, exact_floor)
+        err += 2 * ulp(r) if regrouped else 0.0
+        return float_value(r, err * SAFETY, False, abs(r))
     raise ValueError(op)
 
 
@@ -494,6 +507,8 @@ class Evaluator:
             return float_binary("/", to_float(a, ty), to_float(b, right_ty))
         if a.bad or b.bad:
             return BAD
+        if ty == "bool":  # & | ^ on bools
+            return V(bool(int_binary(op, int(a.v), int(b.v), "i32")))
         return V(int_binary(op, a.v, b.v, ty))
 
     @staticmethod
@@ -503,7 +518,7 @@ class Evaluator:
         if op == "not":
             return V(not x.v)
         if op == "-":
-            return V(-x.v, x.err) if ty == "f32" else V(wrap(-x.v, ty))
+            return V(-x.v, x.err, chain=x.chain) if ty == "f32" else V(wrap(-x.v, ty))
         if op == "~":
             return V(wrap(~x.v, ty))
         raise ValueError(op)
@@ -642,7 +657,17 @@ class Evaluator:
         raise Continue
 
     def exec_return(self, s, env):
-        raise Return(copy_value(self.eval(s.expr, env)))
+        raise Return(copy_value(self.eval(s.expr, env)) if s.expr is not None else None)
+
+
+def uniform_value(ty, value):
+    if is_vector(ty):
+        return tuple(uniform_value(scalar_of(ty), v) for v in value)
+    if ty == "f32":
+        return V(f32(value))
+    if ty == "bool":
+        return V(bool(value))
+    return V(wrap(value, ty))
 
 
 def evaluate(program, inputs: dict, lanes: int) -> dict:
@@ -653,16 +678,26 @@ def evaluate(program, inputs: dict, lanes: int) -> dict:
     expected = {}
     for ty in ("i32", "u32", "f32"):
         expected[ty] = {"values": {}, "skip": set()}
+    uniforms = {name: uniform_value(ty, value) for name, ty, value in program.uniforms}
     for lane in range(lanes):
+        stopped = False  # by an early return, or unknown after an unreliable branch
         for index, body in enumerate(program.sections):
             base = lane * count + index
+            if stopped:
+                if stopped == "unknown":
+                    for ty in expected:
+                        expected[ty]["skip"].update(base * OUTPUTS + s for s in range(OUTPUTS))
+                continue
             evaluator = Evaluator(program, inputs, base)
             try:
-                evaluator.run(body, {})
+                evaluator.run(body, dict(uniforms))
             except Unreliable:
                 for ty in expected:
                     expected[ty]["skip"].update(base * OUTPUTS + s for s in range(OUTPUTS))
+                stopped = "unknown"
                 continue
+            except Return:
+                stopped = "returned"
             for (ty, slot), value in evaluator.outputs.items():
                 position = base * OUTPUTS + slot
                 if value.bad:
