@@ -480,6 +480,10 @@ class Generator:
 
     def expr(self, ty, depth) -> Expr:
         e = self._expr(ty, depth)
+        if e.op == "bool" and e.args[0].constant and "const_fold" not in self.features:
+            # WGSL evaluates `false && x` as a constant: `y % u32(false && x)` is rejected
+            # as a division by zero by Tint (the constant-expression class).
+            e.args[0] = self.leaf("bool")
         if e.op != "lit" and e.constant and "const_fold" not in self.features:
             e.args[-1] = self.leaf(e.args[-1].ty)
             if e.op == "bin" and e.value in ("//", "%"):
