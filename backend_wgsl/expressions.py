@@ -292,18 +292,22 @@ class ExpressionWriter:
                 return Text(f"{name}({self._arguments((expr.left, expr.right))})")
             spelling = lowered
         left, right = self._operands((expr.left, expr.right))
-        if expr.op in ("shl", "shr") and not isinstance(expr.right, Literal):
-            right = self._masked_shift_amount(expr.left.ty, expr.right.ty, right)
+        if expr.op in ("shl", "shr"):
+            right = self.shift_amount(expr.left.ty, expr.right, right)
         return self._infix(spelling, left, right)
 
-    @staticmethod
-    def _masked_shift_amount(value_type, amount_type, amount: Text) -> Text:
-        """`amount & 31u`: the shift semantics (the amount's low bits), spelled out because
-        naga folds a `let` bound to a constant into a constant expression, and rejects
-        `x << s` after `let s = 40u;` where WGSL (and Tint) only reject a literal amount."""
+    def shift_amount(self, value_type, amount: Expr, text: Text | None = None) -> Text:
+        """The text of a shift amount: a literal as it is, anything else as `amount & 31u`
+        (the shift semantics, the amount's low bits, spelled out). naga folds a `let` bound
+        to a constant into a constant expression, and constant components of a vector, and
+        rejects `x << s` after `let s = 40u;` or `v << vec2u(40u, n)`, where WGSL (and Tint)
+        only reject a constant amount."""
+        text = self._text(amount) if text is None else text
+        if isinstance(amount, Literal):
+            return text
         width = t.scalar_of(value_type).width * 8
-        mask = syntax.constant_text(amount_type, width - 1)
-        return Text(f"({ExpressionWriter._infix('&', amount, Text(mask)).text})")
+        mask = syntax.constant_text(amount.ty, width - 1)
+        return Text(f"({self._infix('&', text, Text(mask)).text})")
 
     @staticmethod
     def _infix(operator: str, left: Text, right: Text) -> Text:

@@ -119,3 +119,27 @@ def test_constant_bit_ranges_are_clamped_like_runtime_ones():
     assert out[2::3].tolist() == (x & 0x3FFFFFFF).tolist()
     if tint_available():
         assert validate_tint({"k": constant_bit_ranges.wgsl}) == {"k": []}
+
+
+@tx.kernel(workgroup_size=64)
+def shift_assignments(x: Array[u32], out: Array[u32]):
+    i = tx.global_invocation_id().x
+    if i < len(x):
+        v = tx.vec2u(x[i])
+        v <<= tx.vec2u(u32(36), x[i])  # a constant component naga checks on its own
+        s = x[i]
+        amount = u32(33)
+        s >>= amount
+        out[3 * i] = v.x
+        out[3 * i + 1] = v.y
+        out[3 * i + 2] = s
+
+
+def test_shift_assignments_use_the_low_bits_of_the_amount():
+    x = np.array([1, 3, 0x80000000], np.uint32)
+    out = np.zeros(3 * len(x), np.uint32)
+    shift_assignments(x, out, threads=len(x))
+    wide = x.astype(np.uint64)
+    assert out[0::3].tolist() == ((wide << 4) & 0xFFFFFFFF).tolist()
+    assert out[1::3].tolist() == ((wide << (wide % 32)) & 0xFFFFFFFF).tolist()
+    assert out[2::3].tolist() == (x >> 1).tolist()
