@@ -61,7 +61,14 @@ INT_BUILTINS += ["tx.extract_bits", "tx.insert_bits"]
 FLOAT_BUILTINS = ["abs", "min", "max", "tx.clamp", "tx.floor", "tx.ceil", "tx.trunc", "round"]
 ARITHMETIC = {"i32": "+ - * // % & | ^ << >> **", "u32": "+ - * // % & | ^ << >> **"}
 ARITHMETIC["f32"] = "+ - * / // %"
-VECTOR_OPS = {"i32": "+ - * // % & | ^", "u32": "+ - * // % & | ^", "f32": "+ - *"}
+VECTOR_OPS = {"i32": "+ - * // % & | ^ << >>", "u32": "+ - * // % & | ^ << >>"}
+VECTOR_OPS["f32"] = "+ - *"
+#: Built-ins applied to vectors here (component-wise; no bit-range or clamp forms).
+VECTOR_BUILTINS = {
+    "i32": ["abs", "min", "max", "tx.count_one_bits", "tx.reverse_bits", "tx.first_leading_bit"],
+    "u32": ["min", "max", "tx.first_trailing_bit", "tx.reverse_bits"],
+    "f32": ["abs", "min", "max", "tx.floor", "tx.ceil", "tx.trunc"],
+}
 
 
 class Scope:
@@ -503,6 +510,7 @@ class Generator:
             options += ["compare"] * 5 + ["logic", "logic", "not", "cast"]
         elif is_vector(ty):
             options += ["construct", "construct", "vbin", "vbin", "swizzle", "field", "vcast"]
+            options += ["vbuiltin"]
         else:
             options += ["construct", "construct", "field"]
         kind = self.choice(options)
@@ -598,6 +606,8 @@ class Generator:
         scalar = scalar_of(ty)
         op = self.choice(VECTOR_OPS[scalar].split())
         left = self.expr(ty, depth - 1)
+        if op in ("<<", ">>"):
+            return Expr("bin", ty, [left, self.shift_amount(ty)], op)
         if self.chance(0.3) and op in "+-*":
             scalar_operand = self.expr(scalar, depth - 1)  # vector-scalar, either side
             if self.chance(0.5):
@@ -607,6 +617,11 @@ class Generator:
         if op in ("//", "%"):
             right = self.nonzero_divisor(right)
         return Expr("bin", ty, [left, right], op)
+
+    def make_vbuiltin(self, ty, depth):
+        name = self.choice(VECTOR_BUILTINS[scalar_of(ty)])
+        arity = 2 if name in ("min", "max") else 1
+        return Expr("builtin", ty, [self.expr(ty, depth - 1) for _ in range(arity)], name)
 
     def make_cast(self, ty, depth):
         if ty == "bool":

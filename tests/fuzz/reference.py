@@ -62,14 +62,17 @@ class Return(Exception):
 class V:
     """A scalar value: `v` (int, bool or f32-valued float), error bound, unreliable flag."""
 
-    __slots__ = ("v", "err", "bad", "chain")
+    __slots__ = ("v", "err", "bad", "chain", "factors")
 
-    def __init__(self, v, err=0.0, bad=False, chain=None):
+    def __init__(self, v, err=0.0, bad=False, chain=None, factors=None):
         self.v, self.err, self.bad = v, err, bad
         #: For a float computed by + - * /: the sum of the magnitudes of the terms it was
         #: computed from (what bounds the error of a reassociated chain); None for inputs,
         #: literals, conversions and other values a compiler cannot regroup.
         self.chain = chain
+        #: For a product or quotient: (the product of its factors' magnitudes above 1, the
+        #: product of those below 1): the extremes a regrouped product can reach.
+        self.factors = factors
 
     def __repr__(self):
         return f"V({self.v!r}, err={self.err:g}{', bad' if self.bad else ''})"
@@ -153,11 +156,18 @@ def float_binary(op: str, a: V, b: V, exact_floor: bool = False) -> V:
         magnitude = (a.chain or abs(x)) + (b.chain or abs(y))
         err = ex + ey + (2 * ulp(magnitude) if regrouped else 0.0)
         return float_value(r, err, exact and not regrouped, magnitude)
+    if op in ("*", "/"):
+        factors = _regrouped_factors(a, b, op)
+        if regrouped and not (factors[0] <= F32_MAX and (factors[1] == 0 or factors[1] >= TINY)):
+            return BAD  # another grouping overflows (0 * (1e20 * 1e20) is NaN) or flushes
     if op == "*":
         r = f32(x * y)
         exact = math.isfinite(r) and r == x * y
         err = abs(x) * ey + abs(y) * ex + ex * ey + (2 * ulp(r) if regrouped else 0.0)
-        return float_value(r, err, exact and not regrouped, abs(r))
+        value = float_value(r, err, exact and not regrouped, abs(r))
+        if not value.bad:
+            value.factors = factors
+        return value
     if op == "/":
         if not TINY <= abs(y) <= 2.0**126 or abs(y) <= ey * 2:
             return BAD
@@ -166,8 +176,32 @@ def float_binary(op: str, a: V, b: V, exact_floor: bool = False) -> V:
             return BAD
         err = (ex + abs(x / y) * ey) / (abs(y) - ey) + DIVISION_ULPS * ulp(r)
         err += 2 * ulp(r) if regrouped else 0.0
-        return float_value(r, err * SAFETY, False, abs(r))
+        value = float_value(r, err * SAFETY, False, abs(r))
+        if not value.bad:
+            value.factors = factors
+        return value
     raise ValueError(op)
+
+
+F32_MAX = float(np.finfo(np.float32).max)
+
+
+def _factor_bounds(value: V) -> tuple:
+    if value.factors is not None:
+        return value.factors
+    magnitude = abs(value.v)
+    if magnitude == 0:
+        return (1.0, 1.0)
+    return (max(magnitude, 1.0), min(magnitude, 1.0))
+
+
+def _regrouped_factors(a: V, b: V, op: str) -> tuple:
+    """The factor extremes of `a * b` or `a / b` (a quotient multiplies by 1 / b)."""
+    high_a, low_a = _factor_bounds(a)
+    high_b, low_b = _factor_bounds(b)
+    if op == "/":
+        high_b, low_b = 1.0 / max(low_b, 1e-300), 1.0 / high_b
+    return (high_a * high_b, low_a * low_b)
 
 
 def float_floor_mod(op: str, a: V, b: V, exact_floor: bool = False) -> V:
@@ -535,6 +569,9 @@ class Evaluator:
         return b
 
     def builtin(self, name, args, ty):
+        if is_vector(ty):  # component-wise
+            scalar = scalar_of(ty)
+            return tuple(self.builtin(name, list(parts), scalar) for parts in zip(*args))
         if name == "tx.clamp":  # min(max(x, low), high)
             low = self.builtin("max", [args[0], args[1]], ty)
             return self.builtin("min", [low, args[2]], ty)
