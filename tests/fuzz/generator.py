@@ -628,7 +628,8 @@ class Generator:
             source = self.choice(NUMERIC)
         else:
             source = self.choice([s for s in ("i32", "u32", "f32", "bool") if s != ty])
-        return Expr("cast", ty, [self.expr(source, depth - 1)])
+        python_name = ty != "u32" and self.chance(0.25)  # int(x), float(x), bool(x)
+        return Expr("cast", ty, [self.expr(source, depth - 1)], "python" if python_name else None)
 
     def make_vcast(self, ty, depth):
         source = vector_type(self.choice([s for s in NUMERIC if s != scalar_of(ty)]), size_of(ty))
@@ -674,7 +675,7 @@ class Generator:
         return Expr("field", ty, [self.expr(struct.name, depth - 1)], fname)
 
     def make_neg(self, ty, depth):
-        return Expr("un", ty, [self.expr(ty, depth - 1)], "-")
+        return Expr("un", ty, [self.expr(ty, depth - 1)], "+" if self.chance(0.1) else "-")
 
     def make_invert(self, ty, depth):
         if ty == "f32":

@@ -79,7 +79,8 @@ class Expr:
     - `bin`: value = Python operator (`+ - * / // % & | ^ << >> **`); `un`: `- ~ not`
     - `cmp`: `< <= > >= == !=`; `chain`: `a < b <= c`, value = the two operators;
       `bool`: `and`/`or`
-    - `cast`, `bitcast`: to `ty`; `ternary`: args (condition, accept, reject)
+    - `cast` (value "python": spelled `int`/`float`/`bool`), `bitcast`: to `ty`;
+      `ternary`: args (condition, accept, reject)
     - `call`: value = device function name; `builtin`: value = name (`abs`, `tx.floor` ..)
     - `vec`: constructor of `ty`; `swizzle`: value = pattern; `field`: value = field name
     - `struct`: constructor of `ty`; `index`: a local array read, args (array var, index)
@@ -175,6 +176,8 @@ from pyshader_tx import vec2f, vec3f, vec4f, vec2i, vec3i, vec4i, vec2u, vec3u, 
 """
 
 WORKGROUP_SIZE = 8
+#: Python's conversion built-ins, which kernels accept for i32, f32 and bool.
+PYTHON_CONVERSIONS = {"i32": "int", "f32": "float", "bool": "bool"}
 
 
 def literal_text(value, ty: str) -> str:
@@ -193,6 +196,8 @@ def render_expr(e: Expr, section: int = 0) -> str:
         text = literal_text(e.value, e.ty)
         if e.bare or e.ty == "bool":
             return f"({text})" if text.startswith("-") else text
+        if e.ty == "u32" and e.value >= 2**31:
+            text = hex(e.value)
         return f"{e.ty}({text})"
     if op == "var":
         return e.value
@@ -214,7 +219,8 @@ def render_expr(e: Expr, section: int = 0) -> str:
     if op == "bool":
         return f"({r(e.args[0])} {e.value} {r(e.args[1])})"
     if op in ("cast", "vec", "struct"):
-        return f"{e.ty}({', '.join(r(a) for a in e.args)})"
+        name = PYTHON_CONVERSIONS[e.ty] if e.value == "python" else e.ty
+        return f"{name}({', '.join(r(a) for a in e.args)})"
     if op == "bitcast":
         return f"tx.bitcast({e.ty}, {r(e.args[0])})"
     if op == "ternary":

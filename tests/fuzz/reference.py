@@ -551,6 +551,8 @@ class Evaluator:
             return BAD
         if op == "not":
             return V(not x.v)
+        if op == "+":
+            return x
         if op == "-":
             return V(-x.v, x.err, chain=x.chain) if ty == "f32" else V(wrap(-x.v, ty))
         if op == "~":
