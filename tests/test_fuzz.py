@@ -2,10 +2,10 @@
 
 `test_random_kernels` generates `KERNELS` kernels from a fixed seed (`tests/fuzz`) and
 checks every one: naga and Tint accept the WGSL, spirv-val the SPIR-V, and running it
-through WGSL and through SPIR-V gives the reference evaluator's outputs. A failure prints
-the kernel source; `python tools/fuzz.py --n 1 --start K --seed SEED` reproduces kernel K
-and minimises it. The other tests check that the harness can fail and pin down the
-reference's semantics on the cases that differ from plain Python or plain WGSL.
+through WGSL, through SPIR-V and, where `pyshader_tx.vulkan_host` works, natively gives the
+reference evaluator's outputs. A failure prints the kernel source and the `tools/fuzz.py`
+command that reproduces and minimises it. The other tests check that the harness can fail
+and pin down the reference's semantics where it differs from plain Python or plain WGSL.
 """
 
 import numpy as np
@@ -34,7 +34,12 @@ def _seeds(batch: int):
 @pytest.mark.parametrize("batch", range(KERNELS // BATCH))
 def test_random_kernels(batch):
     failures = harness.check_seeds(_seeds(batch), ENABLED, SECTIONS)
-    report = "\n\n".join(f"{f}\n{f.source}" for f in failures[:3])
+    features = "".join(f" --feature {name}" for name in sorted(ENABLED))
+    report = "\n\n".join(
+        f"{f}\n{f.source}\nreproduce and minimise: python tools/fuzz.py --seed {SEED} "
+        f"--start {f.seed - SEED * 1_000_000} --n 1{features}"
+        for f in failures[:3]
+    )
     assert not failures, f"{len(failures)} failure(s):\n{report}"
 
 

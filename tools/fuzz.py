@@ -1,6 +1,6 @@
 """Long differential fuzzing runs: random valid kernels against the reference evaluator.
 
-    python tools/fuzz.py --n 10000 --seed 1 [--sections 4] [--batch 25] [--feature const_fold]
+    python tools/fuzz.py --n 10000 --seed 1 [--start K] [--sections 1] [--feature const_fold]
 
 Generates `--n` kernels (kernel k has seed `seed * 1_000_000 + k` and `--sections` random
 programs), checks each as `tests/fuzz/harness.py` describes (naga, Tint, spirv-val, every
@@ -34,7 +34,7 @@ def main(argv=None) -> int:
     parser.add_argument("--n", type=int, default=1000, help="kernels to generate")
     parser.add_argument("--seed", type=int, default=0, help="run seed")
     parser.add_argument("--start", type=int, default=0, help="first kernel index")
-    parser.add_argument("--sections", type=int, default=4, help="programs per kernel")
+    parser.add_argument("--sections", type=int, default=1, help="programs per kernel")
     parser.add_argument("--batch", type=int, default=25, help="kernels per Tint call")
     parser.add_argument(
         "--feature",
