@@ -10,6 +10,8 @@ saturating float-to-int conversion, Python's `//`, `%` and `**`) is in `legalize
 
 from __future__ import annotations
 
+import math
+
 from pyshader_tx import types as t
 from pyshader_tx.ir.intrinsics import INTRINSICS
 from pyshader_tx.ir.nodes import (
@@ -37,7 +39,7 @@ from pyshader_tx.ir.nodes import (
 from . import legalize
 from .grammar import GLSL_STD_450
 from .intrinsics import lower_intrinsic
-from .module import STORAGE_CLASSES, Id
+from .module import STORAGE_CLASSES, Id, constant_word
 
 #: (operator, operand kind) -> opcode of the operators SPIR-V has as single instructions.
 #: Kinds: 'float', 'sint', 'uint', 'bool'.
@@ -85,10 +87,8 @@ LEGALIZED_OPERATORS = {
     ("rem", "uint"): legalize.integer_rem,
     ("floor_div", "sint"): legalize.signed_floor_div,
     ("floor_div", "uint"): legalize.integer_div,
-    ("floor_div", "float"): legalize.float_floor_div,
     ("py_mod", "sint"): legalize.signed_mod,
     ("py_mod", "uint"): legalize.integer_rem,
-    ("py_mod", "float"): legalize.float_mod,
     ("pow", "sint"): legalize.integer_pow,
     ("pow", "uint"): legalize.integer_pow,
     ("pow", "float"): legalize.float_pow,
@@ -152,7 +152,16 @@ class ExpressionLowering:
         return rule(self, expr)
 
     def _literal(self, expr: Literal) -> Id:
+        if expr.ty.kind == "float" and not math.isfinite(expr.value):
+            return self._non_finite(expr.ty, expr.value)
         return self.module.constant(expr.ty, expr.value)
+
+    def _non_finite(self, ty, value: float) -> Id:
+        """An infinity or NaN as `OpBitcast` of its f32 bits (`OpFConvert` for f16): naga's
+        SPIR-V reader rejects non-finite float constants, as WGSL rejects such literals."""
+        bits = self.module.constant(t.u32, constant_word(t.f32, value))
+        single = self.op("OpBitcast", t.f32, bits)
+        return single if ty == t.f32 else self.op("OpFConvert", ty, single)
 
     def _argument(self, expr: Argument) -> Id:
         return self.params[expr.index]

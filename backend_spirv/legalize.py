@@ -8,7 +8,7 @@ same values:
 - integer `/` and `%`: a zero divisor (and i32 `MIN / -1`) is replaced by 1, which gives
   WGSL's results (`a / 0 == a`, `a % 0 == 0`); SPIR-V leaves these undefined;
 - Python's signed `//` and `%` correct the truncated quotient and remainder like the WGSL
-  helpers; float `//` and `%` are `floor(a / b)` and `a - b * floor(a / b)`;
+  helpers (float `//` and `%` are calls of the math library's functions by then);
 - `**`: floats through `Pow` with the sign rules of the WGSL helper; integers through a
   helper function `py_pow_<type>` (repeated squaring), emitted once per type;
 - shifts use the low bits of the shift amount only (`x << (n & 31)`), as WGSL does;
@@ -22,6 +22,7 @@ right IR expression or None)` and returns the result id.
 from __future__ import annotations
 
 from pyshader_tx import types as t
+from pyshader_tx.ir.fold import SATURATION_BOUNDS
 from pyshader_tx.ir.nodes import Literal
 
 from .module import Id
@@ -32,8 +33,6 @@ __all__ = [
     "integer_rem",
     "signed_floor_div",
     "signed_mod",
-    "float_floor_div",
-    "float_mod",
     "float_pow",
     "integer_pow",
     "shift",
@@ -41,15 +40,6 @@ __all__ = [
     "bool_to_number",
     "number_to_bool",
 ]
-
-#: Saturation bounds of float-to-int conversions: (float width, int kind) -> (low, high).
-#: The high bounds are the largest floats below 2**31 and 2**32.
-SATURATION_BOUNDS = {
-    (4, "sint"): (-2147483648.0, 2147483520.0),
-    (4, "uint"): (0.0, 4294967040.0),
-    (2, "sint"): (-65504.0, 65504.0),
-    (2, "uint"): (0.0, 65504.0),
-}
 
 
 def _bools(ty):
@@ -123,15 +113,6 @@ def signed_mod(w, op, ty, a, b, result_ty, right_expr) -> Id:
     remainder = integer_rem(w, op, ty, a, b, ty, right_expr)
     corrected = w.op("OpIAdd", ty, remainder, b)
     return w.op("OpSelect", ty, _wrong_sign(w, ty, remainder, b), corrected, remainder)
-
-
-def float_floor_div(w, op, ty, a, b, result_ty, right_expr) -> Id:
-    return w.glsl("Floor", ty, w.op("OpFDiv", ty, a, b))
-
-
-def float_mod(w, op, ty, a, b, result_ty, right_expr) -> Id:
-    quotient = w.glsl("Floor", ty, w.op("OpFDiv", ty, a, b))
-    return w.op("OpFSub", ty, a, w.op("OpFMul", ty, b, quotient))
 
 
 def float_pow(w, op, ty, base, exponent, result_ty, right_expr) -> Id:

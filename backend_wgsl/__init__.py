@@ -6,8 +6,8 @@
 
 Modules: `writer` (module layout, statements, dialects), `expressions` (expressions and
 their parentheses), `syntax` (type and literal spellings, operator grammar), `legalize`
-(Python operators and special float values as helper functions), `namer` (legal, unique
-identifiers).
+(Python operators and special float values as helper functions), `constants` (operands
+that WGSL's constant evaluation must not see), `namer` (legal, unique identifiers).
 """
 
 from .writer import DIALECTS, Dialect, entry_point_name, write_wgsl

@@ -14,9 +14,8 @@ Semantics, with WGSL's integer `/` and `%` truncating:
   the other sign than the divisor (-7 // 2 == -4);
 - signed `%`: the truncated remainder, plus the divisor in that same case (-7 % 2 == 1,
   7 % -2 == -1);
-- float `//` and `%`: `floor(a / b)` and `a - b * floor(a / b)`. These are exact when
-  `a / b` is; Python computes from `fmod` instead, so quotients that round across an
-  integer (`1.0 // 0.1`: Python 9.0, here 10.0) can differ;
+- float `//` and `%` never reach the backends: the frontend calls the math library's
+  exact `py_floor_div` and `py_mod` (`frontend/python_math.py`);
 - integer `**`: repeated squaring (wrapping like every i32/u32 product). A negative
   exponent gives what `int()` of Python's float result gives: 1 or -1 for bases 1 and -1,
   else 0;
@@ -87,24 +86,6 @@ fn {name}(a: {T}, b: {T}) -> {T} {{
 """,
 )
 
-FLOAT_FLOOR_DIV = Helper(
-    "py_floor_div_{T}",
-    """\
-fn {name}(a: {T}, b: {T}) -> {T} {{
-    return floor(a / b);
-}}
-""",
-)
-
-FLOAT_MOD = Helper(
-    "py_mod_{T}",
-    """\
-fn {name}(a: {T}, b: {T}) -> {T} {{
-    return a - b * floor(a / b);
-}}
-""",
-)
-
 # Shared by i32 and u32. The exponent's magnitude is counted down as u32, so that
 # abs(-2147483648) (still negative as i32) is 2147483648 and shifts are logical.
 INT_POW = Helper(
@@ -154,10 +135,8 @@ fn {name}(bits: u32) -> f32 {{
 PYTHON_OPERATORS = {
     ("floor_div", "uint"): "/",
     ("floor_div", "sint"): SIGNED_FLOOR_DIV,
-    ("floor_div", "float"): FLOAT_FLOOR_DIV,
     ("py_mod", "uint"): "%",
     ("py_mod", "sint"): SIGNED_MOD,
-    ("py_mod", "float"): FLOAT_MOD,
     ("pow", "uint"): INT_POW,
     ("pow", "sint"): INT_POW,
     ("pow", "float"): FLOAT_POW,

@@ -147,6 +147,8 @@ _FINITE_IN_EVERY_FLOAT = 65504.0
 
 #: numpy type per float width, to round Python floats the way the shader will.
 _NUMPY_FLOATS = {"f32": np.float32, "f16": np.float16}
+#: The largest finite value of each float type.
+_LARGEST = {name: float(np.finfo(numpy_type).max) for name, numpy_type in _NUMPY_FLOATS.items()}
 
 
 def _wrap_signed(value: int) -> int:
@@ -182,7 +184,12 @@ def literal_text(value, scalar: t.ScalarType, suffixed: bool = False) -> str:
         return f"{number}i" if suffixed else str(number)
     if scalar.kind == "uint":
         return f"{int(value) % 2**_INT_BITS}u"
-    text = repr(float(value))  # always has "." or "e": 1.0, 2.5, 1e-05, 1e+16
+    value = float(value)
+    if abs(value) > _LARGEST[scalar.name]:
+        # WGSL rejects a literal beyond the type's largest value even where it rounds to
+        # it (3.4028235e38 for f32): spell the rounded value.
+        value = float(_NUMPY_FLOATS[scalar.name](value))
+    text = repr(value)  # always has "." or "e": 1.0, 2.5, 1e-05, 1e+16
     if scalar.name == "f16":
         return text + "h"
     return text + "f" if suffixed else text

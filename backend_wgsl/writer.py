@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 
 from pyshader_tx import types as t
 from pyshader_tx.ir.intrinsics import INTRINSICS
+from pyshader_tx.ir.fold import fold_constants
 from pyshader_tx.ir.legalize import emulate_float_atomics, zero_workgroup_memory
 from pyshader_tx.ir.nodes import (
     BINARY_OPS,
@@ -42,6 +43,7 @@ from pyshader_tx.ir.nodes import (
 )
 
 from . import syntax
+from .constants import defer_constant_evaluation
 from .expressions import ExpressionWriter, Text, helper_key
 from .legalize import FROM_BITS, Helper, helper_builtins, helper_name, helper_source
 from .legalize import lower_python_operator
@@ -109,6 +111,7 @@ def write_wgsl(module: Module, dialect: str = "standard") -> str:
     if chosen.zeroes_workgroup_memory:
         module = zero_workgroup_memory(module)
     module = emulate_float_atomics(module, ("storage",) if chosen.native_float_atomics else ())
+    module = defer_constant_evaluation(fold_constants(module))
     return ModuleWriter(module, chosen).write()
 
 

@@ -9,6 +9,7 @@ import math
 from pyshader_tx import ir
 from pyshader_tx import types as t
 from pyshader_tx.errors import CompileError
+from pyshader_tx.ir.fold import fold_expression
 from pyshader_tx.ir.intrinsics import (
     INTRINSICS,
     PYTHON_BUILTINS,
@@ -16,7 +17,9 @@ from pyshader_tx.ir.intrinsics import (
     match_signature,
 )
 
+from . import counters
 from . import operators as ops
+from . import python_math
 from .expressions import ArrayParam, Meta, WorkgroupArray
 
 CONVERSION_BUILTINS = {"int": t.i32, "float": t.f32, "bool": t.bool_}
@@ -46,7 +49,7 @@ class CallLowering:
     def positional(self, node: ast.Call, what: str) -> list:
         if node.keywords:
             raise self.source.error(node.keywords[0], f"{what} takes no keyword arguments")
-        return [self.value(arg) for arg in node.args]
+        return [self.operand(arg) for arg in node.args]
 
     # -- constructors and conversions --------------------------------------
 
@@ -72,6 +75,12 @@ class CallLowering:
         value = args[0]
         if isinstance(value, ir.Literal):
             return self.convert_literal(value, ty, span)
+        if counters.is_counter(value):
+            # u32(k) and i32(k) give the counter that type where its values fit it;
+            # otherwise (u32(k - 5)), and for f32(k), they convert it from its own type.
+            if ty.kind in ("sint", "uint") and counters.problem(value, ty) is None:
+                return counters.realize(value, ty)
+            return ir.Convert(counters.realize_own_type(value), ty, span)
         if not isinstance(value.ty, t.ScalarType):
             raise self.source.error(node.args[0], f"cannot convert {value.ty!r} to {ty!r}")
         if value.ty == ty:
@@ -79,17 +88,22 @@ class CallLowering:
         return ir.Convert(value, ty, span)
 
     def convert_literal(self, value: ir.Literal, ty: t.ScalarType, span) -> ir.Literal:
-        """Conversions of constants happen now, with Python's results (`i32(2.7)` is 2)."""
+        """Conversions of constants happen now: of a typed constant as at run time
+        (`u32(i32(-1))` keeps the bits, `i32(f32(3e9))` saturates; see `ir.fold`); of a
+        Python number with Python's results (`i32(2.7)` is 2), where an integer that fits
+        32 bits, signed or unsigned, keeps its bits (`u32(-1)` is 0xFFFFFFFF, as
+        `u32(i32(-1))`) and anything else must fit the type."""
+        if not ops.is_abstract(value):
+            return fold_expression(ir.Convert(value, ty, span))
         if ty == t.bool_:
             return ir.Literal(bool(value.value), ty, span)
         if ty.kind in ("sint", "uint"):
             if isinstance(value.value, float) and not math.isfinite(value.value):
                 raise CompileError(f"cannot convert {value.value!r} to {ty!r}", value.span)
             number = int(value.value)
-            if ty.kind == "uint" and value.ty.kind == "sint" and value.ty != t.ABSTRACT_INT:
-                number %= 2**32  # u32(i32 constant) keeps the bit pattern
-            if ty.kind == "sint" and value.ty == t.u32 and number >= 2**31:
-                number -= 2**32
+            if isinstance(value.value, int) and -(2**31) <= number < 2**32:
+                typed = ir.Literal(number, t.i32 if number < 2**31 else t.u32, span)
+                return fold_expression(ir.Convert(typed, ty, span))
             return ops.literal_as(ir.Literal(number, t.ABSTRACT_INT, span), ty)
         return ops.literal_as(ir.Literal(ops.float_value(value), t.ABSTRACT_FLOAT, span), ty)
 
@@ -123,7 +137,7 @@ class CallLowering:
 
     def component(self, value: ir.Expr, scalar: t.ScalarType, node) -> ir.Expr:
         if ops.is_abstract(value):
-            return ops.literal_as(value, scalar)
+            value = ops.adapt(value, scalar)
         if value.ty != scalar:
             raise self.source.error(
                 node,
@@ -176,7 +190,7 @@ class CallLowering:
                 node, f"{ty.name}(...) is missing field(s) {', '.join(missing)}"
             )
         parts = tuple(
-            ops.coerce(self.value(given[name]), field_type, f"field '{name}'")
+            ops.coerce(self.operand(given[name]), field_type, f"field '{name}'")
             for name, field_type in ty.fields
         )
         return ir.Compose(ty, parts, span)
@@ -248,7 +262,7 @@ class CallLowering:
         args = []
         for position, arg_node in enumerate(node.args):
             if position not in definition.reference_args:
-                args.append(self.value(arg_node))
+                args.append(self.operand(arg_node))
                 continue
             ref = self.place(arg_node)
             root = ref
@@ -290,7 +304,7 @@ class CallLowering:
         for position, name, allowed in definition.constant_args:
             if position >= len(args):
                 continue  # the signature check names the missing argument
-            value = args[position]
+            value = fold_expression(args[position])  # a computed constant will do
             if not isinstance(value, ir.Literal):
                 raise self.source.error(
                     arg_nodes[position] or node,
@@ -306,6 +320,9 @@ class CallLowering:
         params, result = self.signature(definition, args, node, arg_nodes, display)
         values = tuple(ops.coerce(a, p, "argument") for a, p in zip(args, params))
         return ir.Intrinsic(definition.name, values, result, span)
+
+    def call_math(self, meta: Meta, node: ast.Call):
+        return python_math.lower_math_call(self, meta, node)
 
     # -- special forms -----------------------------------------------------
 
@@ -326,8 +343,8 @@ class CallLowering:
 
     def array_length(self, node: ast.expr) -> int:
         """The length of a local or workgroup array: a positive constant that WGSL can
-        write (an i32)."""
-        length = self.value(node)
+        write (an i32); a computed one (`i32(4) * i32(2)`) is folded."""
+        length = fold_expression(self.value(node))
         if not isinstance(length, ir.Literal) or length.ty not in (t.ABSTRACT_INT, t.i32, t.u32):
             raise self.source.error(node, "the length must be a constant integer")
         if length.value <= 0:
@@ -424,7 +441,7 @@ class CallLowering:
             if isinstance(p.ty, t.StorageArrayType)
         }
         args = tuple(
-            ops.coerce(self.value(slot), p.ty, f"argument '{p.name}'")
+            ops.coerce(self.operand(slot), p.ty, f"argument '{p.name}'")
             for slot, p in zip(slots, params)
             if not isinstance(p.ty, t.StorageArrayType)
         )
@@ -454,6 +471,7 @@ CALL_RULES = {
     "type": CallLowering.call_type,
     "builtin": CallLowering.call_builtin,
     "intrinsic": CallLowering.call_intrinsic,
+    "math_function": CallLowering.call_math,
     "special": CallLowering.call_special,
     "function": CallLowering.call_function,
     "kernel": CallLowering.call_kernel,

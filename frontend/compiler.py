@@ -3,6 +3,7 @@
 compile_kernel(source, workgroup_size, constants, fold_1d)
     -> parameters: storage arrays, the uniform block, constants   (this module)
     -> FunctionLowerer over the body (and every device function it calls)
+    -> constant folding with run-time semantics (`ir.fold`)
     -> analysis (one walk): array access, device features, struct order
     -> uniformity: barriers only in uniform control flow
     -> (ir.Module, KernelInterface)
@@ -17,7 +18,8 @@ from pyshader_tx import ir
 from pyshader_tx import types as t
 from pyshader_tx.errors import CompileError
 from pyshader_tx.interface import ArrayBinding, KernelInterface, UniformBlock, UniformMember
-from pyshader_tx.ir.intrinsics import INTRINSICS, builtin_value_type
+from pyshader_tx.ir.fold import fold_constants
+from pyshader_tx.ir.intrinsics import builtin_value_type
 
 from . import analysis, uniformity
 from .annotations import evaluate_annotation
@@ -273,7 +275,7 @@ def compile_kernel(
     entry = ir.Function(node.name, [], t.VOID, body, workgroup_size, source.span(node))
     globals_ = [a.var for a in arrays] + ([uniform_var] if uniforms else [])
     globals_ += module.workgroup_arrays
-    ir_module = ir.Module([], globals_, module.functions, entry)
+    ir_module = fold_constants(ir.Module([], globals_, module.functions, entry))
     analysis.analyse_module(ir_module)
     uniformity.check_module(ir_module)
     interface = KernelInterface(

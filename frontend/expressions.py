@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import ast
 import difflib
+import math
 import types as pytypes
 from dataclasses import dataclass
 
 from pyshader_tx import declarations as decl
 from pyshader_tx import ir
 from pyshader_tx import types as t
-from pyshader_tx.ir.intrinsics import MATH_CONSTANTS, MATH_FUNCTIONS
+from pyshader_tx.ir.intrinsics import MATH_CONSTANTS
+from pyshader_tx.values import MatrixValue, VectorValue
 
+from . import counters
 from . import operators as ops
 from .source import MISSING
 
@@ -33,9 +36,8 @@ SWIZZLE_SETS = ("xyzw", "rgba")
 class Meta:
     """A compile-time value: `kind` says what `value` is."""
 
-    kind: (
-        str  # 'type' 'function' 'intrinsic' 'special' 'builtin' 'namespace' 'tuple' 'array' 'shape'
-    )
+    kind: str  # 'type' 'function' 'intrinsic' 'special' 'builtin' 'namespace' 'tuple' 'array'
+    # 'shape' 'value' (a host vector or matrix constant)
     value: object
     name: str = ""
 
@@ -88,6 +90,8 @@ def classify(value, name: str) -> Meta | ir.Expr | None:
         return ops.abstract_literal(value)
     if isinstance(value, tuple) and value and all(isinstance(v, (bool, int, float)) for v in value):
         return Meta("tuple", value, name)
+    if isinstance(value, (VectorValue, MatrixValue)):
+        return Meta("value", value, name)
     ty = decl.as_type(value)
     if ty is not None:
         return Meta("type", ty, name)
@@ -106,6 +110,8 @@ def classify(value, name: str) -> Meta | ir.Expr | None:
             return Meta("namespace", value, name)
         if value.__name__ == "math":
             return Meta("math", value, name)
+    if isinstance(value, pytypes.BuiltinFunctionType) and _is_math_function(value):
+        return Meta("math_function", value.__name__, name)  # from math import fmod
     if isinstance(value, pytypes.BuiltinFunctionType) and value.__name__ in BUILTIN_FUNCTIONS:
         return Meta("builtin", value.__name__, name)
     if value is range:
@@ -115,14 +121,42 @@ def classify(value, name: str) -> Meta | ir.Expr | None:
     return None
 
 
+def _is_math_function(value) -> bool:
+    return getattr(math, value.__name__, None) is value
+
+
+def host_value(value, span) -> ir.Compose:
+    """A host vector or matrix constant (`UP = tx.vec3f(0, 1, 0)` at module level) as the
+    constructor of its value."""
+    if isinstance(value, MatrixValue):
+        return ir.Compose(value.type, tuple(host_value(column, span) for column in value), span)
+    scalar = value.type.scalar
+    return ir.Compose(value.type, tuple(ir.Literal(v, scalar, span) for v in value), span)
+
+
 class ExpressionLowering:
     """Expression rules; expects `self.source`, `self.bindings`, `self.emit`, `self.temp`."""
 
     # -- entry points -------------------------------------------------------
 
-    def value(self, node: ast.expr) -> ir.Expr:
-        """The IR value of an expression (loads references)."""
+    def operand(self, node: ast.expr) -> ir.Expr:
+        """`value`, except that a `range()` counter expression stays one
+        (`frontend/counters.py`): for the uses that give it a type as they give a literal
+        one (operators, indices, conversions, assignments, arguments, returns)."""
+        return self.value(node, adaptive=True)
+
+    def value(self, node: ast.expr, adaptive: bool = False) -> ir.Expr:
+        """The IR value of an expression (loads references). A range() counter expression
+        is i32 here, as a literal alone; `operand` keeps it adaptive."""
         result = self.place(node)
+        if counters.is_counter(result):
+            return result if adaptive else ops.concretize(result)
+        if isinstance(result, Meta) and result.kind == "results":
+            raise self.source.error(
+                node,
+                f"{result.name} gives {len(result.value)} values: unpack them, e.g."
+                f" {', '.join('ab'[:len(result.value)])} = {self.source.text(node)}",
+            )
         if isinstance(result, (Meta, ArrayParam)):
             raise self.source.error(node, f"{self.describe_meta(result)} is not a value")
         if result.is_ref:
@@ -173,6 +207,8 @@ class ExpressionLowering:
             "builtin": "function",
             "namespace": "module",
             "math": "module",
+            "math_function": "function",
+            "results": "pair",
             "tuple": "tuple constant",
             "kernel": "kernel",
             "annotation": "annotation",
@@ -205,7 +241,7 @@ class ExpressionLowering:
             return binding(self.source.span(node))  # a parameter: a fresh expression for each use
         if node.id in self.plan.variables or node.id in self.plan.assigned_params:
             raise self.source.error(
-                node, f"'{node.id}' is used before it is assigned", f"assign it first"
+                node, f"'{node.id}' is used before it is assigned", "assign it first"
             )
         return self.resolve_global(node.id, node)
 
@@ -223,6 +259,8 @@ class ExpressionLowering:
             )
         if isinstance(meaning, ir.Literal):
             return ir.Literal(meaning.value, meaning.ty, self.source.span(node))
+        if meaning.kind == "value":
+            return host_value(meaning.value, self.source.span(node))
         return meaning
 
     # -- attributes --------------------------------------------------------
@@ -276,9 +314,12 @@ class ExpressionLowering:
             if base.kind == "math" and attr in MATH_CONSTANTS:
                 return ops.abstract_literal(MATH_CONSTANTS[attr], self.source.span(node))
             if base.kind == "math":
-                if attr in MATH_FUNCTIONS:
-                    return Meta("intrinsic", MATH_FUNCTIONS[attr], f"math.{attr}")
-                raise self.source.error(node, f"math.{attr} is not supported in kernels")
+                if callable(getattr(math, attr, None)) and not attr.startswith("_"):
+                    return Meta("math_function", attr, f"math.{attr}")
+                public = [name for name in dir(math) if not name.startswith("_")]
+                close = difflib.get_close_matches(attr, public, n=1)
+                hint = f"did you mean math.{close[0]}?" if close else None
+                raise self.source.error(node, f"module 'math' has no attribute '{attr}'", hint)
             value = getattr(base.value, attr, MISSING)
             if value is MISSING:
                 close = difflib.get_close_matches(attr, base.value.__all__, n=1)
@@ -303,6 +344,8 @@ class ExpressionLowering:
                 return self.shape_component(base.value, node)
             if base.kind == "tuple":
                 return self.tuple_index(base, node)
+            if base.kind == "results":
+                return self.results_index(base, node)
             if base.kind == "annotation" and base.value is decl.Atomic:
                 return self.atomic_type(node)
             raise self.source.error(node, f"{self.describe_meta(base)} cannot be indexed")
@@ -320,6 +363,16 @@ class ExpressionLowering:
         index = self.index_value(node.slice, length)
         return ir.Index(base, index, element, self.source.span(node))
 
+    def results_index(self, base: Meta, node: ast.Subscript) -> ir.Expr:
+        """`math.frexp(x)[0]`: one value of a pair, by a constant index."""
+        index = self.value(node.slice)
+        count = len(base.value)
+        if not (isinstance(index, ir.Literal) and type(index.value) is int):
+            raise self.source.error(node.slice, f"{base.name} is indexed with a constant")
+        if not -count <= index.value < count:
+            raise self.source.error(node.slice, f"{base.name} has {count} values")
+        return base.value[index.value]
+
     def atomic_type(self, node: ast.Subscript) -> Meta:
         """`tx.Atomic[u32]` in a kernel body (the element of a workgroup array)."""
         element = self.place(node.slice)
@@ -328,10 +381,15 @@ class ExpressionLowering:
             raise self.source.error(node.slice, "Atomic[...] takes i32, u32 or f32")
         return Meta("type", t.AtomicType(element.value), self.source.text(node))
 
-    def index_value(self, node: ast.expr, length: int | None) -> ir.Expr:
+    def index_value(self, node: ast.expr, length: int | None, own_type: bool = True) -> ir.Expr:
         """An i32/u32 index; constant indices are range-checked (negative ones count from
         the end, as in Python, when the length is known)."""
-        index = self.value(node)
+        index = self.operand(node)
+        if counters.is_counter(index):
+            # Either integer type indexes: the counter's own (2-D and 3-D indices: u32).
+            if own_type:
+                return counters.realize_own_type(index)
+            return counters.realize(index, t.u32)
         if isinstance(index, ir.Literal) and index.ty in (t.ABSTRACT_INT, t.i32, t.u32):
             value = index.value
             if length is None:
@@ -360,7 +418,7 @@ class ExpressionLowering:
             )
         span = self.source.span(node)
         ref = ir.GlobalRef(array.var, array.var.ty, self.source.span(node.value))
-        values = [self.index_value(index, None) for index in indices]
+        values = [self.index_value(index, None, own_type=ndim == 1) for index in indices]
         if ndim == 1:
             flat = values[0]
         else:
@@ -418,12 +476,12 @@ class ExpressionLowering:
     # -- operators -------------------------------------------------------
 
     def lower_binop(self, node: ast.BinOp):
-        left = self.value(node.left)
-        right = self.value(node.right)
+        left = self.operand(node.left)
+        right = self.operand(node.right)
         return self.binary(type(node.op), left, right, node)
 
     def lower_unaryop(self, node: ast.UnaryOp):
-        operand = self.value(node.operand)
+        operand = self.operand(node.operand)
         span = self.source.span(node)
         if isinstance(node.op, ast.UAdd):
             self.require_numeric(operand, node.operand, "apply unary +")
@@ -439,6 +497,8 @@ class ExpressionLowering:
             return ir.Unary("not", operand, t.bool_, span)
         if isinstance(node.op, ast.USub):
             self.require_numeric(operand, node.operand, "negate")
+            if counters.is_counter(operand):
+                return counters.negate(operand, span)
             if ops.is_abstract(operand):
                 return ops.abstract_literal(-operand.value, span)
             if t.scalar_of(operand.ty).kind == "uint":
@@ -453,6 +513,7 @@ class ExpressionLowering:
         kind = ops.scalar_kind(operand)
         if kind not in ("sint", "uint"):
             raise self.source.error(node.operand, f"'~' needs an integer, not {operand.ty!r}")
+        operand = ops.concretize(operand) if counters.is_counter(operand) else operand
         if ops.is_abstract(operand):
             return ops.abstract_literal(~operand.value, span)
         return ir.Unary("bit_not", operand, operand.ty, span)
@@ -479,7 +540,7 @@ class ExpressionLowering:
 
     def lower_compare(self, node: ast.Compare):
         span = self.source.span(node)
-        left = self.value(node.left)
+        left = self.operand(node.left)
         left_node = node.left
         result = None
         for index, (op, right_node) in enumerate(zip(node.ops, node.comparators)):
@@ -489,7 +550,7 @@ class ExpressionLowering:
                 raise self.source.error(
                     pair, f"'{type(op).__name__}' comparisons are not supported in kernels"
                 )
-            right = self.value(right_node)
+            right = self.operand(right_node)
             if index < len(node.ops) - 1:
                 right = self.reusable(right, "chained")
             comparison = self.compare(type(op), left, right, pair, span)
@@ -504,8 +565,8 @@ class ExpressionLowering:
 
     def lower_ifexp(self, node: ast.IfExp):
         condition = self.condition(node.test)
-        accept = self.value(node.body)
-        reject = self.value(node.orelse)
+        accept = self.operand(node.body)
+        reject = self.operand(node.orelse)
         accept, reject = self.unify(accept, reject, node, "choose between")
         span = self.source.span(node)
         selectable = isinstance(accept.ty, (t.ScalarType, t.VectorType))
@@ -527,7 +588,7 @@ class ExpressionLowering:
     def lower_list(self, node: ast.List):
         if not node.elts:
             raise self.source.error(node, "empty lists are not supported; use tx.local_array")
-        elements = [self.value(element) for element in node.elts]
+        elements = [self.operand(element) for element in node.elts]
         element_type = elements[0].ty
         for element in elements[1:]:
             if not ops.is_abstract(element):
@@ -546,6 +607,10 @@ class ExpressionLowering:
 
     def unify(self, left: ir.Expr, right: ir.Expr, node: ast.AST, verb: str):
         """Give two operands one type: literals adapt to the other side."""
+        if counters.is_counter(left) and not self.is_integer_value(right):
+            left = ops.concretize(left)  # a counter meets no integer type: i32, as alone
+        if counters.is_counter(right) and not self.is_integer_value(left):
+            right = ops.concretize(right)
         if ops.is_abstract(left) and ops.is_abstract(right):
             if left.ty != right.ty:
                 left = ir.Literal(ops.float_value(left), t.ABSTRACT_FLOAT, left.span)
@@ -558,6 +623,10 @@ class ExpressionLowering:
         if left.ty != right.ty:
             raise self.mismatch(verb, left, right, node)
         return left, right
+
+    def is_integer_value(self, expr: ir.Expr) -> bool:
+        """A concrete i32/u32 (scalar or vector) value, whose type a counter can take."""
+        return not ops.is_abstract(expr) and ops.scalar_kind(expr) in ("sint", "uint")
 
     def mismatch(self, verb: str, left: ir.Expr, right: ir.Expr, node: ast.AST):
         """The error for two operands of different types, suggesting the conversion:

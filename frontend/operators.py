@@ -2,8 +2,9 @@
 
 Literals start abstract (an `int literal` or `float literal`) and take the type the other
 operand fixes (`i + 1` with `i: u32` is u32); on their own they become i32 and f32. Two
-abstract literals fold with Python's arithmetic. Mixing two concrete types is an error
-that suggests the conversion to write.
+abstract literals fold with Python's arithmetic (exact: the result must fit its type);
+operators on typed constants are folded later, with the run-time semantics (`ir.fold`).
+Mixing two concrete types is an error that suggests the conversion to write.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ import operator
 from pyshader_tx import ir
 from pyshader_tx import types as t
 from pyshader_tx.errors import CompileError
+from pyshader_tx.ir.fold import fold_expression
+
+from . import counters
 
 INT_RANGES = {"i32": (-(2**31), 2**31 - 1), "u32": (0, 2**32 - 1)}
 F16_MAX = 65504.0
@@ -100,14 +104,17 @@ def concretize(expr: ir.Expr) -> ir.Expr:
 
 
 def literal_as(expr: ir.Literal, target: t.ScalarType) -> ir.Literal:
-    """An abstract literal as a concrete scalar, checking that the value fits."""
+    """An abstract literal as a concrete scalar, checking that the value fits (a range
+    counter expression: as an expression of that type, see `counters.realize`)."""
+    if counters.is_counter(expr):
+        return counters.realize(expr, target)
     value = expr.value
     if target.kind in ("sint", "uint"):
         if isinstance(value, float):
             raise CompileError(
                 f"float literal {value!r} used where {target!r} is expected",
                 expr.span,
-                f"write an integer or convert the other side, e.g. f32(...)",
+                "write an integer or convert the other side, e.g. f32(...)",
             )
         low, high = INT_RANGES[target.name]
         if not low <= value <= high:
@@ -123,6 +130,20 @@ def literal_as(expr: ir.Literal, target: t.ScalarType) -> ir.Literal:
     raise CompileError(f"a number cannot be used where {target!r} is expected", expr.span)
 
 
+def adapts(expr: ir.Expr, target: t.Type) -> bool:
+    """Whether abstract `expr` takes scalar type `target` by itself: literals take any
+    number type, range counter expressions only integer types."""
+    if not isinstance(target, t.ScalarType) or target.kind == "bool":
+        return False
+    return not counters.is_counter(expr) or target.kind in ("sint", "uint")
+
+
+def adapt(expr: ir.Expr, target: t.ScalarType) -> ir.Expr:
+    """An abstract `expr` as `target` where it adapts, else concretized (i32 / f32), for
+    the caller's type check to report."""
+    return literal_as(expr, target) if adapts(expr, target) else concretize(expr)
+
+
 def coerce(expr: ir.Expr, target: t.Type, what: str = "value") -> ir.Expr:
     """`expr` as a value of type `target`: literals adapt (and splat into vectors);
     otherwise the types must be equal."""
@@ -130,6 +151,8 @@ def coerce(expr: ir.Expr, target: t.Type, what: str = "value") -> ir.Expr:
         return expr
     if expr.ty == t.VOID:
         raise CompileError(f"{what}: the function returns no value", expr.span)
+    if counters.is_counter(expr) and not adapts(expr, t.scalar_of(target)):
+        expr = concretize(expr)  # a counter is an integer: i32, as alone
     if is_abstract(expr):
         component = t.scalar_of(target)
         if isinstance(component, t.ScalarType) and component.kind != "bool":
@@ -187,6 +210,10 @@ class OperatorLowering:
             on_integers = name not in INTEGER_OPERATORS or left.ty == right.ty == t.ABSTRACT_INT
             if function is not None and on_integers:
                 return fold(function, left, right, span)
+        if counters.is_counter(left) or counters.is_counter(right):
+            combined = counters.combine(name, left, right, span)
+            if combined is not None:
+                return combined
         rule = BINARY_RULES[name]
         return rule(self, left, right, node, verb, span)
 
@@ -216,7 +243,7 @@ class OperatorLowering:
             return self.unify(left, right, node, verb)
         vector, scalar = (left, right) if lvec else (right, left)
         if is_abstract(scalar):
-            scalar = literal_as(scalar, vector.ty.scalar)
+            scalar = adapt(scalar, vector.ty.scalar)
         elif scalar.ty != vector.ty.scalar:
             raise self.mismatch(verb, left, right, node)
         if op not in NATIVE_VECTOR_SCALAR:
@@ -252,11 +279,17 @@ class OperatorLowering:
 
     def lower_floordiv(self, left, right, node, verb, span):
         op = "div" if self.unsigned_operands(left, right) else "floor_div"
-        return self.arithmetic(op, left, right, node, verb, span)
+        return self.exact_float_division(self.arithmetic(op, left, right, node, verb, span))
 
     def lower_mod(self, left, right, node, verb, span):
         op = "rem" if self.unsigned_operands(left, right) else "py_mod"
-        return self.arithmetic(op, left, right, node, verb, span)
+        return self.exact_float_division(self.arithmetic(op, left, right, node, verb, span))
+
+    def exact_float_division(self, expr: ir.Expr) -> ir.Expr:
+        """Float `//` and `%` are calls of the math library (`python_math`)."""
+        from .python_math import exact_float_division
+
+        return exact_float_division(self, expr)
 
     def unsigned_operands(self, left, right) -> bool:
         """u32 // and % agree with Python's (no negative values to floor)."""
@@ -265,6 +298,7 @@ class OperatorLowering:
     def lower_pow(self, left, right, node, verb, span):
         if scalar_kind(left) == "float" or scalar_kind(right) == "float":
             return self.arithmetic("pow", left, right, node, verb, span)
+        right = fold_expression(right)  # a computed constant exponent will do
         if not (isinstance(right, ir.Literal) and right.value >= 0):
             raise self.source.error(
                 self.operand_node(node, 1),

@@ -3,7 +3,8 @@
 Locals are declared where `variables.plan_function` placed them. `for i in range(...)`
 becomes a `Loop` with an init, a condition and a continuing step; Python's semantics
 are kept (the bounds are evaluated once, assigning `i` in the body does not change the
-iteration, and `i` keeps its last value after the loop).
+iteration, and `i` keeps its last value after the loop). A counter over constant bounds
+takes the integer type its uses need (`frontend/counters.py`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pyshader_tx import types as t
 from pyshader_tx.errors import CompileError
 from pyshader_tx.ir.intrinsics import INTRINSICS
 
+from . import counters
 from . import operators as ops
 from .analysis import loop_statements
 from .annotations import evaluate_annotation
@@ -140,7 +142,7 @@ class StatementLowering:
             return self.lower_tuple_assign(target, node)
         if isinstance(target, ast.Name) and self.is_special_call(node.value, "workgroup_array"):
             return self.declare_workgroup_array(target.id, node.value, node)
-        self.assign(target, self.value(node.value), node)
+        self.assign(target, self.operand(node.value), node)
 
     def is_special_call(self, node: ast.expr, name: str) -> bool:
         """Whether `node` calls the special form `tx.<name>`."""
@@ -150,18 +152,28 @@ class StatementLowering:
         return isinstance(callee, Meta) and callee.kind == "special" and callee.value == name
 
     def lower_tuple_assign(self, target: ast.Tuple, node: ast.Assign) -> None:
-        if not isinstance(node.value, (ast.Tuple, ast.List)):
+        results = None
+        if isinstance(node.value, ast.Call):
+            results = self.place(node.value)  # a pair: m, e = math.frexp(x)
+            if not (isinstance(results, Meta) and results.kind == "results"):
+                results = None
+        if results is None and not isinstance(node.value, (ast.Tuple, ast.List)):
             raise self.source.error(
                 node.value, "tuple assignment needs a tuple of values on the right: a, b = x, y"
             )
         for element in target.elts:
             if isinstance(element, (ast.Tuple, ast.List, ast.Starred)):
                 raise self.source.error(element, "nested or starred targets are not supported")
-        if len(node.value.elts) != len(target.elts):
+        count = len(results.value) if results is not None else len(node.value.elts)
+        if count != len(target.elts):
             raise self.source.error(
-                node, f"cannot assign {len(node.value.elts)} values to {len(target.elts)} names"
+                node, f"cannot assign {count} values to {len(target.elts)} names"
             )
-        values = [self.value(element) for element in node.value.elts]
+        if results is not None:
+            for element, value in zip(target.elts, results.value):
+                self.assign(element, value, node)
+            return
+        values = [self.operand(element) for element in node.value.elts]
         assigned = {n.id for e in target.elts for n in ast.walk(e) if isinstance(n, ast.Name)}
         read = {n.id for e in node.value.elts for n in ast.walk(e) if isinstance(n, ast.Name)}
         if assigned & read or not all(self.is_pure(v) for v in values):
@@ -188,13 +200,13 @@ class StatementLowering:
             target = self.place(node.target)
             if not isinstance(target, Meta) and getattr(target, "ty", ty) != ty:
                 raise self.source.error(node.annotation, f"{text} is {target.ty!r}, not {ty!r}")
-            return self.assign(node.target, self.value(node.value), node)
+            return self.assign(node.target, self.operand(node.value), node)
         name = node.target.id
         ty = evaluate_annotation(node.annotation, self.source, f"'{name}'")
         if not t.is_constructible(ty):
             raise self.source.error(node.annotation, f"a local variable cannot be {ty!r}")
         span = self.source.span(node)
-        value = self.value(node.value) if node.value is not None else ir.Compose(ty, (), span)
+        value = self.operand(node.value) if node.value is not None else ir.Compose(ty, (), span)
         if isinstance(value, ir.Compose) and not value.parts and isinstance(ty, t.ScalarType):
             value = ir.Literal(False if ty == t.bool_ else 0, ty, span)
         self.assign_name(name, self.coerce_assigned(value, ty, f"value of '{name}'"), node, ty)
@@ -288,7 +300,7 @@ class StatementLowering:
         self.check_writable(ref, node.target, type(node.op))
         span = self.source.span(node)
         current = ir.Load(ref, ref.ty, ref.span)
-        result = self.binary(type(node.op), current, self.value(node.value), node)
+        result = self.binary(type(node.op), current, self.operand(node.value), node)
         if result.ty != ref.ty:
             hint = "use //= for integer division" if isinstance(node.op, ast.Div) else None
             raise self.source.error(
@@ -342,11 +354,39 @@ class StatementLowering:
             raise self.source.error(node.orelse[0], "for/else is not supported in kernels")
         if not isinstance(node.target, ast.Name):
             raise self.source.error(node.target, "the loop variable must be a single name")
-        start, stop, step = self.range_bounds(node)
+        start, stop, step = self.range_arguments(node)
         span = self.source.span(node)
         name = node.target.id
         simple = id(node) in self.plan.simple_loops
-        counter = ir.LocalVariable(name if simple else f"{name}_index", start.ty, False, span)
+        counter = counters.adaptive_counter(name, start, stop, step, span) if simple else None
+        body = []
+        if counter is not None:
+            # Constant bounds: the counter's type follows its uses (frontend/counters.py).
+            self.bindings[name] = counter
+            self.lower_loop_body(node.body, body)
+            del self.bindings[name]
+            ty = counters.settle(counter, body)
+            start, stop = ops.literal_as(start, ty), ops.literal_as(stop, ty)
+            stop = self.stable_bound(stop, name)
+            var = counter.var
+        else:
+            start, stop = self.typed_bounds(start, stop, node)
+            var = ir.LocalVariable(name if simple else f"{name}_index", start.ty, False, span)
+            if simple:
+                self.bindings[name] = var
+                self.lower_loop_body(node.body, body)
+                del self.bindings[name]
+            else:
+                with self.into(body):
+                    target = self.source.span(node.target)
+                    load = ir.Load(ir.LocalRef(var, var.ty, span), var.ty, target)
+                    self.assign_name(name, load, node)
+                self.lower_loop_body(node.body, body)
+        self.emit(self.counted_loop(var, start, stop, step, body, span))
+
+    def counted_loop(self, counter, start, stop, step: int, body: list, span) -> ir.Loop:
+        """`for (var counter = start; counter < stop; counter += step) { body }` (`>` and
+        `-=` for negative steps), never stepping past `stop`."""
         counter_ref = lambda: ir.LocalRef(counter, counter.ty, span)  # noqa: E731
         compare = "lt" if step > 0 else "gt"
         current = ir.Load(counter_ref(), counter.ty, span)
@@ -360,19 +400,10 @@ class StatementLowering:
             distance = ir.Binary("sub", *pair, counter.ty, span)
             increment = ir.Intrinsic("min", (increment, distance), counter.ty, span)
         continuing = [ir.Store(counter_ref(), increment, "add" if step > 0 else "sub", span)]
-        body = []
-        if simple:
-            self.bindings[name] = counter
-            self.lower_loop_body(node.body, body)
-            del self.bindings[name]
-        else:
-            with self.into(body):
-                target = self.source.span(node.target)
-                self.assign_name(name, ir.Load(counter_ref(), counter.ty, target), node)
-            self.lower_loop_body(node.body, body)
-        self.emit(ir.Loop(ir.Declare(counter, start, span), condition, body, continuing, span))
+        return ir.Loop(ir.Declare(counter, start, span), condition, body, continuing, span)
 
-    def range_bounds(self, node: ast.For):
+    def range_arguments(self, node: ast.For) -> tuple:
+        """The start and stop values (not yet typed) and the constant step of a range()."""
         call = node.iter
         callee = self.place(call.func) if isinstance(call, ast.Call) else None
         if not (isinstance(callee, Meta) and callee.kind == "builtin" and callee.value == "range"):
@@ -381,7 +412,7 @@ class StatementLowering:
             )
         if call.keywords or not 1 <= len(call.args) <= 3:
             raise self.source.error(call, "range() takes 1 to 3 positional arguments")
-        args = [self.value(arg) for arg in call.args]
+        args = [self.operand(arg) for arg in call.args]
         for arg, arg_node in zip(args, call.args):
             if ops.scalar_kind(arg) not in ("sint", "uint") or not isinstance(
                 arg.ty, (t.ScalarType, t.AbstractType)
@@ -400,13 +431,32 @@ class StatementLowering:
             step = step_value.value
             if step == 0:
                 raise self.source.error(call.args[2], "the range step must not be zero")
-        start, stop = self.unify(args[0], args[1], call, "use in range")
+        return args[0], args[1], step
+
+    def typed_bounds(self, start: ir.Expr, stop: ir.Expr, node: ast.For) -> tuple:
+        """Bounds of one integer type (a loop over typed bounds counts in their type)."""
+        call = node.iter
+        typed = not ops.is_abstract(start) and not ops.is_abstract(stop)
+        kinds = {ops.scalar_kind(start), ops.scalar_kind(stop)}
+        if typed and start.ty != stop.ty and kinds <= {"sint", "uint"}:
+            first, second = (self.source.text(arg) for arg in call.args[:2])
+            raise self.source.error(
+                call,
+                f"range() bounds must have one type, got {start.ty!r} and {stop.ty!r}",
+                f"convert one, e.g. range({first}, {start.ty!r}({second})) or"
+                f" range({stop.ty!r}({first}), {second})",
+            )
+        start, stop = self.unify(start, stop, call, "use in range")
         if ops.scalar_kind(start) not in ("sint", "uint") or not isinstance(start.ty, t.ScalarType):
             raise self.source.error(call, f"range() needs integers, not {start.ty!r}")
-        if not self.is_stable(stop):
-            var = self.temp(f"{node.target.id}_stop", stop.ty, stop.span, init=stop)
-            stop = ir.Load(ir.LocalRef(var, var.ty, stop.span), var.ty, stop.span)
-        return start, stop, step
+        return start, self.stable_bound(stop, node.target.id)
+
+    def stable_bound(self, stop: ir.Expr, name: str) -> ir.Expr:
+        """The stop value, through a temporary when it could change while the loop runs."""
+        if self.is_stable(stop):
+            return stop
+        var = self.temp(f"{name}_stop", stop.ty, stop.span, init=stop)
+        return ir.Load(ir.LocalRef(var, var.ty, stop.span), var.ty, stop.span)
 
     def is_stable(self, expr: ir.Expr) -> bool:
         """Whether re-evaluating `expr` every iteration gives the same value: no calls, no
@@ -452,7 +502,7 @@ class StatementLowering:
         if result == t.VOID:
             what = "kernels return nothing" if self.is_kernel else "the function returns None"
             raise self.source.error(node.value, f"cannot return a value: {what}")
-        value = ops.coerce(self.value(node.value), result, "return value")
+        value = ops.coerce(self.operand(node.value), result, "return value")
         self.emit(ir.Return(value, span))
 
     def lower_expr_statement(self, node: ast.Expr) -> None:

@@ -8,7 +8,8 @@ way Python would run them, but evaluates only what is safe and static:
   files the same way; any other import binds a stand-in that is never imported;
 - assignments of constant expressions (literals, tuples, arithmetic and comparisons of
   known constants, names of other constants, `math.pi`, `tx.f32`, `Array[f32]`, a few
-  pure builtins and `math` functions) bind their values;
+  pure builtins and `math` functions, vectors and matrices such as `tx.vec3f(0, 1, 0)`)
+  bind their values;
 - `@tx.kernel(...)`, `@tx.func` and `@tx.struct` definitions (however the decorator is
   spelled: `tx.kernel`, `pyshader_tx.kernel`, `from pyshader_tx import kernel as k`)
   become real `Kernel`, `Func` and struct objects built from their AST;
@@ -34,6 +35,8 @@ from pathlib import Path
 
 import pyshader_tx
 from pyshader_tx import declarations as decl
+from pyshader_tx import types as t
+from pyshader_tx.values import MatrixValue, VectorValue
 from pyshader_tx.errors import CompileError, Span
 from pyshader_tx.kernel import Func, Kernel, struct_from_source
 from pyshader_tx.kernel import func as func_decorator
@@ -55,7 +58,7 @@ PURE_MATH = {
     for name in (
         "sqrt exp exp2 log log2 log10 log1p expm1 sin cos tan asin acos atan atan2 sinh cosh"
         " tanh asinh acosh atanh floor ceil trunc fabs fmod copysign hypot radians degrees"
-        " pow isqrt gcd isfinite isinf isnan ldexp"
+        " pow isqrt gcd lcm isfinite isinf isnan ldexp cbrt remainder nextafter ulp frexp modf"
     ).split()
     if hasattr(math, name)
 }
@@ -624,8 +627,8 @@ class _Executor:
         base = self._evaluate(node.value)
         if isinstance(base, StaticModule):
             value = base.namespace.get(node.attr, MISSING)
-        elif _is_safe_module(base):
-            value = getattr(base, node.attr, MISSING)
+        elif _is_safe_module(base) or isinstance(base, (VectorValue, MatrixValue)):
+            value = getattr(base, node.attr, MISSING)  # host values: components, swizzles
         else:
             raise NotStatic()
         if value is MISSING or isinstance(value, Unresolved):
@@ -635,7 +638,7 @@ class _Executor:
     def _eval_Subscript(self, node):
         base = self._evaluate(node.value)
         index = self._evaluate(node.slice)
-        if isinstance(base, (tuple, list)) and _is_int(index):
+        if isinstance(base, (tuple, list, VectorValue, MatrixValue)) and _is_int(index):
             return base[index]
         if isinstance(base, type) and issubclass(base, SUBSCRIPTABLE):
             return base[index]
@@ -643,6 +646,8 @@ class _Executor:
 
     def _eval_Call(self, node):
         function = self._evaluate(node.func)
+        if isinstance(function, (t.VectorType, t.MatrixType)) and not node.keywords:
+            return _host_value(function, self._elements(node.args))
         pure = function in PURE_BUILTINS or (
             getattr(function, "__name__", None) in PURE_MATH
             and getattr(math, function.__name__, None) is function
@@ -659,6 +664,17 @@ class _Executor:
             if _is_int(arg) and arg.bit_length() > MAX_INT_BITS:
                 raise NotStatic()
         return function(*args)
+
+
+def _host_value(ty, args: list):
+    """`tx.vec3f(0, 1, 0)` and friends: the host value, from numbers and other values."""
+    for arg in args:
+        if not isinstance(arg, (int, float, tuple, list, VectorValue, MatrixValue)):
+            raise NotStatic()
+    try:
+        return ty(*args)
+    except (TypeError, ValueError):
+        raise NotStatic() from None
 
 
 def _is_int(value) -> bool:

@@ -162,6 +162,7 @@ class CompiledKernel:
         from .runtime import device
 
         native = uses_float_atomics(self.module) and device.native_float_atomics()
+        device.check_naga_support(self.module, self.interface.name, "wgsl")
         return self.code("naga-float-atomics" if native else "naga", fold_1d)
 
     def spirv(self, fold_1d: bool = False) -> bytes:
@@ -181,7 +182,7 @@ class CompiledKernel:
         from .runtime import device
 
         binary = self.spirv(fold_1d)
-        device.check_spirv_support(self.module, self.interface.name)
+        device.check_naga_support(self.module, self.interface.name, "spirv")
         return binary
 
     def spirv_asm(self) -> str:

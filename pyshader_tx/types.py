@@ -41,8 +41,9 @@ class Type:
     """Base class of all types. Subclasses are frozen dataclasses."""
 
     def __call__(self, *args):
-        # Outside a kernel, constructors are not meaningful. Inside a kernel the frontend
-        # treats `f32(x)` as a conversion; it never calls this.
+        # Outside a kernel only vectors and matrices construct values (they override
+        # this). Inside a kernel the frontend treats `f32(x)` as a conversion; it never
+        # calls this.
         raise TypeError(f"{self} can only be constructed inside a pyshader_tx kernel or function")
 
     @property
@@ -61,6 +62,14 @@ class ScalarType(Type):
     def __repr__(self) -> str:
         return self.name
 
+    def __call__(self, *args):
+        numpy_name = {"f32": "float32", "f16": "float16", "i32": "int32", "u32": "uint32"}
+        instead = f"np.{numpy_name[self.name]}(...)" if self.name in numpy_name else "bool(...)"
+        raise TypeError(
+            f"{self}(...) converts values inside kernels and device functions; on the host pass"
+            f" a Python number, or {instead}"
+        )
+
     @property
     def is_numeric_scalar(self) -> bool:
         return self.kind != "bool"
@@ -76,13 +85,15 @@ class ScalarType(Type):
 
 @dataclass(frozen=True)
 class AbstractType(Type):
-    """The type of an integer or float literal whose concrete type is not fixed yet."""
+    """The type of an integer or float literal whose concrete type is not fixed yet (and of
+    expressions over range() counters, `frontend/counters.py`)."""
 
     name: str
     kind: str  # 'sint' for abstract ints, 'float' for abstract floats
+    display: str  # how messages name it
 
     def __repr__(self) -> str:
-        return "int literal" if self.kind == "sint" else "float literal"
+        return self.display
 
 
 @dataclass(frozen=True)
@@ -95,6 +106,12 @@ class VectorType(Type):
     def __repr__(self) -> str:
         return f"vec{self.size}{SCALAR_SUFFIX[self.scalar.name]}"
 
+    def __call__(self, *args):
+        """A host-side value (`pyshader_tx.values`); kernels read the call as WGSL's."""
+        from .values import construct
+
+        return construct(self, args)
+
 
 @dataclass(frozen=True)
 class MatrixType(Type):
@@ -106,6 +123,12 @@ class MatrixType(Type):
 
     def __repr__(self) -> str:
         return f"mat{self.columns}x{self.rows}{SCALAR_SUFFIX[self.scalar.name]}"
+
+    def __call__(self, *args):
+        """A host-side value, column-major (`pyshader_tx.values`)."""
+        from .values import construct
+
+        return construct(self, args)
 
     @property
     def column_type(self) -> VectorType:
@@ -208,8 +231,8 @@ i32 = ScalarType("i32", "sint", 4)
 u32 = ScalarType("u32", "uint", 4)
 f32 = ScalarType("f32", "float", 4)
 f16 = ScalarType("f16", "float", 2)
-ABSTRACT_INT = AbstractType("abstract_int", "sint")
-ABSTRACT_FLOAT = AbstractType("abstract_float", "float")
+ABSTRACT_INT = AbstractType("abstract_int", "sint", "int literal")
+ABSTRACT_FLOAT = AbstractType("abstract_float", "float", "float literal")
 VOID = VoidType()
 
 SCALARS = {"bool": bool_, "i32": i32, "u32": u32, "f32": f32, "f16": f16}

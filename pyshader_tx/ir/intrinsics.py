@@ -251,7 +251,7 @@ _DEFINITIONS = [
     _math("dot", [(("Nv", "Nv"), "S")], _by_kind("OpDot", "custom", "custom")),
     # Numeric.
     _math("abs", [(("N",), "T")], _by_kind("FAbs", "SAbs", "identity")),
-    _math("sign", [(("N",), "T")], _by_kind("FSign", "SSign", None)),
+    _math("sign", [(("Sn",), "T")], _by_kind("FSign", "SSign", None)),
     _math("min", [(("N", "N"), "T")], _by_kind("FMin", "SMin", "UMin")),
     _math("max", [(("N", "N"), "T")], _by_kind("FMax", "SMax", "UMax")),
     _math("clamp", [(("N", "N", "N"), "T")], _by_kind("FClamp", "SClamp", "UClamp")),
@@ -292,19 +292,8 @@ _DEFINITIONS = [
 
 INTRINSICS: dict[str, IntrinsicDef] = {d.name: d for d in _DEFINITIONS}
 
-#: Python names that map to intrinsics: builtins and the `math` module.
+#: Python builtins that map to intrinsics (`math` functions: `frontend/python_math.py`).
 PYTHON_BUILTINS = {"abs": "abs", "min": "min", "max": "max", "round": "round"}
-MATH_FUNCTIONS = {
-    **{
-        name: name
-        for name in (
-            "sqrt sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh exp exp2 log"
-            " log2 floor ceil trunc degrees radians pow fma"
-        ).split()
-    },
-    "fabs": "abs",
-    "atan2": "atan2",
-}
 #: `math` constants usable in kernels (folded as float literals).
 MATH_CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf, "nan": math.nan}
 
@@ -317,6 +306,7 @@ _GENERIC_CHECKS = {
     "F": lambda ty: _is_shape(ty) and _component(ty).kind == "float",
     "N": lambda ty: _is_shape(ty) and _component(ty).kind != "bool",
     "I": lambda ty: _is_shape(ty) and _component(ty).kind in ("sint", "uint"),
+    "Sn": lambda ty: _is_shape(ty) and _component(ty).kind in ("sint", "float"),
     "A": lambda ty: _is_shape(ty),
     "Fv": lambda ty: isinstance(ty, t.VectorType) and ty.scalar.kind == "float",
     "Nv": lambda ty: isinstance(ty, t.VectorType) and ty.scalar.kind != "bool",
@@ -330,6 +320,7 @@ _DESCRIPTIONS = {
     "F": "a float or float vector",
     "N": "a number or numeric vector",
     "I": "an integer or integer vector",
+    "Sn": "a signed number or vector (i32 or float; u32 has no sign)",
     "A": "a scalar or vector",
     "Fv": "a float vector",
     "Nv": "a numeric vector",

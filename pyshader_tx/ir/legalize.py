@@ -58,6 +58,7 @@ __all__ = [
     "emulate_float_atomics",
     "uses_float_atomics",
     "first_compare_exchange",
+    "first_half_vector_bitcast",
 ]
 
 
@@ -132,7 +133,10 @@ def emulate_float_atomics(module: Module, native_spaces: tuple = ()) -> Module:
     if not remapped:
         return module
     rewriter = _FloatAtomics(remapped)
-    functions = [rewriter.function(f) for f in module.functions]
+    functions = []
+    for function in module.functions:  # callees first: calls find their rewritten copy
+        functions.append(rewriter.function(function))
+        rewriter.copies[id(function)] = functions[-1]
     entry = rewriter.function(module.entry_point)
     return dataclasses.replace(
         module,
@@ -167,6 +171,7 @@ class _FloatAtomics:
     def __init__(self, remapped: dict):
         self.remapped = remapped
         self.helpers: dict = {}  # (variable id, operation, index type) -> Function
+        self.copies: dict = {}  # id(device function) -> its rewritten copy (for calls)
 
     def function(self, function: Function) -> Function:
         return dataclasses.replace(function, body=self.block(function.body))
@@ -204,6 +209,8 @@ class _FloatAtomics:
                 changes[name] = self.expr(value)
             elif isinstance(value, tuple) and value and isinstance(value[0], Expr):
                 changes[name] = tuple(self.expr(v) for v in value)
+        if isinstance(expr, Call) and id(expr.function) in self.copies:
+            changes["function"] = self.copies[id(expr.function)]
         if not changes:
             return expr
         if isinstance(expr, Index) and changes["base"].ty != expr.base.ty:
@@ -267,6 +274,24 @@ def first_compare_exchange(module: Module):
                     if isinstance(node, Intrinsic) and _is_compare_exchange(node):
                         return node.span
     return None
+
+
+def first_half_vector_bitcast(module: Module):
+    """The span of the first bitcast between an f16 vector and a 32-bit type (`vec2h` <->
+    `u32`, `vec4h` <-> `vec2u`, ...) in `module`, None if there is none."""
+    for function in [*module.functions, module.entry_point]:
+        for statement in walk_statements(function.body):
+            for expr in statement_exprs(statement):
+                for node in walk_expr(expr):
+                    if isinstance(node, Bitcast) and _is_half_vector_bitcast(node):
+                        return node.span
+    return None
+
+
+def _is_half_vector_bitcast(node: Bitcast) -> bool:
+    return any(
+        isinstance(ty, t.VectorType) and ty.scalar == t.f16 for ty in (node.ty, node.value.ty)
+    )
 
 
 def _is_compare_exchange(node: Intrinsic) -> bool:

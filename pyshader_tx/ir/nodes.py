@@ -17,8 +17,10 @@ Structure (naga-style):
   a value. `Load` turns a reference into its value; `Store` writes through one.
 
 Arithmetic ops have WGSL semantics (`div` and `rem` truncate for integers), except the
-ops that are marked Python ops: `floor_div`, `py_mod` and `pow`, which each backend
-legalises (WGSL: helper functions; SPIR-V: OpSMod/OpFMod and friends).
+ops that are marked Python ops: `floor_div`, `py_mod` (integers only: float `//` and `%`
+are calls of the frontend's math library) and `pow`, which each backend legalises (WGSL:
+helper functions; SPIR-V: OpSMod and friends). These are the run-time semantics, also
+of constants: `fold` evaluates constant operands with them.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..errors import Span
-from ..types import Type, StructType, VOID
+from ..types import Type, VOID
 
 # ---------------------------------------------------------------------------
 # Operators
@@ -39,7 +41,7 @@ BINARY_OPS = {
     "mul": ("*", "arith"),  # includes matrix products (m * v, m * m) and scaling
     "div": ("/", "arith"),  # truncating for integers
     "rem": ("%", "arith"),  # truncating for integers, fmod-like for floats
-    "floor_div": (None, "arith"),  # Python's //: floor, signed ints and floats
+    "floor_div": (None, "arith"),  # Python's //: floor, signed ints
     "py_mod": (None, "arith"),  # Python's %: result has the divisor's sign
     "pow": (None, "arith"),  # Python's ** (floats: pow; ints: repeated product)
     "bit_and": ("&", "bits"),
@@ -297,7 +299,8 @@ class Select(Expr):
 @dataclass(eq=False)
 class Convert(Expr):
     """A value conversion between scalar (or same-size vector) types: `f32(i)`, `u32(x)`,
-    `bool(n)`. Float to int truncates toward zero; int to int wraps (bit pattern kept)."""
+    `bool(n)`. Float to int truncates toward zero and saturates (NaN: 0, see `fold`); int
+    to int wraps (bit pattern kept)."""
 
     value: Expr
     ty: Type

@@ -22,7 +22,7 @@ What is checked:
   `Declare` initialises it; a let must have an init), value type equal to the target's
   (compound stores: `target op value` must give the target's type), never into atomics.
 - Operators: `Binary` operand and result types follow WGSL (same types; vector-scalar
-  mixes for `add sub mul div rem`; matrix-scalar and matrix products for `mul`, matrix
+  mixes for `add sub mul div rem`; `floor_div`/`py_mod` on integers only; matrix-scalar and matrix products for `mul`, matrix
   `add`/`sub`; shifts by u32/vecNu of the same shape; comparisons give bool/vecNb of the
   operand shape; `and`/`or` take bool); `Unary`, `Select`, `Convert`, `Bitcast`,
   `Compose`, `Splat`, `Swizzle`, `Index` (i32/u32 index into an array, vector or matrix)
@@ -208,6 +208,8 @@ def binary_result_type(op: str, left: Type, right: Type) -> Type:
         return _matrix_result_type(op, left, right, pair)
     if not (_is_numeric(left) and _is_numeric(right)):
         raise TypeRuleError(f"'{op}' takes numbers, got {pair}")
+    if op in ("floor_div", "py_mod") and not (_is_integer(left) and _is_integer(right)):
+        raise TypeRuleError(f"'{op}' takes integers (float // and % are library calls), got {pair}")
     if left == right:
         return left
     vector_scalar_mix = isinstance(left, VectorType) != isinstance(right, VectorType)

@@ -20,7 +20,7 @@ import threading
 import wgpu
 
 from ..errors import FeatureError
-from ..ir.legalize import first_compare_exchange
+from ..ir.legalize import first_compare_exchange, first_half_vector_bitcast
 
 __all__ = [
     "WANTED_FEATURES",
@@ -31,7 +31,7 @@ __all__ = [
     "pipeline_for",
     "device_limit",
     "native_float_atomics",
-    "check_spirv_support",
+    "check_naga_support",
 ]
 
 # Optional features requested whenever the adapter has them (kernels declare what they use).
@@ -151,28 +151,48 @@ def native_float_atomics() -> bool:
     return "shader-float32-atomic" in get_device().features
 
 
-#: What wgpu-native's SPIR-V frontend (naga) cannot run, up to the wgpu-native major version
-#: that has the bug: naga 29 drops the result of `OpAtomicCompareExchange` from its IR (fixed
-#: by gfx-rs/wgpu#9621), and the shader then fails validation or aborts the process. Our
-#: SPIR-V uses it for `tx.atomic_compare_exchange` and for f32 atomic add/sub on bits.
-NAGA_SPIRV_BUGS = {"compare-exchange": 29}
+#: What the naga in wgpu-native cannot translate although the shader is valid, as
+#: (finder of the first Python span that needs it, the shader sources it breaks, the last
+#: wgpu-native major version with the bug, what to tell the user). naga 29's SPIR-V frontend
+#: drops the result of `OpAtomicCompareExchange` (gfx-rs/wgpu#9621; our SPIR-V uses it for
+#: `tx.atomic_compare_exchange` and f32 atomic add/sub on bits), and the shader then fails
+#: validation or aborts the process; naga has no bitcast between f16 vectors and 32-bit types
+#: in either frontend (Tint and Vulkan drivers take both).
+NAGA_LIMITS = (
+    (
+        first_compare_exchange,
+        ("spirv",),
+        29,
+        "an atomic compare-exchange, which the SPIR-V frontend of wgpu-native {version} cannot"
+        " run (naga drops its result, gfx-rs/wgpu#9621); run it from WGSL:"
+        " tx.options.shader_source = 'wgsl'",
+    ),
+    (
+        first_half_vector_bitcast,
+        ("wgsl", "spirv"),
+        29,
+        "a bitcast between an f16 vector and a 32-bit type, which naga in wgpu-native"
+        " {version} cannot translate; the standard WGSL (Tint) and the SPIR-V on a Vulkan"
+        " driver (pyshader_tx.vulkan_host) run it",
+    ),
+)
 
 
-def check_spirv_support(module, kernel_name: str) -> None:
-    """Raise `FeatureError` (naming the Python line) when `module`'s SPIR-V would hit a bug
-    of the wgpu in use, instead of letting it take the process down."""
+def check_naga_support(module, kernel_name: str, source: str) -> None:
+    """Raise `FeatureError` (naming the Python line) when `module`, handed to wgpu as
+    `source` ("wgsl" or "spirv"), would hit a limit of the naga in use, instead of letting it
+    fail validation or take the process down."""
     from wgpu.backends import wgpu_native
 
-    if wgpu_native.version_info[0] > NAGA_SPIRV_BUGS["compare-exchange"]:
-        return
-    span = first_compare_exchange(module)
-    if span is not None:
-        raise FeatureError(
-            f"{_location_text((span.filename, span.lineno))}kernel {kernel_name!r} needs an"
-            f" atomic compare-exchange, which the SPIR-V frontend of wgpu-native"
-            f" {wgpu_native.__version__} cannot run (naga drops its result, gfx-rs/wgpu#9621);"
-            " run it from WGSL: tx.options.shader_source = 'wgsl'"
-        )
+    for find, sources, last_version, what in NAGA_LIMITS:
+        if source not in sources or wgpu_native.version_info[0] > last_version:
+            continue
+        span = find(module)
+        if span is not None:
+            raise FeatureError(
+                f"{_location_text((span.filename, span.lineno))}kernel {kernel_name!r} needs "
+                + what.format(version=wgpu_native.__version__)
+            )
 
 
 def _location_text(location) -> str:

@@ -9,7 +9,9 @@ Parameters declared `bool` are u32 members (0 or 1) with `python_type` bool.
 and shapes) is one precompiled `struct.Struct.pack` call. Matrices and structs, and any
 value the fast path cannot take, go through `pack_checked`, which checks every value
 (number kind, integer range, vector length, struct fields) and raises a `TypeError` or
-`ValueError` that names the parameter.
+`ValueError` that names the parameter. Vectors and matrices come as host values
+(`tx.vec3f(1, 2, 3)`, `pyshader_tx.values`), tuples, lists or numpy arrays (a matrix:
+shape (columns, rows)).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import struct
 import numpy as np
 
 from .. import types as t
+from ..values import MatrixValue, VectorValue, check_component, describe
 from .arguments import argument_error_prefix
 
 __all__ = ["UniformPacker", "encode_scalar", "uniform_buffer_size"]
@@ -38,39 +41,9 @@ def uniform_buffer_size(block) -> int:
 
 
 def encode_scalar(scalar: t.ScalarType, value, what: str) -> bytes:
-    """The little-endian bytes of `value` as `scalar`; `what` prefixes error messages."""
-    fmt = "<" + SCALAR_FORMATS[scalar.name]
-    if scalar.kind == "float":
-        if isinstance(value, (str, bytes)) or not _is_number(value):
-            raise TypeError(f"{what}expected a number for {scalar!r}, got {_describe(value)}")
-        try:
-            return struct.pack(fmt, float(value))
-        except OverflowError:
-            raise ValueError(f"{what}{value!r} is out of range for {scalar!r}") from None
-    if isinstance(value, (float, np.floating)):
-        raise TypeError(
-            f"{what}expected an int for {scalar!r}, got float {value!r} (use int(...) to convert)"
-        )
-    try:
-        number = operator.index(value)
-    except TypeError:
-        raise TypeError(f"{what}expected an int for {scalar!r}, got {_describe(value)}") from None
-    low, high = INT_RANGES[scalar.name]
-    if not low <= number <= high:
-        raise ValueError(f"{what}{number} is out of range for {scalar!r} ({low}..{high})")
-    return struct.pack(fmt, number)
-
-
-def _is_number(value) -> bool:
-    if isinstance(value, (int, float, np.integer, np.floating, np.bool_)):
-        return True
-    return isinstance(value, np.ndarray) and value.shape == () and value.dtype.kind in "biuf"
-
-
-def _describe(value) -> str:
-    if isinstance(value, np.ndarray):
-        return f"an array of shape {value.shape}"
-    return f"{type(value).__name__} {value!r}" if isinstance(value, str) else type(value).__name__
+    """The little-endian bytes of `value` as `scalar`; `what` prefixes error messages.
+    Values are checked as host vector components are (`values.check_component`)."""
+    return struct.pack("<" + SCALAR_FORMATS[scalar.name], check_component(scalar, value, what))
 
 
 def _encode_bool(value, what: str) -> bytes:
@@ -78,14 +51,16 @@ def _encode_bool(value, what: str) -> bytes:
         isinstance(value, (int, np.integer)) and value in (0, 1)
     ):
         return struct.pack("<I", 1 if value else 0)
-    raise TypeError(f"{what}expected a bool, got {_describe(value)}")
+    raise TypeError(f"{what}expected a bool, got {describe(value)}")
 
 
 def _encode_vector(ty: t.VectorType, value, what: str, python_type=None) -> bytes:
     if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
         raise TypeError(
-            f"{what}expected a sequence of {ty.size} values for {ty!r}, got {_describe(value)}"
+            f"{what}expected a sequence of {ty.size} values for {ty!r}, got {describe(value)}"
         )
+    if isinstance(value, MatrixValue):
+        raise TypeError(f"{what}expected {ty!r}, got {value!r}")
     if isinstance(value, np.ndarray) and value.ndim != 1:
         raise ValueError(f"{what}expected {ty.size} values for {ty!r}, got shape {value.shape}")
     if len(value) != ty.size:
@@ -102,12 +77,14 @@ def _encode_matrix(ty: t.MatrixType, value, what: str) -> bytes:
         array = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
         raise TypeError(
-            f"{what}expected a ({ty.columns}, {ty.rows}) array for {ty!r}, got {_describe(value)}"
+            f"{what}expected a ({ty.columns}, {ty.rows}) array for {ty!r}, got {describe(value)}"
         ) from None
     if array.shape != (ty.columns, ty.rows):
+        is_value = isinstance(value, (VectorValue, MatrixValue))
+        got = repr(value) if is_value else f"shape {array.shape}"
         raise ValueError(
             f"{what}expected a ({ty.columns}, {ty.rows}) array for {ty!r} (row c of the array "
-            f"is column c of the matrix), got shape {array.shape}"
+            f"is column c of the matrix), got {got}"
         )
     storage = np.zeros(t.numpy_dtype(ty).shape, t.numpy_dtype(ty.scalar))
     storage[:, : ty.rows] = array
@@ -143,14 +120,20 @@ def _encode_struct(ty: t.StructType, value, what: str) -> bytes:
     else:
         raise TypeError(
             f"{what}expected a {ty.name} value (a tuple of fields, a dict, or a record of "
-            f"{ty.name}.dtype), got {_describe(value)}"
+            f"{ty.name}.dtype), got {describe(value)}"
         )
     record = np.zeros((), dtype)
     for (name, field_type), item in zip(ty.fields, items):
         try:
             if isinstance(field_type, t.ScalarType) and field_type.name in INT_RANGES:
                 encode_scalar(field_type, item, "")  # range and kind check
-            record[name] = item
+            if isinstance(field_type, t.MatrixType) and np.shape(item) == (
+                field_type.columns,
+                field_type.rows,
+            ):
+                record[name][:, : field_type.rows] = item  # columns without their padding
+            else:
+                record[name] = item
         except (TypeError, ValueError, OverflowError) as error:
             raise type(error)(f"{what}field {name!r}: {error}") from None
     return record.tobytes()

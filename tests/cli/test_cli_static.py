@@ -256,3 +256,35 @@ def test_device_functions_resolve_names_defined_later(tmp_path):
         """,
     )
     assert static_kernel(path, "first").wgsl == import_path(path).first.wgsl
+
+
+def test_math_functions_resolve_as_when_imported(tmp_path):
+    path = write(
+        tmp_path,
+        """
+        from math import fmod, frexp as split
+
+        @tx.kernel(workgroup_size=64)
+        def math_calls(x: Array[f32], out: Array[f32]):
+            i = tx.global_invocation_id().x
+            if i < len(x):
+                m, e = split(x[i])
+                out[i] = fmod(m, 0.3) + f32(e) + (x[i] // 0.1) + math.log1p(x[i])
+        """,
+    )
+    assert static_kernel(path, "math_calls").wgsl == import_path(path).math_calls.wgsl
+
+
+def test_module_constants_from_more_math_functions(tmp_path):
+    path = write(
+        tmp_path,
+        """
+        PARTS = math.frexp(12.0) + math.modf(2.5)
+        ROOT = math.cbrt(27.0) + math.lcm(4, 6) + math.remainder(7.0, 4.0)
+
+        @tx.kernel(workgroup_size=64)
+        def folded(out: Array[f32]):
+            out[0] = PARTS[0] + PARTS[1] + PARTS[2] + PARTS[3] + ROOT
+        """,
+    )
+    assert static_kernel(path, "folded").wgsl == import_path(path).folded.wgsl

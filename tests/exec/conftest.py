@@ -22,7 +22,13 @@ from pyshader_tx import runtime, vulkan_host
 from pyshader_tx.backend_spirv import disassemble, needs_uniform_standard_layout
 from pyshader_tx.kernel import CompiledKernel
 from pyshader_tx.runtime.arrays import DeviceArray
-from pyshader_tx.validate import assemble_spirv, spirv_val_available, validate_spirv
+from pyshader_tx.validate import (
+    assemble_spirv,
+    spirv_val_available,
+    tint_available,
+    validate_spirv,
+    validate_tint,
+)
 
 SOURCES = ("wgsl", "spirv", "vulkan")
 
@@ -98,3 +104,19 @@ def shader_source(request, monkeypatch):
     tx.options.shader_source = "spirv" if request.param == "vulkan" else request.param
     yield request.param
     tx.options.shader_source = previous
+
+
+@pytest.fixture
+def tint(shader_source):
+    """`tint(kernels)` asserts that Tint accepts the standard WGSL of every kernel (one
+    node process for all). Runs once, in the WGSL half of the suite."""
+    if shader_source != "wgsl":
+        pytest.skip("WGSL only")
+    if not tint_available():
+        pytest.fail("Tint (npm webgpu in tools/tint) is not installed: run make node-deps")
+
+    def check(kernels) -> None:
+        errors = validate_tint({k.__name__: k.wgsl for k in kernels})
+        assert {name: e for name, e in errors.items() if e} == {}
+
+    return check

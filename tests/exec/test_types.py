@@ -32,7 +32,7 @@ from pyshader_tx import (
     vec4f,
     vec4i,
 )
-from pyshader_tx.validate import tint_available, validate_tint
+from pyshader_tx.validate import validate_tint
 
 # ---------------------------------------------------------------------------------------
 # casts
@@ -334,15 +334,9 @@ def test_matrix_negation_conversion_and_bool_xor():
         np.testing.assert_array_equal(half[i], m.T[1].astype(np.float16))
 
 
-def test_matrix_and_bool_kernels_pass_tint(shader_source):
+def test_matrix_and_bool_kernels_pass_tint(tint):
     """naga accepts `-m` and `a ^ b` on bools; Tint (WGSL as the spec has it) does not."""
-    if shader_source != "wgsl":
-        pytest.skip("WGSL only")
-    if not tint_available():
-        pytest.fail("Tint (npm webgpu in tools/tint) is not installed: run make node-deps")
-    kernels = (matrices_from_scalars, negated_and_converted_matrices)
-    errors = validate_tint({k.__name__: k.wgsl for k in kernels})
-    assert {name: e for name, e in errors.items() if e} == {}
+    tint((matrices_from_scalars, negated_and_converted_matrices))
 
 
 @tx.kernel(workgroup_size=8)
@@ -421,6 +415,32 @@ def test_f16_uniforms_vec3h_arrays_and_2d_f16_arrays():
     half_parameters(2.0, (1, 2, 3), x, g, out, threads=4)
     np.testing.assert_array_equal(x, expect)
     np.testing.assert_array_equal(out, g[np.arange(4) % 5, 1].astype(np.float32) + 3)
+
+
+@tx.kernel(workgroup_size=8)
+def half_vector_bitcasts(h: Array[vec2h], bits: Array[u32], back: Array[vec2h]):
+    i = tx.global_invocation_id().x
+    if i < len(h):
+        bits[i] = tx.bitcast(u32, h[i])
+        back[i] = tx.bitcast(vec2h, bits[i] ^ u32(0x80008000))
+
+
+def test_half_vector_bitcasts_run_natively_and_are_refused_by_naga(shader_source):
+    """naga (wgpu-native 29) has no bitcast between f16 vectors and 32-bit types in either
+    frontend: the runtime refuses such a launch with a FeatureError naming the line; the
+    SPIR-V runs on the Vulkan driver, and Tint takes the standard WGSL."""
+    h = np.array([[1.5, -2.0], [0.0, 65504.0], [-0.0, 6e-8]], np.float16)
+    bits, back = np.zeros(3, np.uint32), np.zeros_like(h)
+    if shader_source != "vulkan":
+        with pytest.raises(tx.FeatureError, match=r"test_types\.py:\d+: .*f16 vector.*naga"):
+            half_vector_bitcasts(h, bits, back, threads=3)
+        assert validate_tint({"half_vector_bitcasts": half_vector_bitcasts.wgsl}) == {
+            "half_vector_bitcasts": []
+        }
+        return
+    half_vector_bitcasts(h, bits, back, threads=3)
+    np.testing.assert_array_equal(bits, h.view(np.uint32).ravel())
+    np.testing.assert_array_equal(back.view(np.uint16), h.view(np.uint16) ^ 0x8000)
 
 
 # ---------------------------------------------------------------------------------------

@@ -705,7 +705,7 @@ def tx_runtime_function(out: Array[f32]):
 
 @tx.kernel(workgroup_size=64)
 def unsupported_math_function(out: Array[f32]):
-    out[0] = math.gamma(2.0)  # error `math.gamma`: math.gamma
+    out[0] = math.gamma(2.0)  # error `math.gamma(2.0)`: math.gamma
 
 
 @tx.kernel(workgroup_size=64)
@@ -1838,3 +1838,8 @@ def compare_number_with_bool(n: i32, out: Array[f32]):
 @tx.kernel(workgroup_size=64)
 def divide_bool(out: Array[f32]):
     out[0] = 1 / True  # error `True`: cannot divide int literal and bool
+
+
+@tx.kernel(workgroup_size=64)
+def sign_of_unsigned(x: Array[u32]):
+    x[1] = tx.sign(x[0])  # error `x[0]`: u32 has no sign

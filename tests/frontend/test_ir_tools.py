@@ -73,6 +73,7 @@ from pyshader_tx.types import (
 vec2f = VectorType(f32, 2)
 vec3f = VectorType(f32, 3)
 vec3u = VectorType(u32, 3)
+vec3i = VectorType(i32, 3)
 vec3b = VectorType(bool_, 3)
 mat3x3f = MatrixType(f32, 3, 3)
 mat2x3f = MatrixType(f32, 2, 3)  # 2 columns of vec3f
@@ -454,7 +455,8 @@ def test_binary_result_type_allowed(op, left, right, result):
         ("add", f32, i32, "operands of one type"),
         ("add", vec3f, vec2f, "operands of one type"),
         ("add", vec3f, i32, "operands of one type"),
-        ("floor_div", vec3f, f32, "operands of one type"),  # legalised ops: no mixing
+        ("floor_div", vec3i, i32, "operands of one type"),  # legalised ops: no mixing
+        ("floor_div", f32, f32, "takes integers"),  # float // is a library call
         ("add", bool_, bool_, "takes numbers"),
         ("add", mat3x3f, f32, "does not take"),
         ("div", mat3x3f, mat3x3f, "does not take"),
