@@ -75,28 +75,6 @@ def helper_key(helper: Helper, ty) -> tuple:
     return ("helper", helper.name_pattern, ty)
 
 
-#: Intrinsics with a bit range: their (offset, count) argument positions.
-BIT_RANGE_ARGUMENTS = {"extract_bits": (1, 2), "insert_bits": (2, 3)}
-
-
-def _clamped_bit_range(expr: Intrinsic) -> tuple:
-    """The arguments of `expr`, with a constant bit range clamped as WGSL clamps it at run
-    time (`o = min(offset, w)`, `c = min(count, w - o)`): when both are constants WGSL
-    evaluates the call as a constant expression and rejects `offset + count > w` instead."""
-    args = tuple(expr.args)
-    positions = BIT_RANGE_ARGUMENTS.get(expr.name)
-    if positions is None or not all(isinstance(args[p], Literal) for p in positions):
-        return args
-    offset, count = (args[p] for p in positions)
-    width = t.scalar_of(expr.ty).width * 8
-    clamped_offset = min(offset.value, width)
-    clamped_count = min(count.value, width - clamped_offset)
-    clamped = list(args)
-    clamped[positions[0]] = Literal(clamped_offset, offset.ty, offset.span)
-    clamped[positions[1]] = Literal(clamped_count, count.ty, count.span)
-    return tuple(clamped)
-
-
 class ExpressionWriter:
     """Writes the expressions of one function.
 
@@ -260,7 +238,7 @@ class ExpressionWriter:
             return Text(self.local_names[("builtin", definition.wgsl)])
         if expr.name in self.replaced_intrinsics:
             return self.replaced_intrinsics[expr.name][0]
-        arguments = self._join(self._operands(_clamped_bit_range(expr)))
+        arguments = self._join(self._operands(expr.args))
         return Text(f"{definition.wgsl}({arguments})")
 
     def _call(self, expr: Call) -> Text:

@@ -143,3 +143,28 @@ def test_shift_assignments_use_the_low_bits_of_the_amount():
     assert out[0::3].tolist() == ((wide << 4) & 0xFFFFFFFF).tolist()
     assert out[1::3].tolist() == ((wide << (wide % 32)) & 0xFFFFFFFF).tolist()
     assert out[2::3].tolist() == (x >> 1).tolist()
+
+
+@tx.struct
+class BitRange:
+    offset: u32
+    count: u32
+
+
+@tx.kernel(workgroup_size=64)
+def bit_range_from_a_constant_struct(x: Array[u32], out: Array[u32]):
+    i = tx.global_invocation_id().x
+    if i < len(x):
+        # The fields of a struct built from constants are constants (WGSL evaluates them).
+        out[2 * i] = tx.extract_bits(x[i], u32(14), BitRange(u32(0), u32(32)).count)
+        out[2 * i + 1] = x[i] % BitRange(u32(0), u32(7)).offset  # a computed zero: x % 0 == 0
+
+
+def test_fields_of_constant_structs_are_constants():
+    x = np.array([0xFFFFFFFF, 0x12345678], np.uint32)
+    out = np.zeros(2 * len(x), np.uint32)
+    bit_range_from_a_constant_struct(x, out, threads=len(x))
+    assert out[0::2].tolist() == (x >> 14).tolist()
+    assert out[1::2].tolist() == [0, 0]
+    if tint_available():
+        assert validate_tint({"k": bit_range_from_a_constant_struct.wgsl}) == {"k": []}
