@@ -18,6 +18,7 @@ import random
 
 import numpy as np
 
+from . import reference
 from .program import (
     INPUTS,
     INTEGER,
@@ -386,31 +387,38 @@ class Generator:
         return [Stmt("if", cond=cond, body=body, orelse=orelse)]
 
     def stmt_for(self, depth, result):
+        """A range() loop. With `range_typing`: over typed u32 bounds (a u32 counter), or
+        over literal bounds >= 0 with the counter also used as u32 in operators (it takes
+        the type each use needs, like a literal)."""
         name = self.fresh("j")
-        counter_type = "i32"
-        if "range_typing" in self.features and self.chance(0.5):
-            counter_type = "u32"
-        step = self.choice([1, 1, 1, 2, -1, -2])
+        mode = "i32"
+        if "range_typing" in self.features:
+            mode = self.choice(["i32", "u32", "adaptive"])
+        counter_type = "u32" if mode == "u32" else "i32"
+        step = self.choice([1, 1, 1, 2, -1, -2] if mode != "adaptive" else [1, 1, 2])
         if step > 0:
             if self.chance(0.5):
-                exprs = [self.bound(counter_type, 0, 6)]
+                exprs = [self.bound(counter_type, 0, 6, mode)]
             else:
-                exprs = [self.bound(counter_type, 0, 3), self.bound(counter_type, 0, 7)]
+                exprs = [self.bound(counter_type, 0, 3, mode), self.bound(counter_type, 0, 7, mode)]
         else:
             low = 0 if counter_type == "u32" else -2
-            exprs = [self.bound(counter_type, 0, 6), self.bound(counter_type, low, 1)]
+            exprs = [self.bound(counter_type, 0, 6, mode), self.bound(counter_type, low, 1, mode)]
         self.loop_depth += 1
         self.scope.push()
         self.scope.add(name, counter_type, assignable=False)
+        if mode == "adaptive":
+            self.scope.add(name, "adaptive counter", assignable=False)
         body = self.block(self.rng.randint(1, 3), depth + 1, result)
         self.scope.pop()
         self.loop_depth -= 1
         return [Stmt("for", name, exprs=exprs, body=body, step=step)]
 
-    def bound(self, ty, low, high):
+    def bound(self, ty, low, high, mode="i32"):
         """A small range bound: a literal, or an input value reduced into [low, high)."""
-        if self.chance(0.5) or self.in_function:
-            return Expr("lit", ty, value=self.rng.randint(low, high - 1), bare=True)
+        if mode == "adaptive" or self.chance(0.5) or self.in_function:
+            value = self.rng.randint(low, high - 1)
+            return Expr("lit", ty, value=value, bare=mode != "u32")
         span = high - low
         e = Expr("bin", ty, [self.leaf(ty), Expr("lit", ty, value=span, bare=True)], "%")
         if low:
@@ -555,8 +563,15 @@ class Generator:
         return Expr("bin", ty, [self.expr(ty, 1), Expr("lit", ty, value=n, bare=True)], "%")
 
     def nonzero_divisor(self, e: Expr) -> Expr:
-        if e.op == "lit" and e.value == 0 and e.ty in INTEGER:
-            return Expr("lit", e.ty, value=self.choice([1, 3, 7]), bare=e.bare)
+        """`e`, unless it is a literal zero (`0`, `u32(0)`, `u32(i32(0))`: a compile error;
+        a zero computed from constants is not)."""
+        literal = e
+        while literal.op == "cast":
+            literal = literal.args[0]
+        if literal.op == "lit" and e.ty in INTEGER:
+            value = reference.Evaluator(Program(0, [], [], []), {}, 0).eval(e, {})
+            if value.bad or value.v == 0:
+                return Expr("lit", e.ty, value=self.choice([1, 3, 7]), bare=e.bare)
         if (
             e.op == "vec"
             and scalar_of(e.ty) in INTEGER
@@ -569,6 +584,9 @@ class Generator:
         amount_type = "u32" if not is_vector(ty) else vector_type("u32", size_of(ty))
         if not is_vector(ty) and self.chance(0.4):
             return Expr("lit", "u32", value=self.rng.randint(0, 31), bare=self.chance(0.5))
+        counters = self.scope.names("adaptive counter")
+        if not is_vector(ty) and counters and self.chance(0.3):
+            return Expr("var", "u32", value=self.choice(counters)[0])  # < 32
         amount = self.expr(amount_type, 2)
         # A constant amount must be below 32 (like WGSL, a compile error otherwise).
         if amount.op == "lit":
@@ -588,6 +606,12 @@ class Generator:
                 "bin", "f32", [self.expr(source, depth - 1), self.expr(source, depth - 1)], "/"
             )
         left = self.expr(ty, depth - 1)
+        if ty in INTEGER and op not in ("**", "<<", ">>", "-") and self.chance(0.3):
+            counters = self.scope.names("adaptive counter")
+            if counters:  # a range() counter used as a literal would be, as `ty`, with an
+                # operand that is not constant (so the result is an ordinary value)
+                counter = Expr("var", ty, value=self.choice(counters)[0])
+                return Expr("bin", ty, [counter, self.leaf(ty)], op)
         if op in ("<<", ">>"):
             right = self.shift_amount(ty)
         elif op == "**":
