@@ -1,6 +1,6 @@
 """Long differential fuzzing runs: random valid kernels against the reference evaluator.
 
-    python tools/fuzz.py --n 10000 --seed 1 [--start K] [--sections 1] [--feature const_fold]
+    python tools/fuzz.py --n 10000 --seed 1 [--start K] [--sections 1] [--without const_fold]
 
 Generates `--n` kernels (kernel k has seed `seed * 1_000_000 + k` and `--sections` random
 programs), checks each as `tests/fuzz/harness.py` describes (naga, Tint, spirv-val, every
@@ -37,20 +37,16 @@ def main(argv=None) -> int:
     parser.add_argument("--sections", type=int, default=1, help="programs per kernel")
     parser.add_argument("--batch", type=int, default=25, help="kernels per Tint call")
     parser.add_argument(
-        "--feature",
+        "--without",
         action="append",
         default=[],
         choices=sorted(FEATURES),
-        help="enable a program class (see tests/fuzz/generator.py FEATURES)",
+        help="leave out a program class (see tests/fuzz/generator.py FEATURES)",
     )
-    parser.add_argument("--all-features", action="store_true")
     parser.add_argument("--minimize-budget", type=float, default=120.0)
     parser.add_argument("--no-minimize", action="store_true")
     args = parser.parse_args(argv)
-    features = set(DEFAULT_FEATURES) | set(args.feature)
-    if args.all_features:
-        features |= set(FEATURES)
-    features = frozenset(features)
+    features = frozenset(DEFAULT_FEATURES) - set(args.without)
 
     stats = harness.Stats()
     print(

@@ -295,7 +295,7 @@ def check_programs(programs: list, executors=None, stats: Stats | None = None, t
     return failures
 
 
-def check_seeds(seeds, features=DEFAULT_FEATURES, sections=4, stats=None, executors=None):
+def check_seeds(seeds, features=DEFAULT_FEATURES, sections=1, stats=None, executors=None):
     programs = [generate(seed, features, sections) for seed in seeds]
     return check_programs(programs, executors, stats)
 
