@@ -168,3 +168,23 @@ def test_fields_of_constant_structs_are_constants():
     assert out[1::2].tolist() == [0, 0]
     if tint_available():
         assert validate_tint({"k": bit_range_from_a_constant_struct.wgsl}) == {"k": []}
+
+
+@tx.kernel(workgroup_size=64)
+def short_circuited_constants(x: Array[u32], out: Array[u32]):
+    i = tx.global_invocation_id().x
+    if i < len(x):
+        # WGSL evaluates `false && e` and `true || e` as constants: a computed zero divisor
+        # and a shift amount of 40 that must reach run time (x % 0 == 0, 40 counts as 8).
+        out[2 * i] = x[i] % u32(False and x[i] < 3)
+        out[2 * i + 1] = x[i] << (u32(40) * u32(True or x[i] < 3))
+
+
+def test_short_circuited_constants_run_with_runtime_semantics():
+    x = np.array([1, 7, 0x80000001], np.uint32)
+    out = np.zeros(2 * len(x), np.uint32)
+    short_circuited_constants(x, out, threads=len(x))
+    assert out[0::2].tolist() == [0, 0, 0]
+    assert out[1::2].tolist() == ((x.astype(np.uint64) << 8) & 0xFFFFFFFF).tolist()
+    if tint_available():
+        assert validate_tint({"k": short_circuited_constants.wgsl}) == {"k": []}
