@@ -153,6 +153,8 @@ class _Deferral:
             return expr, special_float_bits(expr.value, expr.ty) is None
         if isinstance(expr, _CONSTRUCTORS):
             return expr, operands_constant and not expr.is_ref
+        if isinstance(expr, Binary) and _short_circuits(expr):
+            return expr, True  # WGSL: `false && e` and `true || e` are const-expressions
         if not isinstance(expr, _EVALUATIONS) or expr.is_ref:
             return expr, False
         if isinstance(expr, Intrinsic) and INTRINSICS[expr.name].kind != "math":
@@ -205,6 +207,14 @@ class _Deferral:
 
 def _is_helper_call(expr: Binary) -> bool:
     return binary_helper(expr.op, expr.left.ty) is not None
+
+
+def _short_circuits(expr: Binary) -> bool:
+    """`false && e` or `true || e`: constant whatever `e` is."""
+    left = expr.left
+    if expr.op not in ("and", "or") or not isinstance(left, Literal):
+        return False
+    return left.value is (expr.op == "or")
 
 
 def _wrappable(expr: Expr) -> bool:

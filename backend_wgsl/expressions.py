@@ -11,8 +11,10 @@ Two lexical traps are avoided besides precedence:
 - `-` before an operand that starts with `-` (a negative literal, a negation): `- -x`
   would otherwise print as `--x`, a decrement token;
 - an identifier followed by `<` opens a *template list* candidate that a later `>` in the
-  same argument list closes (`vec2(a < b, c > d)` fails in Tint and naga): a top-level
-  `<` comparison in any argument but the last gets parentheses.
+  same argument list closes (`vec2(a < b, c > d)` fails in Tint and naga): an argument but
+  the last that holds a `<` comparison outside parentheses gets parentheses, also where
+  the comparison is an operand of `&&` or `||` (`f(x && a < b, c > d)`: only `&&` and `||`
+  written *before* the `<` end the candidate).
 """
 
 from __future__ import annotations
@@ -60,6 +62,9 @@ class Text(NamedTuple):
     text: str
     level: int = PRIMARY
     operator: str | None = None  # for RELATIONAL, BITWISE and LOGICAL forms
+    #: Whether a `<` comparison is in the text outside parentheses (it may open a template
+    #: list that a later `>` closes).
+    open_less: bool = False
 
     def parenthesised(self) -> "Text":
         return Text(f"({self.text})")
@@ -136,12 +141,11 @@ class ExpressionWriter:
 
     @staticmethod
     def _join(texts: list) -> str:
-        """Comma-separated arguments; a `<` comparison before the last one is parenthesised
-        so that no later `>` can close it as a template list."""
+        """Comma-separated arguments; one with an unparenthesised `<` comparison before the
+        last one is parenthesised so that no later `>` can close it as a template list."""
         parts = []
         for position, text in enumerate(texts):
-            opens_template = text.level == syntax.RELATIONAL and text.operator == "<"
-            if opens_template and position < len(texts) - 1:
+            if text.open_less and position < len(texts) - 1:
                 text = text.parenthesised()
             parts.append(text.text)
         return ", ".join(parts)
@@ -266,7 +270,22 @@ class ExpressionWriter:
         if spelling is None:  # a Python operator that WGSL writes as an operator
             spelling = lower_python_operator(expr.op, expr.left.ty)
         left, right = self._operands((expr.left, expr.right))
+        if expr.op in ("shl", "shr"):
+            right = self.shift_amount(expr.left.ty, expr.right, right)
         return self._infix(spelling, left, right)
+
+    def shift_amount(self, value_type, amount: Expr, text: Text | None = None) -> Text:
+        """The text of a shift amount: a literal as it is, anything else as `amount & 31u`
+        (the shift semantics, the amount's low bits, spelled out). naga folds a `let` bound
+        to a constant into a constant expression, and constant components of a vector, and
+        rejects `x << s` after `let s = 40u;` or `v << vec2u(40u, n)`, where WGSL (and Tint)
+        only reject a constant amount."""
+        text = self._text(amount) if text is None else text
+        if isinstance(amount, Literal):
+            return text
+        width = t.scalar_of(value_type).width * 8
+        mask = syntax.constant_text(amount.ty, width - 1)
+        return Text(f"({self._infix('&', text, Text(mask)).text})")
 
     @staticmethod
     def _infix(operator: str, left: Text, right: Text) -> Text:
@@ -277,4 +296,8 @@ class ExpressionWriter:
             left = left.parenthesised()
         if right.level not in right_levels:
             right = right.parenthesised()
-        return Text(f"{left.text} {operator} {right.text}", level, operator)
+        if operator in ("&&", "||"):  # it ends the candidates opened before it
+            open_less = right.open_less
+        else:
+            open_less = operator == "<" or left.open_less or right.open_less
+        return Text(f"{left.text} {operator} {right.text}", level, operator, open_less)

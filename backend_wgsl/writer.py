@@ -365,6 +365,8 @@ class FunctionWriter:
         value = self.expressions.write(stmt.value)
         if stmt.op is None:
             return f"{target} = {value}"
+        if stmt.op in ("shl", "shr"):
+            value = self.expressions.shift_amount(stmt.ref.ty, stmt.value).text
         return f"{target} {BINARY_OPS[stmt.op][0]}= {value}"
 
     def _call(self, stmt: CallStatement, depth: int) -> None:

@@ -183,6 +183,14 @@ def _bits(combine_high):
     return interval
 
 
+def _power(a, b):
+    if b.low != b.high or b.low < 0:
+        return None  # integer ** needs a constant exponent >= 0
+    exponent = b.low
+    values = [a.low**exponent, a.high**exponent] + ([0] if a.low < 0 < a.high else [])
+    return min(values), max(values)
+
+
 def _all_ones_to(x, y):
     return (1 << max(x, y).bit_length()) - 1
 
@@ -208,6 +216,7 @@ OPERATIONS = {
     "bit_and": Operation(_bits(min), "bit_and", "bit_and"),
     "bit_or": Operation(_bits(_all_ones_to), "bit_or", "bit_or"),
     "bit_xor": Operation(_bits(_all_ones_to), "bit_xor", "bit_xor"),
+    "pow": Operation(_power, "pow", "pow"),
 }
 
 

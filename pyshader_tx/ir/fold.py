@@ -18,7 +18,8 @@ shader would compute it at run time, so that every backend writes the same liter
   where WGSL leaves the run-time result to the implementation), int to float rounds to
   nearest, bool to number 1/0, number to bool `!= 0`; bitcasts reinterpret the bytes;
   comparisons, `select`, logical and bitwise operators on bools;
-- vector components, swizzles and constant indices of constant vectors.
+- vector components, swizzles and constant indices of constant vectors, fields of structs
+  constructed from constants.
 
 Not folded, so computed at run time by both backends (the WGSL writer keeps WGSL's own
 constant evaluation away from them, see `backend_wgsl.constants`): intrinsics (math
@@ -370,10 +371,33 @@ def _fold_select(expr: Select) -> Expr:
 
 
 def _fold_member(expr: Member) -> Expr:
+    if isinstance(expr.base.ty, t.StructType):
+        return _constant_field(expr)
     if not isinstance(expr.base.ty, t.VectorType):
         return expr
     values = _array(expr.base)
     return expr if values is None else _result(expr, values[expr.index : expr.index + 1])
+
+
+def _constant_field(expr: Member) -> Expr:
+    """A field of a struct constructed from constants (`S(0.5, 32u).count`) is that
+    constant: WGSL would evaluate the access, and check it where checked operands must be
+    constant, as for `extractBits(x, 14u, S(0.5, 32u).count)`."""
+    base = expr.base
+    if not isinstance(base, Compose) or len(base.parts) != len(base.ty.fields):
+        return expr
+    if not all(_is_constant(part) for part in base.parts):
+        return expr
+    return base.parts[expr.index]
+
+
+def _is_constant(expr: Expr) -> bool:
+    """A literal, a vector of constants, or a struct constructed from constants."""
+    if constant_values(expr) is not None:
+        return True
+    if isinstance(expr, Compose) and isinstance(expr.ty, t.StructType):
+        return all(_is_constant(part) for part in expr.parts)
+    return False
 
 
 def _fold_swizzle(expr: Swizzle) -> Expr:

@@ -167,3 +167,24 @@ def test_counters_in_math_functions():
     counter_math(out, workgroups=(1, 1, 1))
     k = np.arange(6)
     np.testing.assert_allclose(out, np.sqrt(k) + np.fmod(k, 4) + np.hypot(k, 1), rtol=1e-6)
+
+
+@tx.kernel(workgroup_size=8)
+def counter_powers(x: Array[u32], out: Array[u32], signed: Array[i32]):
+    """`**` with a constant exponent adapts like the other operators (`j ** 2` next to u32)."""
+    i = tx.global_invocation_id().x
+    for j in range(-2, 4):
+        signed[i * 6 + u32(j + 2)] = i32(i) - j**3
+    for k in range(4):
+        out[i * 4 + k] = x[i] + k**2 * 3
+
+
+def test_counter_powers():
+    x = np.arange(8, dtype=np.uint32) * 10
+    out = np.zeros(32, np.uint32)
+    signed = np.zeros(48, np.int32)
+    counter_powers(x, out, signed, threads=8)
+    i, k = np.divmod(np.arange(32), 4)
+    np.testing.assert_array_equal(out, x[i] + k**2 * 3)
+    i, j = np.divmod(np.arange(48), 6)
+    np.testing.assert_array_equal(signed, i - (j - 2) ** 3)

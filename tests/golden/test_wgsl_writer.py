@@ -424,9 +424,11 @@ def test_parentheses():
         "(a & b) | c": binary("bit_or", binary("bit_and", A(), B()), C()),
         "a & (b & c)": binary("bit_and", A(), binary("bit_and", B(), C())),
         "(a + b) ^ c": binary("bit_xor", binary("add", A(), B()), C()),
-        "(u << w) >> w": binary("shr", binary("shl", U(), W()), W()),
-        "(u << w) < w": binary("lt", binary("shl", U(), W()), W()),
-        "u < (w >> u)": binary("lt", U(), binary("shr", W(), U())),
+        # A shift amount that is not a literal is masked (naga folds `let` constants).
+        "(u << (w & 31u)) >> (w & 31u)": binary("shr", binary("shl", U(), W()), W()),
+        "(u << (w & 31u)) < w": binary("lt", binary("shl", U(), W()), W()),
+        "u < (w >> (u & 31u))": binary("lt", U(), binary("shr", W(), U())),
+        "u << 3u": binary("shl", U(), lit(3, t.u32)),
         "a + b < c": binary("lt", binary("add", A(), B()), C()),
         "(a < b) == p": binary("eq", binary("lt", A(), B()), P()),
         "(a & b) == c": binary("eq", binary("bit_and", A(), B()), C()),
@@ -448,6 +450,15 @@ def test_parentheses():
             t.VectorType(t.bool_, 2), (binary("lt", A(), B()), binary("gt", C(), A()))
         ),
         "select(b, a, a < b)": ir.Select(binary("lt", A(), B()), A(), B(), t.i32),
+        # ... also as an operand of && or ||: only those written before the `<` end it.
+        "vec2<bool>((p && a < b), c > a)": ir.Compose(
+            t.VectorType(t.bool_, 2),
+            (binary("and", P(), binary("lt", A(), B())), binary("gt", C(), A())),
+        ),
+        "vec2<bool>(a < b && p, c > a)": ir.Compose(
+            t.VectorType(t.bool_, 2),
+            (binary("and", binary("lt", A(), B()), P()), binary("gt", C(), A())),
+        ),
         "vec3i(a + b, 2, -3).zyx": ir.Swizzle(
             ir.Compose(t.VectorType(t.i32, 3), (binary("add", A(), B()), lit(2), lit(-3))),
             (2, 1, 0),
