@@ -31,7 +31,6 @@ from pyshader_tx.ir.nodes import (
     Call,
     Compose,
     Convert,
-    Declare,
     Expr,
     Function,
     Index,
@@ -46,7 +45,7 @@ from pyshader_tx.ir.nodes import (
     Store,
     Swizzle,
     Unary,
-    nested_blocks,
+    statement_changes,
 )
 
 from .legalize import binary_helper
@@ -117,17 +116,9 @@ class _Deferral:
         return [self.statement(stmt) for stmt in block]
 
     def statement(self, stmt):
-        changes = {}
-        for name in stmt.__dataclass_fields__:
-            value = getattr(stmt, name)
-            if isinstance(value, Expr):
-                changes[name] = self.expr(value)[0]
-            elif isinstance(value, Declare):
-                changes[name] = self.statement(value)
-            elif isinstance(value, list) and any(value is b for b in nested_blocks(stmt)):
-                changes[name] = self.block(value)
+        changes = statement_changes(stmt, lambda expr: self.expr(expr)[0], self.block)
         if isinstance(stmt, Store) and stmt.op in _DIVISIONS and _has_zero(stmt.value):
-            changes["value"] = self.runtime(changes["value"])
+            changes["value"] = self.runtime(changes.get("value", stmt.value))
         return dataclasses.replace(stmt, **changes)
 
     def expr(self, expr: Expr) -> tuple:
