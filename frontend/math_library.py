@@ -5,8 +5,14 @@ pyshader_tx's own kernel language on f32 scalars.
 floats, ... (f16 arguments through f32, vectors one component at a time), so both
 backends get the same code. They work on the bit patterns (`tx.bitcast`) wherever an
 exact result or a reliable NaN/infinity test is needed: WGSL and Vulkan let compilers
-assume that no NaN or infinity occurs in float arithmetic, and their division is only
-accurate to 2.5 ulp, while comparisons of integers are exact everywhere.
+assume that no NaN or infinity occurs in float arithmetic, their division is only
+accurate to 2.5 ulp (NVIDIA's is not correctly rounded), and they may flush subnormal
+operands and results of float arithmetic to zero (NVIDIA's driver does), while integer
+arithmetic and comparisons are exact everywhere. So the exact functions (`py_fmod`,
+`py_floor_div`, `py_mod`, `py_remainder`, `py_modf`, `py_nextafter`, `py_ldexp`, ...)
+do float arithmetic only where operands and result are normal (`py_add` scales tiny sums
+up) and build every other float from its bits: they are bit for bit the same on every
+GPU, subnormal inputs and results included.
 
 The functions are lowered once per process (like any `@tx.func`) and appear in a kernel's
 WGSL and SPIR-V under their names (`py_fmod`, `py_floor_div`, ...).
@@ -23,6 +29,9 @@ INFINITY = 0x7F800000  # the bits of +inf: magnitudes above it are NaNs
 QUIET_NAN = 0x7FC00000
 FRACTION = 0x7FFFFF  # the 23 stored significand bits
 HIDDEN_BIT = 0x800000  # the implicit leading 1 of normal numbers
+ONE = 0x3F800000  # the bits of 1.0
+INTEGRAL = 0x4B000000  # the bits of 2**23: floats from there on are integers
+TINY = 0x21800000  # the bits of 2**-60 (`py_add`)
 
 
 @tx.struct
@@ -31,6 +40,14 @@ class PyFrexp:
 
     mantissa: f32
     exponent: i32
+
+
+@tx.struct
+class PyDivision:
+    """A truncated division: the quotient's low 32 bits and the remainder."""
+
+    quotient: u32
+    remainder: u32
 
 
 @tx.struct
@@ -96,32 +113,29 @@ def py_exponent(magnitude: u32) -> i32:
 
 
 @tx.func
-def py_fmod(x: f32, y: f32) -> f32:
-    """C's fmod, exactly: x - n * y with n = trunc(x / y) computed without rounding.
+def py_add(x: f32, y: f32) -> f32:
+    """x + y correctly rounded, also where the GPU flushes subnormal operands and results to
+    zero (WGSL and Vulkan allow it; NVIDIA does). Two operands below 2**-60 are added scaled
+    up by 2**64 (exactly, through their bits) and the sum scaled back: the scaled sum rounds
+    as the true one does, and where the true sum is subnormal it is exact. When an operand
+    is 2**-60 or more, a subnormal other operand is below half its ulp (flushing it changes
+    nothing) and the sum is zero or at least 2**-84 (never subnormal)."""
+    if max(tx.bitcast(u32, x) & MAGNITUDE, tx.bitcast(u32, y) & MAGNITUDE) < TINY:
+        return py_ldexp(py_ldexp(x, 64) + py_ldexp(y, 64), -64)
+    return x + y
 
-    Long division of the integer significands (both normalised to [2**23, 2**24)), 8
-    quotient bits per step: each step estimates its digit with a float division (exact
-    inputs below 2**32, the estimate off by at most one) and corrects it with integer
-    arithmetic, so no step rounds (at most 35 steps for the widest exponent difference).
-    The remainder is then written back as a float from its bits."""
-    bits_x = tx.bitcast(u32, x)
-    sign = bits_x & SIGN
-    ax = bits_x & MAGNITUDE
-    ay = tx.bitcast(u32, y) & MAGNITUDE
-    if ax >= INFINITY or ay > INFINITY or ay == 0:
-        return py_nan(x, y)  # x infinite or NaN, y NaN or zero
-    if ax < ay or ay == INFINITY:
-        return x  # |x| < |y| (x = ±0 included), or y infinite
-    # |x| = r * 2**(ex - 150), |y| = m * 2**(ey - 150), ex >= ey
-    r = py_significand(ax)
-    m = py_significand(ay)
-    ey = py_exponent(ay)
-    left = u32(py_exponent(ax) - ey)
+
+@tx.func
+def py_long_division(r: u32, m: u32, bits: u32) -> PyDivision:
+    """(r * 2**bits) // m and its remainder, for r < m < 2**24, without rounding.
+
+    8 quotient bits per step: each step estimates its digit with a float division (exact
+    operands below 2**32, the estimate off by at most one within WGSL's 2.5 ulp) and
+    corrects it with integer arithmetic. The quotient keeps its low 32 bits."""
     divisor = f32(m)
-    if r >= m:
-        r -= m
-    while left > 0 and r != 0:
-        step = min(left, 8)
+    quotient = u32(0)
+    while bits > 0 and r != 0:
+        step = min(bits, 8)
         shifted = r << step  # below 2**32, and 24 significant bits: exact as an f32
         digit = u32(f32(shifted) / divisor)
         if digit * m > shifted:
@@ -129,16 +143,85 @@ def py_fmod(x: f32, y: f32) -> f32:
         r = shifted - digit * m
         if r >= m:
             r -= m
-        left -= step
+            digit += 1
+        quotient = (quotient << step) | digit
+        bits -= step
+    if bits >= 32:
+        return PyDivision(u32(0), r)  # r = 0: the remaining digits are zeros
+    return PyDivision(quotient << bits, r)
+
+
+@tx.func
+def py_divide_magnitudes(ax: u32, ay: u32) -> PyDivision:
+    """|x| = n * |y| + r with 0 <= r < |y| for the bits of two finite magnitudes (ay > 0):
+    n's low 32 bits and the bits of r, computed exactly (a float from its bits, never from
+    arithmetic that a GPU may flush to zero)."""
+    if ax < ay:
+        return PyDivision(u32(0), ax)
+    # |x| = r * 2**(ex - 150), |y| = m * 2**(ey - 150), ex >= ey
+    r = py_significand(ax)
+    m = py_significand(ay)
+    ey = py_exponent(ay)
+    left = u32(py_exponent(ax) - ey)
+    leading = u32(0)
+    if r >= m:
+        r -= m
+        leading = u32(1)
+    division = py_long_division(r, m, left)
+    quotient = division.quotient
+    if left < 32:
+        quotient |= leading << left
+    r = division.remainder
     if r == 0:
-        return tx.bitcast(f32, sign)  # a zero with the sign of x
+        return PyDivision(quotient, u32(0))
     # r * 2**(ey - 150) as a float: the leading bit to bit 23, or a subnormal.
     up = 23 - i32(tx.first_leading_bit(r))
     if ey > up:
-        return tx.bitcast(f32, sign | (u32(ey - up) << 23) | ((r << u32(up)) & FRACTION))
+        return PyDivision(quotient, (u32(ey - up) << 23) | ((r << u32(up)) & FRACTION))
     if ey >= 1:
-        return tx.bitcast(f32, sign | (r << u32(ey - 1)))
-    return tx.bitcast(f32, sign | (r >> u32(1 - ey)))  # y subnormal: the bits below are 0
+        return PyDivision(quotient, r << u32(ey - 1))
+    return PyDivision(quotient, r >> u32(1 - ey))  # y subnormal: the bits below are 0
+
+
+@tx.func
+def py_quotient(ax: u32, ay: u32) -> u32:
+    """The bits of |x| / |y| correctly rounded (to nearest even), for the bits of finite
+    magnitudes with ax >= ay > 0 (so the quotient is 1 or more: normal or infinite): the
+    division of the significands to 25 bits and a sticky remainder, in integers (a GPU's
+    float division is only accurate to 2.5 ulp)."""
+    r = py_significand(ax)
+    m = py_significand(ay)
+    exponent = py_exponent(ax) - py_exponent(ay) + 127  # of r / m in [1, 2)
+    bits = u32(24)
+    leading = u32(1) << 24
+    if r >= m:
+        r -= m
+    else:
+        exponent -= 1  # r / m in [1/2, 1): one more quotient bit
+        bits = u32(25)
+        leading = u32(0)
+    division = py_long_division(r, m, bits)
+    q = leading | division.quotient  # in [2**24, 2**25): 24 bits and the rounding bit
+    if exponent >= 255:
+        return u32(INFINITY)
+    result = (u32(exponent) << 23) + ((q >> 1) & FRACTION)
+    if (q & 1) == 1 and (division.remainder != 0 or (q & 2) != 0):
+        result += 1  # a carry into the exponent is right (up to infinity)
+    return result
+
+
+@tx.func
+def py_fmod(x: f32, y: f32) -> f32:
+    """C's fmod, exactly: x - n * y with n = trunc(x / y), from the long division of the
+    integer significands (`py_divide_magnitudes`; at most 35 steps of 8 bits)."""
+    bits_x = tx.bitcast(u32, x)
+    ax = bits_x & MAGNITUDE
+    ay = tx.bitcast(u32, y) & MAGNITUDE
+    if ax >= INFINITY or ay > INFINITY or ay == 0:
+        return py_nan(x, y)  # x infinite or NaN, y NaN or zero
+    if ax < ay or ay == INFINITY:
+        return x  # |x| < |y| (x = ±0 included), or y infinite
+    return tx.bitcast(f32, (bits_x & SIGN) | py_divide_magnitudes(ax, ay).remainder)
 
 
 @tx.func
@@ -151,22 +234,36 @@ def py_divmod_special(a: f32, b: f32) -> f32:
 
 @tx.func
 def py_floor_div(a: f32, b: f32) -> f32:
-    """Python's float a // b (CPython's float_divmod, as numpy computes it in f32).
-
-    The remainder is exact; the quotient (a - mod) / b is snapped to the nearest integer,
-    so it matches numpy bit for bit wherever the GPU's division is correctly rounded (WGSL
-    allows 2.5 ulp, which can move quotients beyond about 2**21 by one unit)."""
-    if (tx.bitcast(u32, b) & MAGNITUDE) == 0:
+    """Python's float a // b (CPython's float_divmod, as numpy computes it in f32), bit for
+    bit on any GPU: the remainder is exact, (a - mod) is rounded as f32 subtraction rounds
+    (`py_add`) and its division by b is correctly rounded in integers (`py_quotient`);
+    only the last steps (minus one, floor) are float arithmetic on normal numbers."""
+    bits_a = tx.bitcast(u32, a)
+    bits_b = tx.bitcast(u32, b)
+    ax = bits_a & MAGNITUDE
+    ay = bits_b & MAGNITUDE
+    if ay == 0:
         return py_divmod_special(a, b)
-    mod = py_fmod(a, b)
-    if py_isnan(mod):
-        return mod  # a infinite, or a NaN operand
-    div = (a - mod) / b  # very nearly the integer quotient
-    if mod != 0.0 and (b < 0.0) != (mod < 0.0):
+    if ax >= INFINITY or ay > INFINITY:
+        return py_nan(a, b)  # a infinite or NaN, b NaN
+    sign = (bits_a ^ bits_b) & SIGN
+    remainder = ax  # |a| when b is infinite
+    quotient = u32(0)  # the bits of |a - mod| / |b|
+    if ay < INFINITY:
+        remainder = py_divide_magnitudes(ax, ay).remainder
+        whole_bits = tx.bitcast(u32, py_add(tx.bitcast(f32, ax), tx.bitcast(f32, remainder | SIGN)))
+        if whole_bits != 0:
+            quotient = py_quotient(whole_bits, ay)
+    div = tx.bitcast(f32, sign | quotient)
+    below = remainder != 0 and sign != 0  # mod and b of opposite signs: one less
+    if quotient >= INTEGRAL:  # 2**23 or more (or infinite): an integer already
+        if below and quotient < INFINITY:
+            return div - 1.0
+        return div
+    if below:
         div -= 1.0
-    if div == 0.0:
-        # a zero with the sign of a / b
-        return tx.bitcast(f32, (tx.bitcast(u32, a) ^ tx.bitcast(u32, b)) & SIGN)
+    elif quotient == 0:
+        return div  # a zero with the sign of a / b
     floor_div = tx.floor(div)
     if div - floor_div > 0.5:
         floor_div += 1.0
@@ -177,30 +274,32 @@ def py_floor_div(a: f32, b: f32) -> f32:
 def py_mod(a: f32, b: f32) -> f32:
     """Python's float a % b: the exact fmod, moved to the divisor's sign."""
     mod = py_fmod(a, b)
-    if mod == 0.0:
-        return py_copysign(0.0, b)
-    if (b < 0.0) != (mod < 0.0):
-        return mod + b
+    bits_mod = tx.bitcast(u32, mod)
+    bits_b = tx.bitcast(u32, b)
+    if (bits_mod & MAGNITUDE) == 0:
+        return tx.bitcast(f32, bits_b & SIGN)  # a zero with the sign of b
+    if ((bits_mod ^ bits_b) & SIGN) != 0 and not py_isnan(mod):
+        return py_add(mod, b)
     return mod
 
 
 @tx.func
 def py_remainder(x: f32, y: f32) -> f32:
-    """IEEE 754 remainder: x - n * y with n the integer nearest x / y (ties to even)."""
-    if py_isnan(x) or py_isnan(y) or py_isinf(x) or (tx.bitcast(u32, y) & MAGNITUDE) == 0:
-        return py_nan(x, y)
-    if py_isinf(y):
+    """IEEE 754 remainder: x - n * y with n the integer nearest x / y (ties to even), from
+    the exact truncated division and the parity of its quotient."""
+    bits_x = tx.bitcast(u32, x)
+    ax = bits_x & MAGNITUDE
+    ay = tx.bitcast(u32, y) & MAGNITUDE
+    if ax >= INFINITY or ay > INFINITY or ay == 0:
+        return py_nan(x, y)  # x infinite or NaN, y NaN or zero
+    if ay == INFINITY:
         return x
-    absx = abs(x)
-    absy = abs(y)
-    m = py_fmod(absx, absy)
-    c = absy - m
-    r = m
-    if m > c:
-        r = -c
-    elif m == c:
-        r = m - 2.0 * py_fmod(0.5 * (absx - m), absy)  # half-way: to the even multiple
-    return py_copysign(1.0, x) * r
+    division = py_divide_magnitudes(ax, ay)
+    r = tx.bitcast(f32, division.remainder)
+    twice = tx.bitcast(u32, py_ldexp(r, 1))  # 2 * r exactly (or infinite)
+    if twice > ay or (twice == ay and (division.quotient & 1) == 1):
+        r = py_add(r, tx.bitcast(f32, ay | SIGN))  # r - |y|, exact
+    return tx.bitcast(f32, tx.bitcast(u32, r) ^ (bits_x & SIGN))
 
 
 # ---------------------------------------------------------------------------
@@ -259,27 +358,46 @@ def py_ldexp(x: f32, n: i32) -> f32:
 
 @tx.func
 def py_modf(x: f32) -> PyModf:
-    whole = tx.trunc(x)
-    fractional = x - whole
-    if py_isinf(x):
-        fractional = 0.0
-    return PyModf(py_copysign(fractional, x), whole)
+    """The integer part by clearing the fraction bits, so that no subnormal goes through
+    float arithmetic (a GPU may flush it: the fractional part of 1e-45 is 1e-45)."""
+    bits = tx.bitcast(u32, x)
+    sign = bits & SIGN
+    magnitude = bits & MAGNITUDE
+    if magnitude < ONE:
+        return PyModf(x, tx.bitcast(f32, sign))  # |x| < 1: the integer part is ±0
+    if magnitude >= INTEGRAL:  # integers, infinities (fractional part ±0) and NaN
+        if magnitude > INFINITY:
+            return PyModf(x, x)
+        return PyModf(tx.bitcast(f32, sign), x)
+    whole = tx.bitcast(f32, bits & ~((u32(1) << (150 - (magnitude >> 23))) - 1))
+    return PyModf(py_copysign(x - whole, x), whole)  # x - whole: exact, 0 or >= 2**-23
+
+
+@tx.func
+def py_order(bits: u32) -> i32:
+    """The bits of a non-NaN float as an integer in the floats' order (both zeros are 0)."""
+    if (bits & SIGN) != 0:
+        return -i32(bits & MAGNITUDE)
+    return i32(bits)
 
 
 @tx.func
 def py_nextafter(x: f32, y: f32) -> f32:
+    """The neighbour of x towards y, from the bits and compared as integers (a GPU may
+    flush subnormals in float comparisons)."""
     if py_isnan(x) or py_isnan(y):
         return py_nan(x, y)
-    if x == y:
+    bits_x = tx.bitcast(u32, x)
+    bits_y = tx.bitcast(u32, y)
+    if py_order(bits_x) == py_order(bits_y):
         return y
-    if x == 0.0:
-        return py_copysign(tx.bitcast(f32, u32(1)), y)  # the smallest subnormal
-    bits = tx.bitcast(u32, x)
-    if (y > x) == (x > 0.0):
-        bits += 1  # away from zero
+    if (bits_x & MAGNITUDE) == 0:
+        return tx.bitcast(f32, (bits_y & SIGN) | 1)  # the smallest subnormal
+    if (py_order(bits_y) > py_order(bits_x)) == ((bits_x & SIGN) == 0):
+        bits_x += 1  # away from zero
     else:
-        bits -= 1
-    return tx.bitcast(f32, bits)
+        bits_x -= 1
+    return tx.bitcast(f32, bits_x)
 
 
 @tx.func
@@ -417,10 +535,19 @@ def py_hypot(x: f32, y: f32) -> f32:
 
 @tx.func
 def py_isclose(a: f32, b: f32, rel_tol: f32, abs_tol: f32) -> bool:
-    if a == b:
+    """Python's isclose in f32. Equality is tested on the bits, and values below 2**-60 are
+    compared scaled up by 2**64 (abs_tol too), so that no subnormal difference or product
+    goes through float arithmetic that a GPU may flush to zero."""
+    if py_isnan(a) or py_isnan(b):
+        return False
+    if py_order(tx.bitcast(u32, a)) == py_order(tx.bitcast(u32, b)):
         return True
     if py_isinf(a) or py_isinf(b):
         return False
+    if max(tx.bitcast(u32, a) & MAGNITUDE, tx.bitcast(u32, b) & MAGNITUDE) < TINY:
+        a = py_ldexp(a, 64)
+        b = py_ldexp(b, 64)
+        abs_tol = py_ldexp(abs_tol, 64)
     diff = abs(b - a)
     return diff <= abs(rel_tol * b) or diff <= abs(rel_tol * a) or diff <= abs_tol
 

@@ -4,6 +4,14 @@ Exact functions (fmod, remainder, copysign, frexp, ldexp, modf, nextafter, ulp, 
 classification functions, `//` and `%`) are compared bit for bit, signs of zeros and NaNs
 included, on every pair of a spread of edge values (zeros, subnormals, the largest float,
 infinities, NaN). The others are compared with a tolerance in ulps chosen per function.
+
+WGSL and Vulkan let an implementation flush subnormal inputs and results of float
+arithmetic to zero (NVIDIA's driver does; lavapipe does not). The math library never does
+float arithmetic with a subnormal operand or result, so its functions are required to be
+exact there too; a WGSL builtin (`fabs`) is not: where a probe kernel sees the adapter
+flush (`flushes_subnormals`), its column also accepts, for a subnormal input, the
+reference of the input flushed to a signed zero, and a zero of the right sign for a
+subnormal expected result (`assert_exact`).
 """
 
 import math
@@ -44,16 +52,65 @@ def pairs(values):
     return a.ravel().copy(), b.ravel().copy()
 
 
-def assert_identical(got, want, inputs=()):
+def identical(got, want):
     """Equal as floats, with equal signs of zeros; NaN where NaN is expected."""
-    got, want = np.asarray(got), np.asarray(want).astype(got.dtype)
-    bad = ~(
-        ((got == want) & (np.signbit(got) == np.signbit(want))) | (np.isnan(got) & np.isnan(want))
-    )
+    got, want = np.asarray(got), np.asarray(want).astype(np.asarray(got).dtype)
+    same = (got == want) & (np.signbit(got) == np.signbit(want))
+    return same | (np.isnan(got) & np.isnan(want))
+
+
+def assert_identical(got, want, inputs=(), accepted=False):
+    """`identical` everywhere but where `accepted`."""
+    got, want = np.asarray(got), np.asarray(want).astype(np.asarray(got).dtype)
+    bad = ~(identical(got, want) | accepted)
     rows = [tuple(np.asarray(x)[bad][:8]) for x in inputs]
     assert (
         not bad.any()
     ), f"{bad.sum()} mismatches: got {got[bad][:8]}, want {want[bad][:8]} for {rows}"
+
+
+def subnormal(x):
+    x = np.asarray(x)
+    if x.dtype.kind != "f":
+        return np.zeros(x.shape, bool)
+    return (x != 0) & (np.abs(x) < np.finfo(x.dtype).tiny)
+
+
+def flushed(x):
+    """x with its subnormals replaced by zeros of their sign (integers unchanged)."""
+    return np.where(subnormal(x), np.copysign(np.float32(0), x), x).astype(np.asarray(x).dtype)
+
+
+def assert_exact(got, reference, inputs, flushes=False):
+    """`got` is `reference(*inputs)` bit for bit; on an adapter that flushes subnormals
+    (`flushes`), also the reference of the inputs flushed to signed zeros where an input
+    is subnormal, and a signed zero where that expected result is subnormal."""
+    with np.errstate(all="ignore"):
+        want = np.asarray(reference(*inputs), np.float32)
+        accepted = np.zeros(np.shape(want), bool)
+        if flushes:
+            accepted |= subnormal(want) & identical(got, flushed(want))
+            from_subnormal = np.any([subnormal(x) for x in inputs], axis=0)
+            if np.any(from_subnormal):
+                other = np.asarray(reference(*[flushed(x) for x in inputs]), np.float32)
+                accepted |= from_subnormal & identical(got, other)
+                accepted |= from_subnormal & subnormal(other) & identical(got, flushed(other))
+    assert_identical(got, want, inputs, accepted)
+
+
+@tx.kernel(workgroup_size=1)
+def subnormal_probe(a: Array[f32], out: Array[f32]):
+    out[0] = a[0] * a[1]  # a subnormal input times 1
+    out[1] = a[2] * a[2]  # a subnormal result
+
+
+@pytest.fixture
+def flushes_subnormals(shader_source):
+    """Whether the adapter, on the current path, flushes subnormal f32 inputs or results of
+    float arithmetic to zero."""
+    out = np.ones(2, np.float32)
+    subnormal_probe(np.array([1e-40, 1.0, 2.0**-70], np.float32), out, threads=1)
+    return bool((out == 0).any())
 
 
 def assert_ulps(got, want, ulps, inputs=(), what="", error=0.0):
@@ -107,18 +164,28 @@ def exact_pairs(a: Array[f32], b: Array[f32], out: Array2D[f32]):
         out[i, 6] = q
 
 
+def python_remainder(a, b):
+    return [python_f32(math.remainder, x, y) for x, y in zip(a, b)]
+
+
+#: `exact_pairs`'s columns: the reference of each, a function of the two input arrays.
+PAIR_REFERENCES = [
+    np.floor_divide,
+    np.remainder,
+    np.fmod,
+    python_remainder,
+    np.copysign,
+    np.nextafter,
+    np.floor_divide,
+]
+
+
 def test_exact_functions_of_pairs():
     a, b = pairs(EDGES)
     out = np.zeros((len(a), 7), np.float32)
     exact_pairs(a, b, out, threads=len(a))
-    with np.errstate(all="ignore"):
-        assert_identical(out[:, 0], np.floor_divide(a, b), (a, b))
-        assert_identical(out[:, 1], np.remainder(a, b), (a, b))
-        assert_identical(out[:, 2], np.fmod(a, b), (a, b))
-        assert_identical(out[:, 3], [python_f32(math.remainder, x, y) for x, y in zip(a, b)])
-        assert_identical(out[:, 4], np.copysign(a, b), (a, b))
-        assert_identical(out[:, 5], np.nextafter(a, b), (a, b))
-        assert_identical(out[:, 6], np.floor_divide(a, b), (a, b))
+    for column, reference in enumerate(PAIR_REFERENCES):
+        assert_exact(out[:, column], reference, (a, b))
 
 
 def test_exact_functions_of_random_bit_patterns():
@@ -129,10 +196,8 @@ def test_exact_functions_of_random_bit_patterns():
         b[:1024] = (a[:1024] / rng.uniform(1, 3e4, 1024)).astype(np.float32)
     out = np.zeros((len(a), 7), np.float32)
     exact_pairs(a, b, out, threads=len(a))
-    with np.errstate(all="ignore"):
-        assert_identical(out[:, 0], np.floor_divide(a, b), (a, b))
-        assert_identical(out[:, 1], np.remainder(a, b), (a, b))
-        assert_identical(out[:, 2], np.fmod(a, b), (a, b))
+    for column, reference in enumerate(PAIR_REFERENCES[:4]):
+        assert_exact(out[:, column], reference, (a, b))
 
 
 ADVERSARIAL = [
@@ -143,9 +208,14 @@ ADVERSARIAL = [
     (2.0, 0.2),
     (7.0, 0.7),
     (1e30, 3.0),  # huge quotients
+    (1e20, 3.0),  # 3.33333333e19: a division that is not correctly rounded gives 1 ulp more
+    (-1e20, 0.1),
     (3.4028235e38, 1e-38),
     (1e-38, 3.4028235e38),  # tiny quotients
     (-1e-38, 3.4028235e38),
+    (1.6262285e-34, -3.4450282e-37),  # tiny operands: exact where a GPU flushes
+    (-2.5e-38, 1.2e-38),  # subnormals (the remainders here are subnormal)
+    (1.7e-38, -1.2e-38),
     (-0.0, 5.0),
     (0.0, -5.0),
     (-0.0, -5.0),
@@ -167,12 +237,8 @@ def test_floor_division_and_modulo_of_adversarial_pairs_follow_python():
     out = np.zeros((len(a), 7), np.float32)
     exact_pairs(a, b, out, threads=len(a))
     assert out[0, 0] == 9.0 and out[0, 1] == np.float32(1.0) % np.float32(0.1)
-    with np.errstate(all="ignore"):
-        for (x, y), (q, r) in zip(zip(a, b), out[:, :2]):
-            if y != 0:  # Python raises; numpy (and these kernels) give inf/NaN
-                assert_identical(np.float32([q, r]), np.float32(divmod(x, y)))
-        assert_identical(out[:, 0], np.floor_divide(a, b), (a, b))
-        assert_identical(out[:, 1], np.remainder(a, b), (a, b))
+    for column, reference in enumerate(PAIR_REFERENCES[:4]):
+        assert_exact(out[:, column], reference, (a, b))
 
 
 # ---------------------------------------------------------------------------------------
@@ -200,31 +266,42 @@ def exact_unary(a: Array[f32], n: Array[i32], out: Array2D[f32], flags: Array2D[
         flags[i, 2] = u32(math.isfinite(x))
 
 
-def test_exact_functions_of_one_value():
+def frexp_of(a):
+    return [math.frexp(float(x)) if math.isfinite(x) else (float(x), 0) for x in a]
+
+
+def ulp_of(a):
+    magnitude = np.abs(a)
+    up = np.nextafter(magnitude, np.float32(math.inf)) - magnitude
+    largest = magnitude == np.finfo(np.float32).max
+    down = magnitude - np.nextafter(magnitude, np.float32(0))
+    return np.where(np.isfinite(a), np.where(largest, down, up), magnitude)
+
+
+#: `exact_unary`'s columns but 4 (the sum of two others): the reference of each, a
+#: function of the inputs (x, n).
+UNARY_REFERENCES = {
+    0: lambda a, n: [m for m, _ in frexp_of(a)],
+    1: lambda a, n: [e for _, e in frexp_of(a)],
+    2: lambda a, n: [python_f32(lambda v: math.modf(v)[0], x) for x in a],
+    3: lambda a, n: [python_f32(lambda v: math.modf(v)[1], x) for x in a],
+    5: lambda a, n: [python_f32(math.ldexp, x, k) if math.isfinite(x) else x for x, k in zip(a, n)],
+    6: lambda a, n: ulp_of(a),
+    7: lambda a, n: np.abs(a),
+}
+
+
+def test_exact_functions_of_one_value(flushes_subnormals):
     exponents = [0, 1, -1, 5, -30, 100, -149, -150, -200, 300, 2147483647, -2147483648]
     a = np.repeat(EDGES, len(exponents))
     n = np.tile(np.array(exponents, np.int32), len(EDGES))
     out = np.zeros((len(a), 8), np.float32)
     flags = np.zeros((len(a), 3), np.uint32)
     exact_unary(a, n, out, flags, threads=len(a))
-    frexp = [math.frexp(float(x)) if math.isfinite(x) else (float(x), 0) for x in a]
-    assert_identical(out[:, 0], [m for m, _ in frexp], (a,))
-    assert_identical(out[:, 1], [e for _, e in frexp], (a,))
-    modf = [python_f32(lambda v: math.modf(v)[0], x) for x in a]
-    assert_identical(out[:, 2], modf, (a,))
-    assert_identical(out[:, 3], [python_f32(lambda v: math.modf(v)[1], x) for x in a], (a,))
-    with np.errstate(all="ignore"):
-        assert_identical(out[:, 4], np.float32(out[:, 3]) + np.float32(out[:, 0]), (a,))
-    ldexp = [python_f32(math.ldexp, x, k) if math.isfinite(x) else x for x, k in zip(a, n)]
-    assert_identical(out[:, 5], ldexp, (a, n))
-    with np.errstate(all="ignore"):
-        magnitude = np.abs(a)
-        up = np.nextafter(magnitude, np.float32(math.inf)) - magnitude
-        largest = magnitude == np.finfo(np.float32).max
-        down = magnitude - np.nextafter(magnitude, np.float32(0))
-        ulp = np.where(np.isfinite(a), np.where(largest, down, up), magnitude)
-    assert_identical(out[:, 6], ulp, (a,))
-    assert_identical(out[:, 7], np.abs(a), (a,))
+    sum_of_columns = {4: lambda a, n: out[:, 3] + out[:, 0]}  # modf(x)[1] + frexp(x)[0]
+    for column, reference in {**UNARY_REFERENCES, **sum_of_columns}.items():
+        builtin = column == 7  # fabs: WGSL's abs, which may flush a subnormal
+        assert_exact(out[:, column], reference, (a, n), flushes_subnormals and builtin)
     np.testing.assert_array_equal(flags[:, 0], np.isnan(a))
     np.testing.assert_array_equal(flags[:, 1], np.isinf(a))
     np.testing.assert_array_equal(flags[:, 2], np.isfinite(a))
@@ -460,14 +537,19 @@ def closeness(a: Array[f32], b: Array[f32], flags: Array2D[u32]):
         flags[i, 0] = u32(math.isclose(a[i], b[i]))
         flags[i, 1] = u32(math.isclose(a[i], b[i], rel_tol=1e-3))
         flags[i, 2] = u32(math.isclose(a[i], b[i], abs_tol=0.5, rel_tol=0.0))
+        flags[i, 3] = u32(math.isclose(a[i], b[i], abs_tol=3e-45, rel_tol=0.0))  # subnormal
 
 
 def test_isclose_with_default_and_given_tolerances():
-    a, b = pairs(np.array([0.0, 1.0, 1.0001, 1.3, 1000.0, 1000.5, math.inf, math.nan], np.float32))
-    flags = np.zeros((len(a), 3), np.uint32)
+    values = [0.0, 1.0, 1.0001, 1.3, 1000.0, 1000.5, math.inf, math.nan]
+    tiny = [1.19e-38, 1.2e-38, 1e-45, 3e-45]  # differences that a GPU may flush to zero
+    a, b = pairs(np.array(values + tiny, np.float32))
+    flags = np.zeros((len(a), 4), np.uint32)
     closeness(a, b, flags, threads=len(a))
     x, y = a.astype(np.float64), b.astype(np.float64)
-    for column, keywords in enumerate([{}, {"rel_tol": 1e-3}, {"abs_tol": 0.5, "rel_tol": 0.0}]):
+    tolerances = [{}, {"rel_tol": 1e-3}, {"abs_tol": 0.5, "rel_tol": 0.0}]
+    tolerances += [{"abs_tol": 3e-45, "rel_tol": 0.0}]
+    for column, keywords in enumerate(tolerances):
         want = [math.isclose(p, q, **keywords) for p, q in zip(x.tolist(), y.tolist())]
         np.testing.assert_array_equal(flags[:, column], want, err_msg=str(keywords))
 
@@ -511,7 +593,7 @@ def test_constants_infinities_and_nan_on_both_paths():
 
 
 KERNELS = [exact_pairs, exact_unary, approximate, near_zero, vectors, halves, integers]
-KERNELS += [closeness, constants]
+KERNELS += [closeness, constants, subnormal_probe]
 
 
 def test_kernels_pass_tint(tint):
