@@ -7,12 +7,16 @@ evaluating Python, so the same code serves the decorator path and the command li
 from __future__ import annotations
 
 import ast
+import dataclasses
 
 from pyshader_tx import declarations as decl
 from pyshader_tx import types as t
 
 from .expressions import classify
 from .source import MISSING, FunctionSource
+
+#: A type a TypeVar without constraints may be bound to.
+GENERIC_TYPES = (t.ScalarType, t.VectorType)
 
 #: Python's own types in annotations, as Warp and Numba read them.
 PYTHON_TYPES = {bool: t.bool_, int: t.i32, float: t.f32}
@@ -41,6 +45,14 @@ def evaluate_annotation(node: ast.expr, source: FunctionSource, what: str) -> t.
     ty = decl.as_type(value) or PYTHON_TYPES.get(value)
     if ty is not None:
         return ty
+    if isinstance(value, decl.TypeVar):
+        raise source.error(
+            node,
+            f"TypeVar '{value.__name__}' in the annotation of {what} is not bound here",
+            "TypeVars are bound by the arguments of a @tx.func call or of a kernel launch",
+        )
+    if value is decl.Func:
+        raise source.error(node, f"{what} cannot be a tx.Func here", "only @tx.func parameters can")
     if value in ANNOTATION_CLASSES:
         raise source.error(
             node, f"{value.__name__} needs an element type, e.g. {value.__name__}[f32]"
@@ -97,3 +109,73 @@ def struct_from_class(cls, source: FunctionSource | None, field_nodes: dict) -> 
     if not fields:
         raise source.error(source.node, f"struct {cls.__name__} needs at least one annotated field")
     return t.StructType(cls.__name__, tuple(fields), python_class=cls)
+
+
+def generic_annotation(node: ast.expr, source: FunctionSource):
+    """The `TypeVar` or `tx.Func` an annotation names (a name or `tx.X`), else None."""
+    if not isinstance(node, (ast.Name, ast.Attribute)):
+        return None
+    try:
+        value = _resolve(node, source, "")
+    except Exception:  # noqa: BLE001 - not generic: evaluate_annotation reports it
+        return None
+    if isinstance(value, decl.TypeVar) or value is decl.Func:
+        return value
+    return None
+
+
+def typevars_in(node: ast.expr | None, source: FunctionSource) -> list:
+    """The TypeVars an annotation mentions (`T`, `Array[T]`), in order, without repeats."""
+    found = []
+    for child in ast.walk(node) if node is not None else ():
+        if isinstance(child, ast.Name):
+            value = source.lookup(child.id)
+            if isinstance(value, decl.TypeVar) and value not in found:
+                found.append(value)
+    return found
+
+
+def bind_typevars(source: FunctionSource, binding: dict) -> FunctionSource:
+    """`source` whose names of TypeVars resolve to the types they are bound to (in its
+    annotations and in its body alike): one specialisation of generic code."""
+    outer = source.lookup
+
+    def lookup(name: str) -> object:
+        value = outer(name)
+        if isinstance(value, decl.TypeVar) and value in binding:
+            return binding[value]
+        return value
+
+    return dataclasses.replace(source, lookup=lookup)
+
+
+def typevar_problem(typevar, ty: t.Type) -> str | None:
+    """Why `ty` cannot bind `typevar` (None when it can)."""
+    if typevar.constraints and ty not in typevar.constraints:
+        allowed = ", ".join(repr(c) for c in typevar.constraints)
+        return f"TypeVar '{typevar.__name__}' must be one of {allowed}, not {ty!r}"
+    if not isinstance(ty, GENERIC_TYPES):
+        return f"TypeVar '{typevar.__name__}' takes a scalar or vector type, not {ty!r}"
+    return None
+
+
+@dataclasses.dataclass
+class Specialisation:
+    """One specialisation of a generic device function: its TypeVars' types (TypeVar ->
+    type) and the device functions its `tx.Func` parameters take (name -> Func)."""
+
+    binding: dict
+    functions: dict
+
+    @property
+    def key(self) -> tuple:
+        return (
+            tuple((id(v), ty) for v, ty in self.binding.items()),
+            tuple((name, id(f)) for name, f in self.functions.items()),
+        )
+
+    def name(self, base: str) -> str:
+        """`twice_f32`, `fold_add_f32`: the function's name and what it is specialised for."""
+        parts = [f.__name__ for f in self.functions.values()]
+        parts += [repr(ty) for ty in self.binding.values()]
+        return "_".join([base, *parts])

@@ -17,10 +17,15 @@ from pyshader_tx.ir.intrinsics import (
     match_signature,
 )
 
+from pyshader_tx.declarations import Func as FuncAnnotation
+from pyshader_tx.declarations import TypeVar
+
 from . import counters
 from . import operators as ops
 from . import python_math
-from .expressions import ArrayParam, Meta, WorkgroupArray
+from .annotations import Specialisation, typevar_problem
+from .expressions import ArrayParam, Meta, WorkgroupArray, classify
+from .source import MISSING
 
 CONVERSION_BUILTINS = {"int": t.i32, "float": t.f32, "bool": t.bool_}
 
@@ -435,6 +440,8 @@ class CallLowering:
             raise self.source.error(
                 node, f"{meta.name}() is missing argument(s) {', '.join(missing)}"
             )
+        if any(isinstance(p.ty, TypeVar) or p.ty is FuncAnnotation for p in params):
+            return self.call_generic(meta, node, params, slots)
         arrays = {
             p.name: self.array_argument(slot, p, meta.name)
             for slot, p in zip(slots, params)
@@ -447,6 +454,73 @@ class CallLowering:
         )
         function = self.module.function_for(func, self.source.span(node), arrays)
         return ir.Call(function, args, function.result, self.source.span(node))
+
+    def call_generic(self, meta: Meta, node: ast.Call, params: list, slots: list):
+        """A call of a generic device function: its TypeVars are bound from the types of
+        the arguments (typed ones first; an abstract literal binds its TypeVar only where
+        no typed argument does, as i32 or f32), its `tx.Func` parameters take the device
+        functions passed; the specialisation for that binding is lowered once."""
+        name = meta.name
+        operands, functions, arrays = {}, {}, {}
+        for slot, p in zip(slots, params):
+            if p.ty is FuncAnnotation:
+                functions[p.name] = self.function_argument(slot, p, name)
+            elif isinstance(p.ty, t.StorageArrayType):
+                arrays[p.name] = self.array_argument(slot, p, name)
+            else:
+                operands[p.name] = self.operand(slot)
+        binding, bound_by = {}, {}
+        typed_first = sorted(
+            (p for p in params if isinstance(p.ty, TypeVar)),
+            key=lambda p: ops.is_abstract(operands[p.name]),
+        )
+        for p in typed_first:
+            value, slot = operands[p.name], slots[params.index(p)]
+            ty = ops.concretize(value).ty if ops.is_abstract(value) else value.ty
+            if p.ty in binding:
+                if not ops.is_abstract(value) and ty != binding[p.ty]:
+                    raise self.source.error(
+                        slot,
+                        f"{name}(): argument '{p.name}' is {ty!r}, but TypeVar"
+                        f" '{p.ty.__name__}' is already {binding[p.ty]!r} from argument"
+                        f" '{bound_by[p.ty]}'",
+                        "convert one of them, e.g. f32(x)",
+                    )
+                continue
+            problem = typevar_problem(p.ty, ty)
+            if problem is not None:
+                raise self.source.error(slot, f"{name}(): argument '{p.name}': {problem}")
+            binding[p.ty], bound_by[p.ty] = ty, p.name
+        args = []
+        for slot, p in zip(slots, params):
+            if p.name in operands:
+                ty = binding.get(p.ty, p.ty)
+                args.append(ops.coerce(operands[p.name], ty, f"argument '{p.name}'"))
+        ordered = {p.ty: binding[p.ty] for p in params if p.ty in binding}
+        generic = Specialisation(ordered, functions)
+        span = self.source.span(node)
+        function = self.module.function_for(meta.value, span, arrays, generic)
+        return ir.Call(function, tuple(args), function.result, span)
+
+    def function_argument(self, node: ast.expr, param: ir.Parameter, name: str):
+        """The device function passed for a `tx.Func` parameter."""
+        if isinstance(node, ast.Name) and node.id not in self.bindings:
+            value = self.source.lookup(node.id)
+            target = classify(value, node.id) if value is not MISSING else None
+            got = f"'{node.id}' ({type(value).__name__})" if target is None else None
+        else:
+            target = self.place(node)
+            got = None
+        if isinstance(target, Meta) and target.kind == "function":
+            return target.value
+        if got is None:
+            got = self.describe_meta(target) if isinstance(target, (Meta, ArrayParam)) else None
+            got = got or f"a value of type {ops.concretize(target).ty!r}"
+        raise self.source.error(
+            node,
+            f"argument '{param.name}' of {name}() must be a @tx.func, got {got}",
+            "decorate the function with @tx.func and pass it by name",
+        )
 
     def array_argument(self, node: ast.expr, param: ir.Parameter, name: str) -> ArrayParam:
         """The kernel array passed for an array parameter (of exactly its type)."""

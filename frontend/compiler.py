@@ -21,10 +21,19 @@ from pyshader_tx.interface import ArrayBinding, KernelInterface, UniformBlock, U
 from pyshader_tx.ir.fold import fold_constants
 from pyshader_tx.ir.intrinsics import builtin_value_type
 
+from pyshader_tx.declarations import Func as FuncAnnotation
+from pyshader_tx.declarations import TypeVar
+
 from . import analysis, uniformity
-from .annotations import evaluate_annotation
+from .annotations import (
+    Specialisation,
+    bind_typevars,
+    evaluate_annotation,
+    generic_annotation,
+    typevars_in,
+)
 from .calls import CallLowering
-from .expressions import ArrayParam, ExpressionLowering
+from .expressions import ArrayParam, ExpressionLowering, Meta
 from .operators import OperatorLowering, abstract_literal, coerce
 from .source import FunctionSource
 from .statements import StatementLowering
@@ -144,14 +153,16 @@ class ModuleBuilder:
             ]
         return self.parameters[key]
 
-    def function_for(self, func, span, arrays: dict | None = None) -> ir.Function:
+    def function_for(self, func, span, arrays: dict | None = None, generic=None) -> ir.Function:
         """The IR of a device function. Without array parameters it is lowered once per
-        Func object: its IR does not depend on the kernel calling it, so later kernels
-        reuse it. With array parameters it is lowered once per kernel and binding of its
-        arrays (`arrays`: parameter name -> the caller's ArrayParam): its body refers to
-        those storage buffers directly, so no backend needs pointer parameters."""
+        Func object (and per `Specialisation` of a generic one): its IR does not depend on
+        the kernel calling it, so later kernels reuse it. With array parameters it is
+        lowered once per kernel and binding of its arrays (`arrays`: parameter name -> the
+        caller's ArrayParam): its body refers to those storage buffers directly, so no
+        backend needs pointer parameters."""
         arrays = arrays or {}
-        key = (id(func), tuple((name, id(array.var)) for name, array in arrays.items()))
+        generic_key = generic.key if generic is not None else None
+        key = (id(func), generic_key, tuple((n, id(a.var)) for n, a in arrays.items()))
         if key in self.lowered:
             return self.lowered[key]
         if func in self.in_progress:
@@ -161,21 +172,30 @@ class ModuleBuilder:
             raise CompileError(
                 f"recursion is not supported on GPUs: {chain} -> {func.__name__}", span
             )
-        closure = None if arrays else getattr(func, "lowered_closure", None)
-        if closure is None:
+        cache = func.lowered_closures
+        cached = None if arrays else cache.get(generic_key)
+        if cached is None:
             self.in_progress.append(func)
+            first_workgroup_array = len(self.workgroup_arrays)
             try:
                 function = lower_device_function(
-                    self, func.function_source(), self.parameters_of(func), arrays
+                    self, func.function_source(), self.parameters_of(func), arrays, generic
                 )
             finally:
                 self.in_progress.pop()
-            closure = analysis.callees_first(function)
+            cached = (
+                analysis.callees_first(function),
+                self.workgroup_arrays[first_workgroup_array:],
+            )
             if not arrays:
-                func.lowered_closure = closure
+                cache[generic_key] = cached
+        closure, workgroup_arrays = cached
         for needed in closure:
             if not any(needed is f for f in self.functions):
                 self.functions.append(needed)
+        for var in workgroup_arrays:
+            if not any(var is v for v in self.workgroup_arrays):
+                self.workgroup_arrays.append(var)
         self.lowered[key] = closure[-1]
         return closure[-1]
 
@@ -208,6 +228,10 @@ def parameter_types(source: FunctionSource) -> list:
         raise source.error(node.args.defaults[0], "device function parameters have no defaults")
     types = []
     for arg in node.args.args:
+        generic = generic_annotation(arg.annotation, source)
+        if generic is not None:
+            types.append(generic)
+            continue
         ty = evaluate_annotation(arg.annotation, source, f"parameter '{arg.arg}'")
         if not (t.is_constructible(ty) or isinstance(ty, t.StorageArrayType)):
             raise source.error(
@@ -216,19 +240,44 @@ def parameter_types(source: FunctionSource) -> list:
                 "index arrays in the kernel and pass the elements",
             )
         types.append(ty)
+    bound = [ty for ty in types if isinstance(ty, TypeVar)]
+    for typevar in typevars_in(node.returns, source):
+        if typevar not in bound:
+            raise source.error(
+                node.returns,
+                f"TypeVar '{typevar.__name__}' of the return type of {node.name}() is not bound"
+                " by any parameter",
+                f"annotate a parameter with {typevar.__name__}, or return a concrete type",
+            )
     return types
 
 
 def lower_device_function(
-    module: ModuleBuilder, source: FunctionSource, parameters: list, arrays: dict
+    module: ModuleBuilder,
+    source: FunctionSource,
+    parameters: list,
+    arrays: dict,
+    generic: Specialisation | None = None,
 ) -> ir.Function:
     """A `@tx.func` as an IR function: of `parameters` (`ModuleBuilder.parameters_of`),
     the values stay parameters; the arrays are the kernel's arrays in `arrays` (parameter
-    name -> ArrayParam). Optional result."""
+    name -> ArrayParam). Optional result. A generic one is lowered for `generic`: its
+    TypeVars are the types bound, its `tx.Func` parameters the functions given."""
     node = source.node
+    name = node.name
+    if generic is not None:
+        source = bind_typevars(source, generic.binding)
+        name = generic.name(name)
+        parameters = [
+            dataclasses.replace(p, ty=generic.binding[p.ty]) if isinstance(p.ty, TypeVar) else p
+            for p in parameters
+        ]
     params = []
     bindings = {}
     for param in parameters:
+        if param.ty is FuncAnnotation:
+            bindings[param.name] = Meta("function", generic.functions[param.name], param.name)
+            continue
         if isinstance(param.ty, t.StorageArrayType):
             # The caller's array, under the parameter's name (for messages).
             bindings[param.name] = dataclasses.replace(arrays[param.name], name=param.name)
@@ -247,7 +296,7 @@ def lower_device_function(
             node.returns,
             f"function '{node.name}' can reach its end without returning a value of type {result!r}",
         )
-    return ir.Function(node.name, params, result, body, None, source.span(node))
+    return ir.Function(name, params, result, body, None, source.span(node))
 
 
 def _argument_factory(index: int, ty: t.Type):

@@ -22,6 +22,8 @@ from .declarations import (
     Array3D,
     Atomic,
     Const,
+    Func,
+    TypeVar,
 )
 from .errors import CompileError, FeatureError
 from .kernel import Kernel, func, kernel, struct
@@ -52,6 +54,8 @@ __all__ = [
     "Array3D",
     "Atomic",
     "Const",
+    "Func",
+    "TypeVar",
     "CompileError",
     "FeatureError",
     "DeviceArray",

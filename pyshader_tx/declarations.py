@@ -72,6 +72,32 @@ class Const:
         return t.ConstParamType(python_type)
 
 
+class TypeVar:
+    """`T = tx.TypeVar("T")`: a type parameter of generic device code, any scalar or vector
+    type; `tx.TypeVar("T", u32, i32, f32)` allows only the types given. A `@tx.func` or
+    kernel annotated with it is specialised for each type it is bound to."""
+
+    def __init__(self, name: str, *constraints):
+        if not isinstance(name, str) or not name.isidentifier():
+            raise TypeError(f'TypeVar takes a name, e.g. TypeVar("T"), not {name!r}')
+        self.__name__ = name
+        self.constraints = tuple(_element(c, "TypeVar") for c in constraints)
+        for ty in self.constraints:
+            if not isinstance(ty, (t.ScalarType, t.VectorType)):
+                raise TypeError(f"TypeVar constraints are scalar or vector types, not {ty!r}")
+
+    def __repr__(self) -> str:
+        return f"<pyshader_tx TypeVar {self.__name__}>"
+
+
+class Func:
+    """`op: tx.Func`: a parameter of a `@tx.func` that takes another `@tx.func` at compile
+    time (each distinct function passed gives its own specialisation)."""
+
+    def __init__(self):
+        raise TypeError("tx.Func is an annotation: write op: tx.Func")
+
+
 class Intrinsic:
     """A built-in of the kernel language (math function or built-in value)."""
 

@@ -64,8 +64,9 @@ class Func:
     def __init__(self, fn):
         self.fn = fn
         self._source = None
-        # IR of this function and its callees (callees first), set by the frontend.
-        self.lowered_closure = None
+        # Per specialisation (None when not generic): the IR of this function and its
+        # callees (callees first) and the workgroup arrays they declare, set by the frontend.
+        self.lowered_closures = {}
         functools.update_wrapper(self, fn)
 
     @classmethod

@@ -1,0 +1,105 @@
+"""Generic device code run on the adapter: TypeVar functions specialised per type, generic
+kernels specialised per dtype, tx.Func parameters, and device functions with workgroup
+memory; checked against numpy."""
+
+import numpy as np
+
+import pyshader_tx as tx
+from pyshader_tx import Array, f32, i32, u32, vec3f
+from pyshader_tx.validate import validate_naga
+
+T = tx.TypeVar("T")
+N = tx.TypeVar("N", u32, i32, f32)
+
+
+@tx.func
+def twice(a: T) -> T:
+    return a + a
+
+
+@tx.func
+def add(a: N, b: N) -> N:
+    return a + b
+
+
+@tx.func
+def larger(a: f32, b: f32) -> f32:
+    return max(a, b)
+
+
+@tx.func
+def fold(op: tx.Func, a: N, b: N) -> N:
+    return op(a, b)
+
+
+@tx.func
+def fold_twice(op: tx.Func, a: N, b: N) -> N:
+    return fold(op, fold(op, a, b), b)  # a tx.Func passed along
+
+
+@tx.kernel(workgroup_size=64)
+def twice_all(
+    xf: Array[f32],
+    xi: Array[i32],
+    xu: Array[u32],
+    xv: Array[vec3f],
+    out_f: Array[f32],
+    out_i: Array[i32],
+    out_u: Array[u32],
+    out_v: Array[vec3f],
+):
+    i = tx.global_invocation_id().x
+    if i < len(xf):
+        out_f[i] = twice(xf[i]) + twice(1.5)
+        out_i[i] = twice(xi[i]) + twice(3)
+        out_u[i] = twice(xu[i])
+        out_v[i] = twice(xv[i])
+
+
+def test_a_generic_function_is_specialised_per_type():
+    n = 100
+    rng = np.random.default_rng(1)
+    xf = rng.random(n, dtype=np.float32)
+    xi = rng.integers(-1000, 1000, n).astype(np.int32)
+    xu = rng.integers(0, 1000, n).astype(np.uint32)
+    xv = rng.random((n, 3), dtype=np.float32)
+    out_f, out_i, out_u = np.zeros_like(xf), np.zeros_like(xi), np.zeros_like(xu)
+    out_v = np.zeros_like(xv)
+    twice_all(xf, xi, xu, xv, out_f, out_i, out_u, out_v, threads=n)
+    np.testing.assert_allclose(out_f, 2 * xf + 3.0)
+    np.testing.assert_array_equal(out_i, 2 * xi + 6)
+    np.testing.assert_array_equal(out_u, 2 * xu)
+    np.testing.assert_allclose(out_v, 2 * xv)
+    for name in ("twice_f32", "twice_i32", "twice_u32", "twice_vec3f"):
+        assert f"fn {name}(" in twice_all.wgsl
+
+
+@tx.kernel(workgroup_size=64)
+def folds(a: Array[f32], b: Array[f32], ai: Array[i32], out: Array[f32], out_i: Array[i32]):
+    i = tx.global_invocation_id().x
+    if i < len(a):
+        out[i * 3] = fold(larger, a[i], b[i])
+        out[i * 3 + 1] = fold(add, a[i], b[i])
+        out[i * 3 + 2] = fold_twice(add, a[i], b[i])
+        out_i[i] = fold(add, ai[i], 7)
+
+
+def test_fold_takes_user_ops_and_a_generic_op():
+    n = 50
+    rng = np.random.default_rng(2)
+    a, b = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+    ai = rng.integers(-100, 100, n).astype(np.int32)
+    out, out_i = np.zeros(3 * n, np.float32), np.zeros(n, np.int32)
+    folds(a, b, ai, out, out_i, threads=n)
+    np.testing.assert_allclose(out[0::3], np.maximum(a, b))
+    np.testing.assert_allclose(out[1::3], a + b)
+    np.testing.assert_allclose(out[2::3], a + b + b, rtol=1e-6)
+    np.testing.assert_array_equal(out_i, ai + 7)
+    for name in ("fold_larger_f32", "fold_add_f32", "add_f32", "fold_add_i32", "add_i32"):
+        assert f"fn {name}(" in folds.wgsl
+
+
+def test_the_generic_kernels_pass_naga_and_tint(tint):
+    for kernel in (twice_all, folds):
+        assert validate_naga(kernel.wgsl_naga) == []
+    tint([twice_all, folds])
