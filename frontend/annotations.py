@@ -49,7 +49,8 @@ def evaluate_annotation(node: ast.expr, source: FunctionSource, what: str) -> t.
         raise source.error(
             node,
             f"TypeVar '{value.__name__}' in the annotation of {what} is not bound here",
-            "TypeVars are bound by the arguments of a @tx.func call or of a kernel launch",
+            "TypeVars are bound by the arguments of a @tx.func call, by the dtypes at a kernel"
+            " launch, or by kernel.specialize(T=tx.f32)",
         )
     if value is decl.Func:
         raise source.error(node, f"{what} cannot be a tx.Func here", "only @tx.func parameters can")

@@ -35,6 +35,8 @@ class Array:
     ndim = 1
 
     def __class_getitem__(cls, element):
+        if isinstance(element, TypeVar):  # read from the source when it is specialised
+            return GenericAnnotation(f"{cls.__name__}[{element.__name__}]")
         return t.StorageArrayType(_element(element, cls.__name__), cls.ndim)
 
     def __init__(self):
@@ -88,6 +90,17 @@ class TypeVar:
 
     def __repr__(self) -> str:
         return f"<pyshader_tx TypeVar {self.__name__}>"
+
+
+class GenericAnnotation:
+    """What `Array[T]` evaluates to in Python for a TypeVar `T` (the frontend reads the
+    annotation from the source and substitutes the type bound to `T`)."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
 
 
 class Func:

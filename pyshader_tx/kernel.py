@@ -221,6 +221,7 @@ class Kernel:
         self._compiled: dict = {}
         self._default: CompiledKernel | None = None  # the specialization with no extra constants
         self._names = None
+        self._generic = None
         functools.update_wrapper(self, fn)
 
     @classmethod
@@ -241,10 +242,17 @@ class Kernel:
         return self._source
 
     def _compile_module(self, constants: dict, fold_1d: bool):
+        source = self.function_source()
+        typevars = {tv.__name__: tv for tv in self._generic_parameters().values()}
+        binding = {}
+        for name, typevar in typevars.items():
+            if name in constants:
+                binding[typevar] = _typevar_value(self.__name__, typevar, constants[name])
+        if binding:
+            source = annotations.bind_typevars(source, binding)
+        constants = {k: v for k, v in constants.items() if k not in typevars}
         with _deep_recursion(self):
-            return compiler.compile_kernel(
-                self.function_source(), self.workgroup_size, constants, fold_1d
-            )
+            return compiler.compile_kernel(source, self.workgroup_size, constants, fold_1d)
 
     def compiled(self, constants: dict | None = None) -> CompiledKernel:
         """The compiled specialization for `constants` (merged over the kernel's own)."""
@@ -255,7 +263,8 @@ class Kernel:
         return self._compiled[key]
 
     def specialize(self, **constants) -> "Kernel":
-        """This kernel with its Const parameters fixed: a kernel of its own."""
+        """This kernel with its Const parameters (and TypeVars, `T=tx.f32`) fixed: a kernel
+        of its own."""
         kernel = Kernel(self.fn, self.workgroup_size, {**self.constants, **constants})
         kernel._source = self._source
         kernel.compiled()
@@ -298,27 +307,39 @@ class Kernel:
     def __call__(self, *args, threads=None, workgroups=None, **kwargs):
         from . import runtime
 
-        names, const_names = self._parameter_names()
-        if not kwargs and not const_names and len(args) == len(names):
-            compiled = self._default or self.compiled()  # the hot path: no binding work
-            self._default = compiled
-            values = args
-        else:
-            constants = {k: kwargs.pop(k) for k in list(kwargs) if k in const_names}
-            compiled = self.compiled(constants)
-            values = _bind_arguments(self.__name__, names, const_names, args, kwargs)
+        compiled, values = self.bind(args, dict(kwargs))
         get_code = compiled.wgpu_spirv if options.shader_source == "spirv" else compiled.naga_code
         runtime.launch(compiled.interface, get_code, values, threads, workgroups)
+
+    def bind(self, args: tuple, kwargs: dict) -> tuple:
+        """(the compiled specialisation, one value per parameter) for a launch's
+        arguments: Const values and TypeVars given by name, TypeVars bound from dtypes."""
+        names, const_names = self._parameter_names()
+        generic = self._generic_parameters()
+        if not kwargs and not const_names and not generic and len(args) == len(names):
+            compiled = self._default or self.compiled()  # the hot path: no binding work
+            self._default = compiled
+            return compiled, args
+        typevar_names = {tv.__name__ for tv in generic.values()}
+        fixed = {k for k in list(kwargs) if k in const_names or k in typevar_names}
+        constants = {k: kwargs.pop(k) for k in fixed}
+        values = _bind_arguments(self.__name__, names, const_names, args, kwargs)
+        if generic:
+            constants = {**self._bind_typevars(names, values, constants), **constants}
+        compiled = self.compiled(constants)
+        return compiled, values
 
     def _parameter_names(self) -> tuple:
         """(all parameter names, names of Const parameters not fixed by specialize)."""
         if self._names is None:
             src = self.function_source()
             names = [arg.arg for arg in src.node.args.args]
+            generic = self._generic_parameters()
             consts = {
                 arg.arg
                 for arg in src.node.args.args
                 if arg.annotation is not None
+                and arg.arg not in generic
                 and isinstance(
                     annotations.evaluate_annotation(arg.annotation, src, f"parameter '{arg.arg}'"),
                     t.ConstParamType,
@@ -327,8 +348,77 @@ class Kernel:
             self._names = (names, consts)
         return self._names
 
+    def _generic_parameters(self) -> dict:
+        """Parameter name -> the TypeVar its annotation uses (`x: Array[T]`, `k: T`)."""
+        if self._generic is None:
+            src = self.function_source()
+            self._generic = {}
+            for arg in src.node.args.args:
+                found = annotations.typevars_in(arg.annotation, src)
+                if found:
+                    self._generic[arg.arg] = found[0]
+        return self._generic
+
+    def _bind_typevars(self, names: list, values: list, given: dict) -> dict:
+        """TypeVar name -> type, bound at launch from the arguments: the dtype of an array
+        (float32, int32, uint32, float16), else a scalar (a Python int binds i32, a float
+        f32, a numpy scalar its dtype). TypeVars fixed by `specialize` or given by name
+        stay as they are."""
+        generic = self._generic_parameters()
+        binding, fixed = {}, {**self.constants, **given}
+        arrays_first = sorted(zip(names, values), key=lambda nv: not hasattr(nv[1], "shape"))
+        for name, value in arrays_first:
+            typevar = generic.get(name)
+            if typevar is None or typevar.__name__ in fixed or typevar.__name__ in binding:
+                continue
+            ty = _bound_type(value)
+            if ty is None:
+                raise TypeError(
+                    f"{self.__name__}() argument '{name}': cannot bind TypeVar"
+                    f" '{typevar.__name__}' from {_describe_value(value)}; pass float32, int32"
+                    f" or uint32 data, or choose it: {self.__name__}(..., {typevar.__name__}=tx.f32)"
+                )
+            problem = annotations.typevar_problem(typevar, ty)
+            if problem is not None:
+                raise TypeError(f"{self.__name__}() argument '{name}': {problem}")
+            binding[typevar.__name__] = ty
+        return binding
+
     def __repr__(self) -> str:
         return f"<pyshader_tx kernel {self.__qualname__} workgroup_size={self.workgroup_size}>"
+
+
+#: The type a TypeVar takes from an array of each numpy dtype.
+DTYPE_TYPES = {"float32": t.f32, "int32": t.i32, "uint32": t.u32, "float16": t.f16}
+
+
+def _bound_type(value) -> t.Type | None:
+    """The type a launch argument binds its TypeVar to (None if none)."""
+    dtype = getattr(value, "dtype", None)
+    if dtype is not None:
+        return DTYPE_TYPES.get(str(dtype))
+    if isinstance(value, bool):
+        return None
+    return {int: t.i32, float: t.f32}.get(type(value))
+
+
+def _describe_value(value) -> str:
+    dtype = getattr(value, "dtype", None)
+    return f"dtype {dtype}" if dtype is not None else f"a {type(value).__name__}"
+
+
+def _typevar_value(kernel_name: str, typevar, value) -> t.Type:
+    """The type given for a kernel's TypeVar by `specialize` or at launch, checked."""
+    ty = value if isinstance(value, t.Type) else getattr(value, "__tx_type__", None)
+    if ty is None:
+        raise TypeError(
+            f"{kernel_name}(): TypeVar '{typevar.__name__}' takes a pyshader_tx type such as"
+            f" tx.f32, not {value!r}"
+        )
+    problem = annotations.typevar_problem(typevar, ty)
+    if problem is not None:
+        raise TypeError(f"{kernel_name}(): {problem}")
+    return ty
 
 
 def _bind_arguments(kernel_name, names, const_names, args, kwargs) -> list:

@@ -82,12 +82,7 @@ def run_kernel(kernel, *args, threads=None, workgroups=None, **kwargs) -> Launch
     """Call a `@tx.kernel` as `kernel(*args, threads=..., **consts)` does, with its SPIR-V run
     natively on Vulkan instead of through wgpu (numpy arrays only; arrays it writes are
     updated in place). Returns the `LaunchReport`."""
-    from ..kernel import _bind_arguments
-
-    names, const_names = kernel._parameter_names()
-    constants = {name: kwargs.pop(name) for name in list(kwargs) if name in const_names}
-    compiled = kernel.compiled(constants)
-    values = _bind_arguments(kernel.__name__, names, const_names, args, kwargs)
+    compiled, values = kernel.bind(args, dict(kwargs))
     return launch(compiled.interface, compiled.spirv, values, threads, workgroups)
 
 

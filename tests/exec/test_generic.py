@@ -103,3 +103,25 @@ def test_the_generic_kernels_pass_naga_and_tint(tint):
     for kernel in (twice_all, folds):
         assert validate_naga(kernel.wgsl_naga) == []
     tint([twice_all, folds])
+
+
+@tx.kernel(workgroup_size=64)
+def scale(x: Array[N], k: N, out: Array[N]):
+    i = tx.global_invocation_id().x
+    if i < len(x):
+        out[i] = twice(x[i] * k) + N(1)
+
+
+def test_a_generic_kernel_is_specialised_per_dtype():
+    n = 70
+    for dtype in (np.float32, np.int32, np.uint32):
+        x = np.arange(n).astype(dtype)
+        out = np.zeros_like(x)
+        scale(x, 3, out, threads=n)
+        np.testing.assert_array_equal(out, (2 * x * 3 + 1).astype(dtype))
+    assert len(scale._compiled) == 3
+    scale(np.ones(n, np.float32), 2.5, out := np.zeros(n, np.float32), threads=n)
+    np.testing.assert_array_equal(out, np.full(n, 6.0))
+    assert len(scale._compiled) == 3  # the cached f32 specialisation
+    specialised = scale.specialize(N=u32)
+    assert "fn twice_u32(" in specialised.wgsl and specialised.spirv
