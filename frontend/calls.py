@@ -366,13 +366,9 @@ class CallLowering:
 
     def declare_workgroup_array(self, name: str, node: ast.Call, statement) -> None:
         """`name = tx.workgroup_array(T, N)`: a module-scope `var<workgroup>` array that
-        `name` refers to (reads and writes go to the shared memory, never a copy)."""
-        if not self.is_kernel:
-            raise self.source.error(
-                node,
-                "workgroup arrays can only be declared in kernels",
-                "declare it in the kernel and pass the elements the function needs",
-            )
+        `name` refers to (reads and writes go to the shared memory, never a copy). In a
+        device function it is one variable per function (per specialisation of a generic
+        one), shared by every call in the kernel, like CUDA's `__shared__`."""
         if isinstance(self.bindings.get(name), WorkgroupArray):
             raise self.source.error(statement, f"workgroup array '{name}' is declared twice")
         plan = self.plan.variables.get(name)
@@ -393,7 +389,10 @@ class CallLowering:
         length = self.array_length(node.args[1])
         span = self.source.span(statement)
         array_type = t.FixedArrayType(ty, length)
-        var = ir.GlobalVariable(name, array_type, "workgroup", "read_write", None, None, span)
+        global_name = name if self.is_kernel else f"{self.function_name}_{name}"
+        var = ir.GlobalVariable(
+            global_name, array_type, "workgroup", "read_write", None, None, span
+        )
         self.module.workgroup_arrays.append(var)
         self.bindings[name] = WorkgroupArray(var)
 

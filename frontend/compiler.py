@@ -50,6 +50,7 @@ class FunctionLowerer(OperatorLowering, ExpressionLowering, CallLowering, Statem
         self.source = source
         self.is_kernel = is_kernel
         self.result_type = result
+        self.function_name = source.node.name  # a specialisation's name where generic
         self.plan = plan_function(source.node)
         # Python name -> LocalVariable, ArrayParam, Meta, or a factory `span -> ir.Expr`.
         self.bindings: dict = {}
@@ -290,6 +291,7 @@ def lower_device_function(
         if result != t.VOID and not t.is_constructible(result):
             raise source.error(node.returns, f"device functions cannot return {result!r}")
     lowerer = FunctionLowerer(module, source, False, result)
+    lowerer.function_name = name
     body = lowerer.lower_body(bindings)
     if result != t.VOID and not analysis.always_returns(body):
         raise source.error(

@@ -99,12 +99,6 @@ def test_fold_takes_user_ops_and_a_generic_op():
         assert f"fn {name}(" in folds.wgsl
 
 
-def test_the_generic_kernels_pass_naga_and_tint(tint):
-    for kernel in (twice_all, folds):
-        assert validate_naga(kernel.wgsl_naga) == []
-    tint([twice_all, folds])
-
-
 @tx.kernel(workgroup_size=64)
 def scale(x: Array[N], k: N, out: Array[N]):
     i = tx.global_invocation_id().x
@@ -125,3 +119,57 @@ def test_a_generic_kernel_is_specialised_per_dtype():
     assert len(scale._compiled) == 3  # the cached f32 specialisation
     specialised = scale.specialize(N=u32)
     assert "fn twice_u32(" in specialised.wgsl and specialised.spirv
+
+
+@tx.func
+def workgroup_sum(value: N, lane: u32, size: u32) -> N:
+    """The sum of `value` over the workgroup, in every invocation (a tree reduction in
+    workgroup memory; `size` need not be a power of two)."""
+    partial = tx.workgroup_array(N, 128)
+    partial[lane] = value
+    tx.workgroup_barrier()
+    stride = u32(64)
+    while stride > 0:
+        if lane < stride and lane + stride < size:
+            partial[lane] = partial[lane] + partial[lane + stride]
+        tx.workgroup_barrier()
+        stride = stride // 2
+    total = partial[0]
+    tx.workgroup_barrier()  # everyone has read the total before the next call writes
+    return total
+
+
+def block_sums(workgroup_size):
+    @tx.kernel(workgroup_size=workgroup_size)
+    def sums(x: Array[N], out: Array[N]):
+        lane = tx.local_invocation_id().x
+        group = tx.workgroup_id().x
+        i = tx.global_invocation_id().x
+        size = u32(workgroup_size)
+        first = workgroup_sum(x[i], lane, size)
+        second = workgroup_sum(x[i] * N(2), lane, size)
+        if lane == 0:
+            out[group * 2] = first
+            out[group * 2 + 1] = second
+
+    return sums
+
+
+def test_a_device_function_with_workgroup_memory_reduces_a_workgroup():
+    for workgroup_size in (64, 96):
+        sums = block_sums(workgroup_size)
+        groups = 3
+        x = np.arange(groups * workgroup_size, dtype=np.uint32)
+        out = np.zeros(2 * groups, np.uint32)
+        sums(x, out, workgroups=groups)
+        expected = x.reshape(groups, workgroup_size).sum(axis=1)
+        np.testing.assert_array_equal(out[0::2], expected)
+        np.testing.assert_array_equal(out[1::2], 2 * expected)
+        assert sums.specialize(N=u32).wgsl.count("var<workgroup>") == 1
+
+
+def test_the_generic_kernels_pass_naga_and_tint(tint):
+    kernels = [twice_all, folds, scale.specialize(N=i32), block_sums(96).specialize(N=f32)]
+    for kernel in kernels:
+        assert validate_naga(kernel.wgsl_naga) == []
+    tint(kernels)

@@ -533,7 +533,7 @@ def workgroup_array_copied(out: Array[f32]):
 
 @tx.func
 def declares_workgroup_array() -> f32:
-    tile = tx.workgroup_array(f32, 64)
+    tile = tx.workgroup_array(f32, 0)
     return tile[0]
 
 

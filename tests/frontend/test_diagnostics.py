@@ -501,10 +501,9 @@ DIAGNOSTICS = {
         "           ^^^^"
     ),
     "workgroup_array_in_function": (
-        "diagnostic_kernels.py:536:12: error: workgroup arrays can only be declared in kernels;"
-        " declare it in the kernel and pass the elements the function needs\n"
-        "    tile = tx.workgroup_array(f32, 64)\n"
-        "           ^^^^^^^^^^^^^^^^^^^^^^^^^^^"
+        "diagnostic_kernels.py:536:36: error: the length must be positive\n"
+        "    tile = tx.workgroup_array(f32, 0)\n"
+        "                                   ^"
     ),
     "workgroup_array_runtime_length": (
         "diagnostic_kernels.py:547:36: error: the length must be a constant integer\n"
