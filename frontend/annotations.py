@@ -167,6 +167,7 @@ class Specialisation:
 
     binding: dict
     functions: dict
+    call_site: object = None  # the Span of the call that asked for it first (for messages)
 
     @property
     def key(self) -> tuple:
@@ -174,6 +175,13 @@ class Specialisation:
             tuple((id(v), ty) for v, ty in self.binding.items()),
             tuple((name, id(f)) for name, f in self.functions.items()),
         )
+
+    def context(self, base: str) -> str:
+        """Where a specialisation taking device functions came from: `with op=negate,
+        called at line 77` (an error in its body is often the caller's choice of op)."""
+        chosen = ", ".join(f"{n}={f.__name__}" for n, f in self.functions.items())
+        line = f", called at line {self.call_site.lineno}" if self.call_site else ""
+        return f"in {base}() with {chosen}{line}"
 
     def name(self, base: str) -> str:
         """`twice_f32`, `fold_add_f32`: the function's name and what it is specialised for."""

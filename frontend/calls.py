@@ -496,8 +496,8 @@ class CallLowering:
                 ty = binding.get(p.ty, p.ty)
                 args.append(ops.coerce(operands[p.name], ty, f"argument '{p.name}'"))
         ordered = {p.ty: binding[p.ty] for p in params if p.ty in binding}
-        generic = Specialisation(ordered, functions)
         span = self.source.span(node)
+        generic = Specialisation(ordered, functions, span)
         function = self.module.function_for(meta.value, span, arrays, generic)
         return ir.Call(function, tuple(args), function.result, span)
 

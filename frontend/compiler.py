@@ -292,7 +292,14 @@ def lower_device_function(
             raise source.error(node.returns, f"device functions cannot return {result!r}")
     lowerer = FunctionLowerer(module, source, False, result)
     lowerer.function_name = name
-    body = lowerer.lower_body(bindings)
+    try:
+        body = lowerer.lower_body(bindings)
+    except CompileError as error:
+        if generic is None or not generic.functions:
+            raise
+        context = generic.context(node.name)
+        hint = f"{error.hint}; {context}" if error.hint else context
+        raise CompileError(error.message, error.span, hint) from None
     if result != t.VOID and not analysis.always_returns(body):
         raise source.error(
             node.returns,

@@ -250,6 +250,12 @@ class ExpressionLowering:
         if value is MISSING:
             raise self.source.error(node, f"name '{name}' is not defined")
         meaning = classify(value, name)
+        if isinstance(value, decl.TypeVar):
+            raise self.source.error(
+                node,
+                f"TypeVar '{name}' is not bound here",
+                "a TypeVar takes its type from the parameters annotated with it",
+            )
         if meaning is None:
             kind = type(value).__name__
             raise self.source.error(

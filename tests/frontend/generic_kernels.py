@@ -1,0 +1,118 @@
+"""Broken generic device code for test_generic_diagnostics.py (line numbers matter: add
+new cases at the end)."""
+
+import pyshader_tx as tx
+from pyshader_tx import Array, f16, f32, i32, u32, vec3f
+
+T = tx.TypeVar("T")
+N = tx.TypeVar("N", u32, i32, f32)
+
+
+@tx.func
+def add(a: N, b: N) -> N:
+    return a + b
+
+
+@tx.func
+def negate(a: f32) -> f32:
+    return -a
+
+
+@tx.func
+def fold(op: tx.Func, a: T, b: T) -> T:
+    return op(a, b)
+
+
+@tx.func
+def make() -> T:
+    return 0
+
+
+def python_function(a, b):
+    return a + b
+
+
+@tx.kernel(workgroup_size=64)
+def a_kernel(out: Array[f32]):
+    out[0] = 1.0
+
+
+@tx.kernel(workgroup_size=64)
+def return_typevar_unbound(out: Array[f32]):
+    out[0] = make()
+
+
+@tx.kernel(workgroup_size=64)
+def constraint_vector(out: Array[vec3f]):
+    out[0] = add(out[0], out[1])
+
+
+@tx.kernel(workgroup_size=64)
+def constraint_f16(out: Array[f32]):
+    out[0] = f32(add(f16(1.0), f16(2.0)))
+
+
+@tx.kernel(workgroup_size=64)
+def conflicting_binding(x: Array[f32], y: Array[i32], out: Array[f32]):
+    out[0] = add(x[0], y[0])
+
+
+@tx.kernel(workgroup_size=64)
+def op_is_python_function(out: Array[f32]):
+    out[0] = fold(python_function, out[0], out[1])
+
+
+@tx.kernel(workgroup_size=64)
+def op_is_number(out: Array[f32]):
+    out[0] = fold(3, out[0], out[1])
+
+
+@tx.kernel(workgroup_size=64)
+def op_is_kernel(out: Array[f32]):
+    out[0] = fold(a_kernel, out[0], out[1])
+
+
+@tx.kernel(workgroup_size=64)
+def op_wrong_arity(out: Array[f32]):
+    out[0] = fold(negate, out[0], out[1])
+
+
+@tx.kernel(workgroup_size=64)
+def op_wrong_types(out: Array[i32]):
+    out[0] = fold(add_f32, out[0], out[1])
+
+
+@tx.func
+def add_f32(a: f32, b: f32) -> f32:
+    return a + b
+
+
+@tx.kernel(workgroup_size=64)
+def kernel_typevar_unbound(x: Array[T], out: Array[f32]):
+    out[0] = 1.0
+
+
+@tx.kernel(workgroup_size=64)
+def typevar_only_in_body(out: Array[f32]):
+    out[0] = f32(T(1))
+
+
+@tx.func
+def tree_sum(value: f32, lane: u32) -> f32:
+    tile = tx.workgroup_array(f32, 64)
+    tile[lane] = value
+    tx.workgroup_barrier()
+    return tile[0]
+
+
+@tx.kernel(workgroup_size=64)
+def workgroup_function_in_branch(out: Array[f32]):
+    if tx.local_invocation_index() < 32:
+        out[0] = tree_sum(1.0, tx.local_invocation_index())
+
+
+@tx.kernel(workgroup_size=64)
+def scale(x: Array[N], k: N, out: Array[N]):
+    i = tx.global_invocation_id().x
+    if i < len(x):
+        out[i] = x[i] * k
