@@ -646,6 +646,11 @@ class _Executor:
 
     def _eval_Call(self, node):
         function = self._evaluate(node.func)
+        if function is decl.TypeVar and not node.keywords:
+            try:  # T = tx.TypeVar("T", u32, i32, f32)
+                return decl.TypeVar(*[self._evaluate(arg) for arg in node.args])
+            except TypeError:
+                raise NotStatic() from None
         if isinstance(function, (t.VectorType, t.MatrixType)) and not node.keywords:
             return _host_value(function, self._elements(node.args))
         pure = function in PURE_BUILTINS or (

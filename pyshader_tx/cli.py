@@ -24,6 +24,7 @@ from pathlib import Path
 from .errors import CompileError
 from .frontend.static import StaticModule, read_module
 from .kernel import CompiledKernel, Kernel
+from .types import Type
 
 __all__ = ["main", "build_parser", "TARGETS"]
 
@@ -304,6 +305,10 @@ def _parse_constants(values: list, parser) -> dict:
         if not sep or not name.isidentifier() or (dot and not kernel.isidentifier()):
             parser.error(f"--const {text}: expected NAME=VALUE or KERNEL.NAME=VALUE")
         value_text = value_text.strip()
+        type_value = _type_named(value_text)
+        if type_value is not None:  # --const T=f32 chooses a kernel's TypeVar
+            constants[(kernel or None, name)] = type_value
+            continue
         if value_text.lower() in ("true", "false"):
             value = value_text.lower() == "true"
         else:
@@ -314,8 +319,26 @@ def _parse_constants(values: list, parser) -> dict:
         if isinstance(value, bool) or type(value) in (int, float):
             constants[(kernel or None, name)] = value
         else:
-            parser.error(f"--const {text}: the value must be an int, a float, True or False")
+            parser.error(
+                f"--const {text}: the value must be an int, a float, True or False (or a type"
+                " such as f32 for a TypeVar)"
+            )
     return constants
+
+
+def _type_named(text: str):
+    """The pyshader_tx type named `text` (`f32`, `tx.vec3f`), else None."""
+    import pyshader_tx
+
+    name = text.removeprefix("tx.")
+    value = getattr(pyshader_tx, name, None) if name.isidentifier() else None
+    return value if isinstance(value, Type) else None
+
+
+def _settable_names(kernel: Kernel) -> set:
+    """What `--const` may set on `kernel`: its Const parameters and its TypeVars."""
+    _, const_names = kernel._parameter_names()
+    return const_names | {tv.__name__ for tv in kernel._generic_parameters().values()}
 
 
 def _select_kernels(module: StaticModule, names, to_stdout: bool, session: Session):
@@ -350,6 +373,7 @@ def _compile(kernel: Kernel, constants: dict, used: set, session: Session) -> Co
     this kernel cannot be read: then no `--const` is said to be unused)."""
     try:
         names, const_names = kernel._parameter_names()
+        settable = _settable_names(kernel)
     except CompileError as error:
         session.compile_error(error)
         used.update(constants)
@@ -359,7 +383,7 @@ def _compile(kernel: Kernel, constants: dict, used: set, session: Session) -> Co
         for (scope, name), value in constants.items():
             if scope is not None and scope != kernel.__name__:
                 continue
-            if name in const_names:
+            if name in settable:
                 values[name] = value
                 used.add((scope, name))
             elif scope is not None:
@@ -372,6 +396,14 @@ def _compile(kernel: Kernel, constants: dict, used: set, session: Session) -> Co
         # The compiler reads the defaults (and reports one that is not a constant).
         defaulted = {arg.arg for arg in args.args[len(args.args) - len(args.defaults) :]}
         missing = [n for n in names if n in const_names and n not in values and n not in defaulted]
+        for name, typevar in kernel._generic_parameters().items():
+            if typevar.__name__ not in values:
+                arg = next(a for a in args.args if a.arg == name)
+                raise source.error(
+                    arg.annotation,
+                    f"TypeVar '{typevar.__name__}' of kernel '{kernel.__name__}' has no type",
+                    f"choose one with --const {typevar.__name__}=f32",
+                )
         if missing:
             arg = next(a for a in args.args if a.arg == missing[0])
             raise source.error(
@@ -398,7 +430,7 @@ def _report_unused_constants(constants: dict, used: set, module, session: Sessio
             session.usage_error(f"--const {scope}.{name}: {session.file} has no kernel '{scope}'")
             continue
         try:
-            if any(name in k._parameter_names()[1] for k in owners):
+            if any(name in _settable_names(k) for k in owners):
                 continue
         except CompileError:
             continue  # reported when that kernel is compiled, or not selected

@@ -123,3 +123,19 @@ def test_specialize_checks_the_typevar(value, message):
     with pytest.raises(TypeError) as error:
         gk.scale.specialize(N=value)
     assert str(error.value) == message
+
+
+def test_the_command_line_chooses_a_typevar_with_const(capsys):
+    from pyshader_tx import cli
+
+    assert cli.main([gk.__file__, "--kernel", "scale", "--const", "N=u32"]) == 0
+    assert "var<storage, read> x: array<u32>;" in capsys.readouterr().out
+    assert cli.main([gk.__file__, "--kernel", "scale"]) == 1
+    assert (
+        capsys.readouterr()
+        .err.splitlines()[0]
+        .endswith(
+            "generic_kernels.py:115:14: error: TypeVar 'N' of kernel 'scale' has no type;"
+            " choose one with --const N=f32"
+        )
+    )
