@@ -172,8 +172,8 @@ class Specialisation:
     @property
     def key(self) -> tuple:
         return (
-            tuple((id(v), ty) for v, ty in self.binding.items()),
-            tuple((name, id(f)) for name, f in self.functions.items()),
+            tuple(self.binding.items()),  # TypeVars and device functions hash by identity
+            tuple(self.functions.items()),
         )
 
     def context(self, base: str) -> str:

@@ -28,6 +28,11 @@ def larger(a: f32, b: f32) -> f32:
 
 
 @tx.func
+def product(a: f32, b: f32) -> f32:
+    return a * b
+
+
+@tx.func
 def fold(op: tx.Func, a: N, b: N) -> N:
     return op(a, b)
 
@@ -80,7 +85,7 @@ def folds(a: Array[f32], b: Array[f32], ai: Array[i32], out: Array[f32], out_i: 
     if i < len(a):
         out[i * 3] = fold(larger, a[i], b[i])
         out[i * 3 + 1] = fold(add, a[i], b[i])
-        out[i * 3 + 2] = fold_twice(add, a[i], b[i])
+        out[i * 3 + 2] = fold_twice(add, a[i], b[i]) + fold(product, a[i], b[i])
         out_i[i] = fold(add, ai[i], 7)
 
 
@@ -93,9 +98,16 @@ def test_fold_takes_user_ops_and_a_generic_op():
     folds(a, b, ai, out, out_i, threads=n)
     np.testing.assert_allclose(out[0::3], np.maximum(a, b))
     np.testing.assert_allclose(out[1::3], a + b)
-    np.testing.assert_allclose(out[2::3], a + b + b, rtol=1e-6)
+    np.testing.assert_allclose(out[2::3], a + b + b + a * b, rtol=1e-6)
     np.testing.assert_array_equal(out_i, ai + 7)
-    for name in ("fold_larger_f32", "fold_add_f32", "add_f32", "fold_add_i32", "add_i32"):
+    for name in (
+        "fold_larger_f32",
+        "fold_product_f32",
+        "fold_add_f32",
+        "add_f32",
+        "fold_add_i32",
+        "add_i32",
+    ):
         assert f"fn {name}(" in folds.wgsl
 
 
@@ -117,6 +129,7 @@ def test_a_generic_kernel_is_specialised_per_dtype():
     scale(np.ones(n, np.float32), 2.5, out := np.zeros(n, np.float32), threads=n)
     np.testing.assert_array_equal(out, np.full(n, 6.0))
     assert len(scale._compiled) == 3  # the cached f32 specialisation
+    assert scale.specialize(N=f32).wgsl == scale.compiled({"N": f32}).code("standard")
     specialised = scale.specialize(N=u32)
     assert "fn twice_u32(" in specialised.wgsl and specialised.spirv
 
@@ -173,3 +186,10 @@ def test_the_generic_kernels_pass_naga_and_tint(tint):
     for kernel in kernels:
         assert validate_naga(kernel.wgsl_naga) == []
     tint(kernels)
+
+
+def test_a_generic_kernel_binds_from_device_arrays():
+    x = tx.to_device(np.arange(10, dtype=np.int32))
+    out = tx.zeros(10, np.int32)
+    scale(x, -2, out, threads=10)
+    np.testing.assert_array_equal(out.numpy(), 2 * np.arange(10) * -2 + 1)
