@@ -188,3 +188,33 @@ class Specialisation:
         parts = [f.__name__ for f in self.functions.values()]
         parts += [repr(ty) for ty in self.binding.values()]
         return "_".join([base, *parts])
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class GenericArray:
+    """A device function parameter `x: Array[T]` (or Array2D/Array3D): the call binds `T`
+    from the element type of the kernel array passed."""
+
+    annotation: ast.Subscript
+    typevar: decl.TypeVar
+
+    def __repr__(self) -> str:
+        return ast.unparse(self.annotation)  # Array[T]
+
+    def concrete(self, bound_source: FunctionSource, name: str) -> t.Type:
+        """The array type once `T` is bound (`bound_source`: see `bind_typevars`)."""
+        return evaluate_annotation(self.annotation, bound_source, f"parameter '{name}'")
+
+
+def generic_array(node: ast.expr, source: FunctionSource) -> GenericArray | None:
+    """`Array[T]` with a TypeVar `T` as a `GenericArray`, else None."""
+    if not isinstance(node, ast.Subscript):
+        return None
+    typevar = generic_annotation(node.slice, source)
+    if not isinstance(typevar, decl.TypeVar):
+        return None
+    try:
+        base = _resolve(node.value, source, "")
+    except Exception:  # noqa: BLE001 - not an array: evaluate_annotation reports it
+        return None
+    return GenericArray(node, typevar) if base in ANNOTATION_CLASSES else None

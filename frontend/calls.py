@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import math
+from dataclasses import replace
 
 from pyshader_tx import ir
 from pyshader_tx import types as t
@@ -23,9 +24,12 @@ from pyshader_tx.declarations import TypeVar
 from . import counters
 from . import operators as ops
 from . import python_math
-from .annotations import Specialisation, typevar_problem
+from .annotations import GenericArray, Specialisation, bind_typevars, typevar_problem
 from .expressions import ArrayParam, Meta, WorkgroupArray, classify
 from .source import MISSING
+
+#: What the parameters of a generic device function are annotated with (and tx.Func).
+GENERIC_PARAMETERS = (TypeVar, GenericArray)
 
 CONVERSION_BUILTINS = {"int": t.i32, "float": t.f32, "bool": t.bool_}
 
@@ -439,7 +443,7 @@ class CallLowering:
             raise self.source.error(
                 node, f"{meta.name}() is missing argument(s) {', '.join(missing)}"
             )
-        if any(isinstance(p.ty, TypeVar) or p.ty is FuncAnnotation for p in params):
+        if any(isinstance(p.ty, GENERIC_PARAMETERS) or p.ty is FuncAnnotation for p in params):
             return self.call_generic(meta, node, params, slots)
         arrays = {
             p.name: self.array_argument(slot, p, meta.name)
@@ -460,42 +464,52 @@ class CallLowering:
         no typed argument does, as i32 or f32), its `tx.Func` parameters take the device
         functions passed; the specialisation for that binding is lowered once."""
         name = meta.name
-        operands, functions, arrays = {}, {}, {}
+        operands, functions, arrays, candidates = {}, {}, {}, []
         for slot, p in zip(slots, params):
             if p.ty is FuncAnnotation:
                 functions[p.name] = self.function_argument(slot, p, name)
+            elif isinstance(p.ty, GenericArray):
+                array = self.place(slot)
+                if not isinstance(array, ArrayParam):
+                    self.array_argument(slot, p, name)  # reports what was passed instead
+                candidates.append((p, slot, p.ty.typevar, array.ty.element, False))
             elif isinstance(p.ty, t.StorageArrayType):
                 arrays[p.name] = self.array_argument(slot, p, name)
             else:
-                operands[p.name] = self.operand(slot)
+                value = operands[p.name] = self.operand(slot)
+                if isinstance(p.ty, TypeVar):
+                    abstract = ops.is_abstract(value)
+                    ty = ops.concretize(value).ty if abstract else value.ty
+                    candidates.append((p, slot, p.ty, ty, abstract))
+        # Typed arguments bind first; then literals, a float one before an int one.
+        candidates.sort(key=lambda c: (c[4], c[3] != t.f32))
         binding, bound_by = {}, {}
-        typed_first = sorted(
-            (p for p in params if isinstance(p.ty, TypeVar)),
-            key=lambda p: ops.is_abstract(operands[p.name]),
-        )
-        for p in typed_first:
-            value, slot = operands[p.name], slots[params.index(p)]
-            ty = ops.concretize(value).ty if ops.is_abstract(value) else value.ty
-            if p.ty in binding:
-                if not ops.is_abstract(value) and ty != binding[p.ty]:
+        for p, slot, typevar, ty, abstract in candidates:
+            if typevar in binding:
+                if not abstract and ty != binding[typevar]:
                     raise self.source.error(
                         slot,
                         f"{name}(): argument '{p.name}' is {ty!r}, but TypeVar"
-                        f" '{p.ty.__name__}' is already {binding[p.ty]!r} from argument"
-                        f" '{bound_by[p.ty]}'",
+                        f" '{typevar.__name__}' is already {binding[typevar]!r} from argument"
+                        f" '{bound_by[typevar]}'",
                         "convert one of them, e.g. f32(x)",
                     )
                 continue
-            problem = typevar_problem(p.ty, ty)
+            problem = typevar_problem(typevar, ty)
             if problem is not None:
                 raise self.source.error(slot, f"{name}(): argument '{p.name}': {problem}")
-            binding[p.ty], bound_by[p.ty] = ty, p.name
+            binding[typevar], bound_by[typevar] = ty, p.name
+        bound_source = bind_typevars(meta.value.function_source(), binding)
+        for slot, p in zip(slots, params):
+            if isinstance(p.ty, GenericArray):
+                concrete = p.ty.concrete(bound_source, p.name)
+                arrays[p.name] = self.array_argument(slot, replace(p, ty=concrete), name)
         args = []
         for slot, p in zip(slots, params):
             if p.name in operands:
                 ty = binding.get(p.ty, p.ty)
                 args.append(ops.coerce(operands[p.name], ty, f"argument '{p.name}'"))
-        ordered = {p.ty: binding[p.ty] for p in params if p.ty in binding}
+        ordered = {v: binding[v] for v in dict.fromkeys(c[2] for c in candidates)}
         span = self.source.span(node)
         generic = Specialisation(ordered, functions, span)
         function = self.module.function_for(meta.value, span, arrays, generic)

@@ -26,10 +26,12 @@ from pyshader_tx.declarations import TypeVar
 
 from . import analysis, uniformity
 from .annotations import (
+    GenericArray,
     Specialisation,
     bind_typevars,
     evaluate_annotation,
     generic_annotation,
+    generic_array,
     typevars_in,
 )
 from .calls import CallLowering
@@ -229,7 +231,9 @@ def parameter_types(source: FunctionSource) -> list:
         raise source.error(node.args.defaults[0], "device function parameters have no defaults")
     types = []
     for arg in node.args.args:
-        generic = generic_annotation(arg.annotation, source)
+        generic = generic_annotation(arg.annotation, source) or generic_array(
+            arg.annotation, source
+        )
         if generic is not None:
             types.append(generic)
             continue
@@ -242,6 +246,7 @@ def parameter_types(source: FunctionSource) -> list:
             )
         types.append(ty)
     bound = [ty for ty in types if isinstance(ty, TypeVar)]
+    bound += [ty.typevar for ty in types if isinstance(ty, GenericArray)]
     for typevar in typevars_in(node.returns, source):
         if typevar not in bound:
             raise source.error(
@@ -269,10 +274,7 @@ def lower_device_function(
     if generic is not None:
         source = bind_typevars(source, generic.binding)
         name = generic.name(name)
-        parameters = [
-            dataclasses.replace(p, ty=generic.binding[p.ty]) if isinstance(p.ty, TypeVar) else p
-            for p in parameters
-        ]
+        parameters = [_specialised_parameter(p, generic, source) for p in parameters]
     params = []
     bindings = {}
     for param in parameters:
@@ -306,6 +308,15 @@ def lower_device_function(
             f"function '{node.name}' can reach its end without returning a value of type {result!r}",
         )
     return ir.Function(name, params, result, body, None, source.span(node))
+
+
+def _specialised_parameter(param: ir.Parameter, generic: Specialisation, bound_source):
+    """A parameter of a generic device function with its TypeVars replaced."""
+    if isinstance(param.ty, TypeVar):
+        return dataclasses.replace(param, ty=generic.binding[param.ty])
+    if isinstance(param.ty, GenericArray):
+        return dataclasses.replace(param, ty=param.ty.concrete(bound_source, param.name))
+    return param
 
 
 def _argument_factory(index: int, ty: t.Type):

@@ -182,7 +182,13 @@ def test_a_device_function_with_workgroup_memory_reduces_a_workgroup():
 
 
 def test_the_generic_kernels_pass_naga_and_tint(tint):
-    kernels = [twice_all, folds, scale.specialize(N=i32), block_sums(96).specialize(N=f32)]
+    kernels = [
+        twice_all,
+        folds,
+        pair_sums,
+        scale.specialize(N=i32),
+        block_sums(96).specialize(N=f32),
+    ]
     for kernel in kernels:
         assert validate_naga(kernel.wgsl_naga) == []
     tint(kernels)
@@ -193,3 +199,27 @@ def test_a_generic_kernel_binds_from_device_arrays():
     out = tx.zeros(10, np.int32)
     scale(x, -2, out, threads=10)
     np.testing.assert_array_equal(out.numpy(), 2 * np.arange(10) * -2 + 1)
+
+
+@tx.func
+def load_sum(x: Array[T], i: u32, extra: T) -> T:
+    return x[i] + x[i + 1] + extra
+
+
+@tx.kernel(workgroup_size=64)
+def pair_sums(xf: Array[f32], xi: Array[i32], out_f: Array[f32], out_i: Array[i32]):
+    i = tx.global_invocation_id().x
+    if i + 1 < len(xf):
+        out_f[i] = load_sum(xf, i, 0.5) + f32(twice(1)) + add(1, 2.5)
+        out_i[i] = load_sum(xi, i, 1)
+
+
+def test_generic_array_parameters_and_literals_bind_like_python():
+    n = 20
+    xf, xi = np.arange(n, dtype=np.float32) / 4, np.arange(n, dtype=np.int32) * 3
+    out_f, out_i = np.zeros(n, np.float32), np.zeros(n, np.int32)
+    pair_sums(xf, xi, out_f, out_i, threads=n)
+    np.testing.assert_allclose(out_f[:-1], xf[:-1] + xf[1:] + 0.5 + 2 + 3.5)
+    np.testing.assert_array_equal(out_i[:-1], xi[:-1] + xi[1:] + 1)
+    wgsl = pair_sums.wgsl
+    assert "fn load_sum_f32(" in wgsl and "fn load_sum_i32(" in wgsl and "fn add_f32(" in wgsl

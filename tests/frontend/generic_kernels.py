@@ -116,3 +116,18 @@ def scale(x: Array[N], k: N, out: Array[N]):
     i = tx.global_invocation_id().x
     if i < len(x):
         out[i] = x[i] * k
+
+
+@tx.func
+def first(x: Array[T]) -> T:
+    return x[0]
+
+
+@tx.kernel(workgroup_size=64)
+def generic_array_given_a_value(out: Array[f32]):
+    out[0] = first(out[1])
+
+
+@tx.kernel(workgroup_size=64)
+def literal_conflicts_with_typed(out: Array[u32]):
+    out[0] = add(out[1], -1)

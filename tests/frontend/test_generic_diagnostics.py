@@ -74,6 +74,17 @@ DIAGNOSTICS = {
         "        out[0] = tree_sum(1.0, tx.local_invocation_index())\n"
         "                 ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^"
     ),
+    "generic_array_given_a_value": (
+        "generic_kernels.py:128:20: error: argument 'x' of first() must be an array parameter"
+        " of type Array[T], got f32\n"
+        "    out[0] = first(out[1])\n"
+        "                   ^^^^^^"
+    ),
+    "literal_conflicts_with_typed": (
+        "generic_kernels.py:133:26: error: integer literal -1 does not fit u32\n"
+        "    out[0] = add(out[1], -1)\n"
+        "                         ^^"
+    ),
 }
 
 
