@@ -376,7 +376,8 @@ class Kernel:
                 raise TypeError(
                     f"{self.__name__}() argument '{name}': cannot bind TypeVar"
                     f" '{typevar.__name__}' from {_describe_value(value)}; pass float32, int32"
-                    f" or uint32 data, or choose it: {self.__name__}(..., {typevar.__name__}=tx.f32)"
+                    f" or uint32 data, or choose it:"
+                    f" {self.__name__}(..., {typevar.__name__}=tx.f32)"
                 )
             problem = annotations.typevar_problem(typevar, ty)
             if problem is not None:

@@ -15,62 +15,79 @@ gk = import_file("generic_kernels", Path(__file__).resolve().with_name("generic_
 
 DIAGNOSTICS = {
     "return_typevar_unbound": (
-        "generic_kernels.py:27:15: error: TypeVar 'T' of the return type of make() is not bound by any parameter; annotate a parameter with T, or return a concrete type\n"
+        "generic_kernels.py:27:15: error: TypeVar 'T' of the return type of make() is not bound "
+        "by any parameter; annotate a parameter with T, or return a concrete type\n"
         "def make() -> T:\n"
         "              ^"
     ),
     "constraint_vector": (
-        "generic_kernels.py:47:18: error: add(): argument 'a': TypeVar 'N' must be one of u32, i32, f32, not vec3f\n"
+        "generic_kernels.py:47:18: error: add(): argument 'a': TypeVar 'N' must be one of u32, "
+        "i32, f32, not vec3f\n"
         "    out[0] = add(out[0], out[1])\n"
         "                 ^^^^^^"
     ),
     "constraint_f16": (
-        "generic_kernels.py:52:22: error: add(): argument 'a': TypeVar 'N' must be one of u32, i32, f32, not f16\n"
+        "generic_kernels.py:52:22: error: add(): argument 'a': TypeVar 'N' must be one of u32, "
+        "i32, f32, not f16\n"
         "    out[0] = f32(add(f16(1.0), f16(2.0)))\n"
         "                     ^^^^^^^^"
     ),
     "conflicting_binding": (
-        "generic_kernels.py:57:24: error: add(): argument 'b' is i32, but TypeVar 'N' is already f32 from argument 'a'; convert one of them, e.g. f32(x)\n"
+        "generic_kernels.py:57:24: error: add(): argument 'b' is i32, but TypeVar 'N' is already "
+        "f32 from argument 'a'; convert one of them, e.g. f32(x)\n"
         "    out[0] = add(x[0], y[0])\n"
         "                       ^^^^"
     ),
     "op_is_python_function": (
-        "generic_kernels.py:62:19: error: argument 'op' of fold() must be a @tx.func, got 'python_function' (function); decorate the function with @tx.func and pass it by name\n"
+        "generic_kernels.py:62:19: error: argument 'op' of fold() must be a @tx.func, got "
+        "'python_function' (function); decorate the function with @tx.func and pass it by name\n"
         "    out[0] = fold(python_function, out[0], out[1])\n"
         "                  ^^^^^^^^^^^^^^^"
     ),
     "op_is_number": (
-        "generic_kernels.py:67:19: error: argument 'op' of fold() must be a @tx.func, got a value of type i32; decorate the function with @tx.func and pass it by name\n"
+        "generic_kernels.py:67:19: error: argument 'op' of fold() must be a @tx.func, got a value "
+        "of type i32; decorate the function with @tx.func and pass it by name\n"
         "    out[0] = fold(3, out[0], out[1])\n"
         "                  ^"
     ),
     "op_is_kernel": (
-        "generic_kernels.py:72:19: error: argument 'op' of fold() must be a @tx.func, got kernel 'a_kernel'; decorate the function with @tx.func and pass it by name\n"
+        "generic_kernels.py:72:19: error: argument 'op' of fold() must be a @tx.func, got kernel "
+        "'a_kernel'; decorate the function with @tx.func and pass it by name\n"
         "    out[0] = fold(a_kernel, out[0], out[1])\n"
         "                  ^^^^^^^^"
     ),
     "op_wrong_arity": (
-        "generic_kernels.py:23:18: error: op() takes 1 argument(s), got 2; in fold() with op=negate, called at line 77\n"
+        "generic_kernels.py:23:18: error: op() takes 1 argument(s), got 2; in fold() with "
+        "op=negate, called at line 77\n"
         "    return op(a, b)\n"
         "                 ^"
     ),
     "op_wrong_types": (
-        "generic_kernels.py:23:15: error: argument 'a' has type i32, expected f32; convert it, e.g. f32(...); in fold() with op=add_f32, called at line 82\n"
+        "generic_kernels.py:23:15: error: argument 'a' has type i32, expected f32; convert it, "
+        "e.g. f32(...); in fold() with op=add_f32, called at line 82\n"
         "    return op(a, b)\n"
         "              ^"
     ),
     "kernel_typevar_unbound": (
-        "generic_kernels.py:91:37: error: TypeVar 'T' in the annotation of parameter 'x' is not bound here; TypeVars are bound by the arguments of a @tx.func call, by the dtypes at a kernel launch, or by kernel.specialize(T=tx.f32)\n"
+        "generic_kernels.py:91:37: error: TypeVar 'T' in the annotation of parameter 'x' is not "
+        "bound here; TypeVars are bound by the arguments of a @tx.func call, by the dtypes at a "
+        "kernel launch, or by kernel.specialize(T=tx.f32)\n"
         "def kernel_typevar_unbound(x: Array[T], out: Array[f32]):\n"
         "                                    ^"
     ),
     "typevar_only_in_body": (
-        "generic_kernels.py:97:18: error: TypeVar 'T' is not bound here; a TypeVar takes its type from the parameters annotated with it\n"
+        "generic_kernels.py:97:18: error: TypeVar 'T' is not bound here; a TypeVar takes its type "
+        "from the parameters annotated with it\n"
         "    out[0] = f32(T(1))\n"
         "                 ^"
     ),
     "workgroup_function_in_branch": (
-        "generic_kernels.py:111:18: error: the call of 'tree_sum' (it calls tx.workgroup_barrier() at line 104) must be reached by the whole workgroup, but it is inside `if tx.local_invocation_index() < 32` (line 110), whose condition depends on tx.local_invocation_index(); move it out of there, or branch on uniform values (kernel parameters, buffers the kernel only reads, tx.workgroup_id() and tx.workgroup_uniform_load(...) are uniform)\n"
+        "generic_kernels.py:111:18: error: the call of 'tree_sum' (it calls "
+        "tx.workgroup_barrier() at line 104) must be reached by the whole workgroup, but it is "
+        "inside `if tx.local_invocation_index() < 32` (line 110), whose condition depends on "
+        "tx.local_invocation_index(); move it out of there, or branch on uniform values (kernel "
+        "parameters, buffers the kernel only reads, tx.workgroup_id() and "
+        "tx.workgroup_uniform_load(...) are uniform)\n"
         "        out[0] = tree_sum(1.0, tx.local_invocation_index())\n"
         "                 ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^"
     ),
