@@ -398,6 +398,7 @@ class CallLowering:
             global_name, array_type, "workgroup", "read_write", None, None, span
         )
         self.module.workgroup_arrays.append(var)
+        self.declared_workgroup_arrays.append(var)
         self.bindings[name] = WorkgroupArray(var)
 
     def call_bitcast(self, meta: Meta, node: ast.Call):

@@ -13,16 +13,16 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import weakref
 
 from pyshader_tx import ir
 from pyshader_tx import types as t
 from pyshader_tx.errors import CompileError
 from pyshader_tx.interface import ArrayBinding, KernelInterface, UniformBlock, UniformMember
 from pyshader_tx.ir.fold import fold_constants
-from pyshader_tx.ir.intrinsics import builtin_value_type
-
 from pyshader_tx.declarations import Func as FuncAnnotation
 from pyshader_tx.declarations import TypeVar
+from pyshader_tx.ir.intrinsics import builtin_value_type
 
 from . import analysis, uniformity
 from .annotations import (
@@ -41,6 +41,10 @@ from .source import FunctionSource
 from .statements import StatementLowering
 from .variables import plan_function
 
+#: The workgroup arrays each lowered device function declares in its body (ir.Function ->
+#: GlobalVariables): a kernel that reuses a function's IR declares them too.
+WORKGROUP_ARRAYS = weakref.WeakKeyDictionary()
+
 FOLDED_BUILTINS = ("global_invocation_id", "workgroup_id", "num_workgroups")
 
 
@@ -53,6 +57,7 @@ class FunctionLowerer(OperatorLowering, ExpressionLowering, CallLowering, Statem
         self.is_kernel = is_kernel
         self.result_type = result
         self.function_name = source.node.name  # a specialisation's name where generic
+        self.declared_workgroup_arrays: list = []  # tx.workgroup_array in this body
         self.plan = plan_function(source.node)
         # Python name -> LocalVariable, ArrayParam, Meta, or a factory `span -> ir.Expr`.
         self.bindings: dict = {}
@@ -176,29 +181,24 @@ class ModuleBuilder:
                 f"recursion is not supported on GPUs: {chain} -> {func.__name__}", span
             )
         cache = func.lowered_closures
-        cached = None if arrays else cache.get(generic_key)
-        if cached is None:
+        closure = None if arrays else cache.get(generic_key)
+        if closure is None:
             self.in_progress.append(func)
-            first_workgroup_array = len(self.workgroup_arrays)
             try:
                 function = lower_device_function(
                     self, func.function_source(), self.parameters_of(func), arrays, generic
                 )
             finally:
                 self.in_progress.pop()
-            cached = (
-                analysis.callees_first(function),
-                self.workgroup_arrays[first_workgroup_array:],
-            )
+            closure = analysis.callees_first(function)
             if not arrays:
-                cache[generic_key] = cached
-        closure, workgroup_arrays = cached
+                cache[generic_key] = closure
         for needed in closure:
             if not any(needed is f for f in self.functions):
                 self.functions.append(needed)
-        for var in workgroup_arrays:
-            if not any(var is v for v in self.workgroup_arrays):
-                self.workgroup_arrays.append(var)
+            for var in WORKGROUP_ARRAYS.get(needed, ()):
+                if not any(var is v for v in self.workgroup_arrays):
+                    self.workgroup_arrays.append(var)
         self.lowered[key] = closure[-1]
         return closure[-1]
 
@@ -307,7 +307,9 @@ def lower_device_function(
             node.returns,
             f"function '{node.name}' can reach its end without returning a value of type {result!r}",
         )
-    return ir.Function(name, params, result, body, None, source.span(node))
+    function = ir.Function(name, params, result, body, None, source.span(node))
+    WORKGROUP_ARRAYS[function] = tuple(lowerer.declared_workgroup_arrays)
+    return function
 
 
 def _specialised_parameter(param: ir.Parameter, generic: Specialisation, bound_source):

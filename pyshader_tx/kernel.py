@@ -1,8 +1,9 @@
 """The decorators: `@tx.kernel`, `@tx.func` and `@tx.struct`, and the `Kernel` object.
 
 A `Kernel` compiles lazily (on first call or first look at `.wgsl`/`.reflection`), once
-per specialization (the values of its `Const` parameters) and launch variant, and keeps
-the results. Calling it runs it through the runtime.
+per specialization (the values of its `Const` parameters and the types of its TypeVars,
+bound from the dtypes at launch) and launch variant, and keeps the results. Calling it
+runs it through the runtime.
 """
 
 from __future__ import annotations
@@ -64,8 +65,8 @@ class Func:
     def __init__(self, fn):
         self.fn = fn
         self._source = None
-        # Per specialisation (None when not generic): the IR of this function and its
-        # callees (callees first) and the workgroup arrays they declare, set by the frontend.
+        # Keyed by specialisation (None when not generic): the IR of this function and its
+        # callees (callees first), set by the frontend.
         self.lowered_closures = {}
         functools.update_wrapper(self, fn)
 
@@ -366,7 +367,7 @@ class Kernel:
         stay as they are."""
         generic = self._generic_parameters()
         binding, fixed = {}, {**self.constants, **given}
-        arrays_first = sorted(zip(names, values), key=lambda nv: not hasattr(nv[1], "shape"))
+        arrays_first = sorted(zip(names, values), key=lambda nv: not getattr(nv[1], "shape", ()))
         for name, value in arrays_first:
             typevar = generic.get(name)
             if typevar is None or typevar.__name__ in fixed or typevar.__name__ in binding:

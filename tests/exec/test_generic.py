@@ -181,19 +181,6 @@ def test_a_device_function_with_workgroup_memory_reduces_a_workgroup():
         assert sums.specialize(N=u32).wgsl.count("var<workgroup>") == 1
 
 
-def test_the_generic_kernels_pass_naga_and_tint(tint):
-    kernels = [
-        twice_all,
-        folds,
-        pair_sums,
-        scale.specialize(N=i32),
-        block_sums(96).specialize(N=f32),
-    ]
-    for kernel in kernels:
-        assert validate_naga(kernel.wgsl_naga) == []
-    tint(kernels)
-
-
 def test_a_generic_kernel_binds_from_device_arrays():
     x = tx.to_device(np.arange(10, dtype=np.int32))
     out = tx.zeros(10, np.int32)
@@ -223,3 +210,55 @@ def test_generic_array_parameters_and_literals_bind_like_python():
     np.testing.assert_array_equal(out_i[:-1], xi[:-1] + xi[1:] + 1)
     wgsl = pair_sums.wgsl
     assert "fn load_sum_f32(" in wgsl and "fn load_sum_i32(" in wgsl and "fn add_f32(" in wgsl
+
+
+@tx.func
+def reversed_lane(lane: u32) -> u32:
+    """The value of the lane mirrored in the workgroup (through workgroup memory)."""
+    mirror = tx.workgroup_array(u32, 64)
+    mirror[lane] = lane * 10
+    tx.workgroup_barrier()
+    value = mirror[63 - lane]
+    tx.workgroup_barrier()
+    return value
+
+
+@tx.func
+def reversed_lane_plus_one(lane: u32) -> u32:
+    return reversed_lane(lane) + 1
+
+
+@tx.kernel(workgroup_size=64)
+def calls_inner_then_outer(out: Array[u32]):
+    lane = tx.local_invocation_id().x
+    out[lane] = reversed_lane(lane) + reversed_lane_plus_one(lane)
+
+
+@tx.kernel(workgroup_size=64)
+def calls_outer_only(out: Array[u32]):
+    lane = tx.local_invocation_id().x
+    out[lane] = reversed_lane_plus_one(lane)
+
+
+def test_a_reused_function_brings_the_workgroup_arrays_of_its_callees():
+    first, second = np.zeros(64, np.uint32), np.zeros(64, np.uint32)
+    calls_inner_then_outer(first, workgroups=1)
+    calls_outer_only(second, workgroups=1)
+    mirrored = (63 - np.arange(64, dtype=np.uint32)) * 10
+    np.testing.assert_array_equal(first, 2 * mirrored + 1)
+    np.testing.assert_array_equal(second, mirrored + 1)
+
+
+def test_the_generic_kernels_pass_naga_and_tint(tint):
+    kernels = [
+        twice_all,
+        folds,
+        pair_sums,
+        calls_inner_then_outer,
+        calls_outer_only,
+        scale.specialize(N=i32),
+        block_sums(96).specialize(N=f32),
+    ]
+    for kernel in kernels:
+        assert validate_naga(kernel.wgsl_naga) == []
+    tint(kernels)
