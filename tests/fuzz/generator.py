@@ -78,6 +78,19 @@ VECTOR_BUILTINS = {
 }
 
 
+def frontend_literal(e: Expr) -> bool:
+    """Whether the frontend makes `e` a literal (a literal divisor of zero or shift amount
+    of 32 or more is a compile error, a computed one is not): literals, module constants,
+    conversions of literals, `not` of one, `-`/`~` of a bare (abstract) literal."""
+    if e.op in ("lit", "const"):
+        return True
+    if e.op == "cast" or (e.op == "un" and e.value == "not"):
+        return frontend_literal(e.args[0])
+    if e.op == "un":
+        return e.args[0].op == "lit" and e.args[0].bare
+    return False
+
+
 class Scope:
     """Variables visible at a point: a stack of blocks of (name, type, assignable)."""
 
@@ -586,10 +599,7 @@ class Generator:
     def nonzero_divisor(self, e: Expr) -> Expr:
         """`e`, unless it is a literal zero (`0`, `u32(0)`, `u32(i32(0))`: a compile error;
         a zero computed from constants is not)."""
-        literal = e
-        while literal.op == "cast":
-            literal = literal.args[0]
-        if literal.op == "lit" and e.ty in INTEGER:
+        if e.ty in INTEGER and frontend_literal(e):
             value = reference.Evaluator(Program(0, [], [], []), {}, 0).eval(e, {})
             if value.bad or value.v == 0:
                 return Expr("lit", e.ty, value=self.choice([1, 3, 7]), bare=e.bare)
