@@ -85,10 +85,16 @@ def integer_rem(w, op, ty, a, b, result_ty, right_expr) -> Id:
 
 
 def _divide(w, op: str, ty, a: Id, divisor: Id, result_ty) -> Id:
-    """`a / divisor` or `a % divisor` (truncated) for a divisor made safe already."""
-    signed = t.scalar_of(ty).kind == "sint"
-    opcode = {"div": ("OpUDiv", "OpSDiv"), "rem": ("OpUMod", "OpSRem")}[op][signed]
-    return w.op(opcode, result_ty, a, divisor)
+    """`a / divisor` or `a % divisor` (truncated) for a divisor made safe already. A signed
+    remainder is `a - (a / divisor) * divisor`, never `OpSRem`: NVIDIA's Vulkan driver
+    (580.159, H100) computes `OpSRem` (and `OpSMod`) as an unsigned remainder (7 % -2 gave
+    7), while its `OpSDiv` is right."""
+    if t.scalar_of(ty).kind != "sint":
+        return w.op({"div": "OpUDiv", "rem": "OpUMod"}[op], result_ty, a, divisor)
+    quotient = w.op("OpSDiv", result_ty, a, divisor)
+    if op == "div":
+        return quotient
+    return w.op("OpISub", result_ty, a, w.op("OpIMul", result_ty, quotient, divisor))
 
 
 def _wrong_sign(w, ty, remainder: Id, b: Id) -> Id:

@@ -186,9 +186,12 @@ class SpirvModule:
                 struct_id, index, "MatrixStride", t.array_stride(member.column_type)
             )
 
-    def block_type(self, ty, hint: str) -> Id:
-        """A `Block` struct wrapping a storage buffer's runtime array (member 0)."""
-        key = ("block", ty)
+    def block_type(self, ty, hint: str, owner) -> Id:
+        """A `Block` struct wrapping a storage buffer's runtime array (member 0), one per
+        `owner` (the buffer's variable). Buffers never share their Block type (glslang and
+        naga do the same): NVIDIA's driver (580.159) let a write through one buffer go unseen
+        by a later read of it when a `NonWritable` buffer had the same Block type."""
+        key = ("block", ty, owner)
         found = self._types.get(key)
         if found is None:
             found = self._declare("OpTypeStruct", self.type_id(ty), hint=hint)

@@ -89,8 +89,10 @@ class ModuleWriter:
         spirv = self.spirv
         storage_class = STORAGE_CLASSES[variable.space]
         if variable.space == "storage":
-            pointee = spirv.block_type(variable.ty, f"{variable.name}_block")
-            if spirv.name(pointee, f"{_type_word(variable.ty.element)}_buffer"):
+            # Named after its buffer: naga's SPIR-V frontend merges structs that have the same
+            # name and layout, which would share the Block type again (see block_type).
+            pointee = spirv.block_type(variable.ty, f"{variable.name}_block", variable)
+            if spirv.name(pointee, f"{variable.name}_block"):
                 spirv.member_name(pointee, 0, "data")
         else:
             pointee = spirv.type_id(variable.ty)
@@ -187,8 +189,3 @@ def _builtin_load(name: str, variable: Id):
         writer.builtin_values[name] = value
 
     return load
-
-
-def _type_word(ty) -> str:
-    """A name fragment for a type: `f32`, `vec3f`, `Particle`, `array_f32_4`."""
-    return "".join(c if c.isalnum() else "_" for c in repr(ty)).strip("_")

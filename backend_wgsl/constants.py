@@ -25,14 +25,12 @@ from pyshader_tx import types as t
 from pyshader_tx.ir.fold import constant_values
 from pyshader_tx.ir.intrinsics import INTRINSICS
 from pyshader_tx.ir.nodes import (
-    BINARY_OPS,
     Argument,
     Binary,
     Bitcast,
     Call,
     Compose,
     Convert,
-    Declare,
     Expr,
     Function,
     Index,
@@ -47,10 +45,10 @@ from pyshader_tx.ir.nodes import (
     Store,
     Swizzle,
     Unary,
-    nested_blocks,
+    statement_changes,
 )
 
-from .legalize import Helper, lower_python_operator
+from .legalize import binary_helper
 from .syntax import special_float_bits
 
 __all__ = ["defer_constant_evaluation", "RUNTIME_VALUE_NAME"]
@@ -118,17 +116,9 @@ class _Deferral:
         return [self.statement(stmt) for stmt in block]
 
     def statement(self, stmt):
-        changes = {}
-        for name in stmt.__dataclass_fields__:
-            value = getattr(stmt, name)
-            if isinstance(value, Expr):
-                changes[name] = self.expr(value)[0]
-            elif isinstance(value, Declare):
-                changes[name] = self.statement(value)
-            elif isinstance(value, list) and any(value is b for b in nested_blocks(stmt)):
-                changes[name] = self.block(value)
+        changes = statement_changes(stmt, lambda expr: self.expr(expr)[0], self.block)
         if isinstance(stmt, Store) and stmt.op in _DIVISIONS and _has_zero(stmt.value):
-            changes["value"] = self.runtime(changes["value"])
+            changes["value"] = self.runtime(changes.get("value", stmt.value))
         return dataclasses.replace(stmt, **changes)
 
     def expr(self, expr: Expr) -> tuple:
@@ -207,9 +197,7 @@ class _Deferral:
 
 
 def _is_helper_call(expr: Binary) -> bool:
-    if BINARY_OPS[expr.op][0] is not None:
-        return False
-    return isinstance(lower_python_operator(expr.op, expr.left.ty), Helper)
+    return binary_helper(expr.op, expr.left.ty) is not None
 
 
 def _short_circuits(expr: Binary) -> bool:

@@ -48,7 +48,7 @@ from pyshader_tx.ir.nodes import (
 )
 
 from . import syntax
-from .legalize import FROM_BITS, Helper, lower_python_operator
+from .legalize import FROM_BITS, Helper, binary_helper, lower_python_operator
 from .syntax import CHAINING_LEVELS, OPERAND_LEVELS, OPERATOR_LEVELS, PRIMARY, UNARY
 
 __all__ = ["ExpressionWriter", "Text", "helper_key"]
@@ -262,13 +262,13 @@ class ExpressionWriter:
         return Text(f"{operator}{operand.text}", UNARY)
 
     def _binary(self, expr: Binary) -> Text:
+        helper = binary_helper(expr.op, expr.left.ty)
+        if helper is not None:
+            name = self.module_names[helper_key(helper, expr.left.ty)]
+            return Text(f"{name}({self._arguments((expr.left, expr.right))})")
         spelling, _ = BINARY_OPS[expr.op]
-        if spelling is None:  # a Python operator: a helper call or a WGSL operator
-            lowered = lower_python_operator(expr.op, expr.left.ty)
-            if isinstance(lowered, Helper):
-                name = self.module_names[helper_key(lowered, expr.left.ty)]
-                return Text(f"{name}({self._arguments((expr.left, expr.right))})")
-            spelling = lowered
+        if spelling is None:  # a Python operator that WGSL writes as an operator
+            spelling = lower_python_operator(expr.op, expr.left.ty)
         left, right = self._operands((expr.left, expr.right))
         if expr.op in ("shl", "shr"):
             right = self.shift_amount(expr.left.ty, expr.right, right)

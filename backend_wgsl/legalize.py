@@ -14,6 +14,11 @@ Semantics, with WGSL's integer `/` and `%` truncating:
   the other sign than the divisor (-7 // 2 == -4);
 - signed `%`: the truncated remainder, plus the divisor in that same case (-7 % 2 == 1,
   7 % -2 == -1);
+- the truncated signed remainder itself is never WGSL's `%` on i32: NVIDIA's Vulkan driver
+  (580.159, H100) computes `OpSRem`, which naga writes for it, as an unsigned remainder
+  (7 % -2 gave 7). The helpers use `a - (a / b) * b` instead (`a / b` is right there), and
+  `0` for a zero divisor as WGSL's `%` gives; a signed `rem` in the IR goes through
+  `py_rem_{T}` for the same reason;
 - float `//` and `%` never reach the backends: the frontend calls the math library's
   exact `py_floor_div` and `py_mod` (`frontend/python_math.py`);
 - integer `**`: repeated squaring (wrapping like every i32/u32 product). A negative
@@ -34,6 +39,7 @@ import re
 from dataclasses import dataclass
 
 from pyshader_tx import types as t
+from pyshader_tx.ir.nodes import BINARY_OPS
 
 from .namer import KEYWORDS
 from .syntax import constant_text
@@ -43,6 +49,7 @@ __all__ = [
     "PYTHON_OPERATORS",
     "FROM_BITS",
     "lower_python_operator",
+    "binary_helper",
     "helper_name",
     "helper_source",
     "helper_builtins",
@@ -68,7 +75,7 @@ SIGNED_FLOOR_DIV = Helper(
     """\
 fn {name}(a: {T}, b: {T}) -> {T} {{
     let quotient = a / b;
-    let remainder = a % b;
+    let remainder = select(a - quotient * b, {zero}, b == {zero});
     let round_down = (remainder != {zero}) & ((remainder < {zero}) != (b < {zero}));
     return select(quotient, quotient - {one}, round_down);
 }}
@@ -79,9 +86,18 @@ SIGNED_MOD = Helper(
     "py_mod_{T}",
     """\
 fn {name}(a: {T}, b: {T}) -> {T} {{
-    let remainder = a % b;
+    let remainder = select(a - (a / b) * b, {zero}, b == {zero});
     let wrong_sign = (remainder != {zero}) & ((remainder < {zero}) != (b < {zero}));
     return select(remainder, remainder + b, wrong_sign);
+}}
+""",
+)
+
+SIGNED_REM = Helper(
+    "py_rem_{T}",
+    """\
+fn {name}(a: {T}, b: {T}) -> {T} {{
+    return select(a - (a / b) * b, {zero}, b == {zero});
 }}
 """,
 )
@@ -141,6 +157,20 @@ PYTHON_OPERATORS = {
     ("pow", "sint"): INT_POW,
     ("pow", "float"): FLOAT_POW,
 }
+
+
+#: WGSL operators that some operand kinds get as a helper instead (see the module docstring).
+OPERATOR_WORKAROUNDS = {("rem", "sint"): SIGNED_REM}
+
+
+def binary_helper(op: str, ty: t.Type) -> Helper | None:
+    """The helper that writes the IR's binary `op` on operands of type `ty`, None where a
+    WGSL operator does."""
+    if BINARY_OPS[op][0] is None:
+        lowered = lower_python_operator(op, ty)
+        return lowered if isinstance(lowered, Helper) else None
+    scalar = ty.scalar if isinstance(ty, t.VectorType) else ty
+    return OPERATOR_WORKAROUNDS.get((op, getattr(scalar, "kind", None)))
 
 
 def lower_python_operator(op: str, ty: t.Type):

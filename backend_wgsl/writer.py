@@ -46,7 +46,7 @@ from . import syntax
 from .constants import defer_constant_evaluation
 from .expressions import ExpressionWriter, Text, helper_key
 from .legalize import FROM_BITS, Helper, helper_builtins, helper_name, helper_source
-from .legalize import lower_python_operator
+from .legalize import binary_helper
 from .namer import Namer
 
 __all__ = ["write_wgsl", "entry_point_name", "Dialect", "DIALECTS"]
@@ -186,10 +186,9 @@ class ModuleScan:
             self._expression(child)
 
     def _binary(self, node: Binary) -> None:
-        if BINARY_OPS[node.op][0] is None:
-            lowered = lower_python_operator(node.op, node.left.ty)
-            if isinstance(lowered, Helper):
-                self._helper(lowered, node.left.ty)
+        helper = binary_helper(node.op, node.left.ty)
+        if helper is not None:
+            self._helper(helper, node.left.ty)
 
     def _literal(self, node: Literal) -> None:
         if syntax.special_float_bits(node.value, node.ty) is not None:

@@ -45,7 +45,6 @@ from .nodes import (
     Bitcast,
     Compose,
     Convert,
-    Declare,
     Expr,
     Index,
     Literal,
@@ -56,7 +55,8 @@ from .nodes import (
     Store,
     Swizzle,
     Unary,
-    nested_blocks,
+    expression_changes,
+    statement_changes,
 )
 
 __all__ = ["fold_constants", "fold_expression", "SATURATION_BOUNDS", "constant_values"]
@@ -457,17 +457,7 @@ FOLD_RULES = {
 def fold_expression(expr: Expr) -> Expr:
     """`expr` with its constant subexpressions folded (a new tree where anything changed;
     `expr` itself is not modified)."""
-    changes = {}
-    for name in expr.__dataclass_fields__:
-        value = getattr(expr, name)
-        if isinstance(value, Expr):
-            folded = fold_expression(value)
-            if folded is not value:
-                changes[name] = folded
-        elif isinstance(value, tuple) and value and isinstance(value[0], Expr):
-            folded = tuple(fold_expression(v) for v in value)
-            if any(a is not b for a, b in zip(folded, value)):
-                changes[name] = folded
+    changes = expression_changes(expr, fold_expression)
     if changes:
         expr = dataclasses.replace(expr, **changes)
     if isinstance(expr, Index):
@@ -479,21 +469,7 @@ def fold_expression(expr: Expr) -> Expr:
 
 
 def _fold_statement(stmt):
-    changes = {}
-    for name in stmt.__dataclass_fields__:
-        value = getattr(stmt, name)
-        if isinstance(value, Expr):
-            folded = fold_expression(value)
-            if folded is not value:
-                changes[name] = folded
-        elif isinstance(value, Declare):
-            folded = _fold_statement(value)
-            if folded is not value:
-                changes[name] = folded
-        elif isinstance(value, list) and any(value is b for b in nested_blocks(stmt)):
-            folded = _fold_block(value)
-            if folded is not value:
-                changes[name] = folded
+    changes = statement_changes(stmt, fold_expression, _fold_block)
     if isinstance(stmt, Store) and stmt.op in ("shl", "shr"):
         value = changes.get("value", stmt.value)
         amount = _reduced_amount(value)

@@ -47,7 +47,8 @@ from .nodes import (
     Parameter,
     Return,
     Store,
-    nested_blocks,
+    expression_changes,
+    statement_changes,
     statement_exprs,
     walk_expr,
     walk_statements,
@@ -180,16 +181,8 @@ class _FloatAtomics:
         return [self.statement(stmt) for stmt in block]
 
     def statement(self, stmt):
-        changes = {}
-        for name in stmt.__dataclass_fields__:
-            value = getattr(stmt, name)
-            if isinstance(value, Expr):
-                changes[name] = self.expr(value)
-            elif isinstance(value, Declare):
-                changes[name] = self.statement(value)
-            elif isinstance(value, list) and any(value is b for b in nested_blocks(stmt)):
-                changes[name] = self.block(value)
-        return dataclasses.replace(stmt, **changes)
+        changes = statement_changes(stmt, self.expr, self.block)
+        return dataclasses.replace(stmt, **changes) if changes else stmt
 
     def expr(self, expr: Expr) -> Expr:
         if isinstance(expr, Intrinsic) and expr.args and expr.args[0].ty == F32_ATOMIC:
@@ -202,18 +195,12 @@ class _FloatAtomics:
             if new is not None:
                 return GlobalRef(new, new.ty, expr.span)
             return expr
-        changes = {}
-        for name in expr.__dataclass_fields__:
-            value = getattr(expr, name)
-            if isinstance(value, Expr):
-                changes[name] = self.expr(value)
-            elif isinstance(value, tuple) and value and isinstance(value[0], Expr):
-                changes[name] = tuple(self.expr(v) for v in value)
+        changes = expression_changes(expr, self.expr)
         if isinstance(expr, Call) and id(expr.function) in self.copies:
             changes["function"] = self.copies[id(expr.function)]
         if not changes:
             return expr
-        if isinstance(expr, Index) and changes["base"].ty != expr.base.ty:
+        if isinstance(expr, Index) and changes.get("base", expr.base).ty != expr.base.ty:
             changes["ty"] = _as_bits(expr.ty)  # an element of a remapped array
         return dataclasses.replace(expr, **changes)
 

@@ -25,6 +25,7 @@ of constants: `fold` evaluates constant operands with them.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from ..errors import Span
@@ -500,6 +501,48 @@ def clone(expr: Expr) -> Expr:
             value = tuple(clone(v) for v in value)
         fields[name] = value
     return type(expr)(**fields)
+
+
+def expression_changes(expr: Expr, rewrite) -> dict:
+    """The fields of `expr` that change when each child expression (also in tuples of
+    them) goes through `rewrite`: {field: new value}, for `dataclasses.replace`. Fields whose
+    rewrite is the same object are left out, so an empty dict means nothing changed."""
+    changes = {}
+    for name in expr.__dataclass_fields__:
+        value = getattr(expr, name)
+        if isinstance(value, Expr):
+            new = rewrite(value)
+        elif isinstance(value, tuple) and value and isinstance(value[0], Expr):
+            new = tuple(rewrite(v) for v in value)
+            if all(a is b for a, b in zip(new, value)):
+                continue
+        else:
+            continue
+        if new is not value:
+            changes[name] = new
+    return changes
+
+
+def statement_changes(stmt: Stmt, rewrite_expr, rewrite_block) -> dict:
+    """The fields of `stmt` that change when its expressions go through `rewrite_expr`, its
+    nested blocks through `rewrite_block` and a nested `Declare` (a loop's counter) through
+    both: {field: new value}, for `dataclasses.replace` (the same rules as
+    `expression_changes`)."""
+    changes = {}
+    for name in stmt.__dataclass_fields__:
+        value = getattr(stmt, name)
+        if isinstance(value, Expr):
+            new = rewrite_expr(value)
+        elif isinstance(value, Declare):
+            inner = statement_changes(value, rewrite_expr, rewrite_block)
+            new = dataclasses.replace(value, **inner) if inner else value
+        elif isinstance(value, list) and any(value is b for b in nested_blocks(stmt)):
+            new = rewrite_block(value)
+        else:
+            continue
+        if new is not value:
+            changes[name] = new
+    return changes
 
 
 def walk_expr(expr: Expr):

@@ -95,7 +95,9 @@ def test_storage_buffers_are_blocks_with_layout():
     decorated = operands(scale, "OpDecorate")
     assert any(d[1:] == ("ArrayStride", 4) for d in decorated)
     block_ids = [d[0] for d in decorated if d[1] == "Block"]
-    assert len(block_ids) == 2  # the f32 buffer type (shared by x and out) and the uniforms
+    # One Block type per buffer (x and out), never shared (see SpirvModule.block_type), and
+    # the uniforms.
+    assert len(block_ids) == 3
     member_offsets = operands(scale, "OpMemberDecorate")
     assert all((block, 0, "Offset", 0) in member_offsets for block in block_ids)
 

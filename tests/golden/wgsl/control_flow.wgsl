@@ -3,13 +3,13 @@
 
 fn py_floor_div_i32(a: i32, b: i32) -> i32 {
     let quotient = a / b;
-    let remainder = a % b;
+    let remainder = select(a - quotient * b, 0, b == 0);
     let round_down = (remainder != 0) & ((remainder < 0) != (b < 0));
     return select(quotient, quotient - 1, round_down);
 }
 
 fn py_mod_i32(a: i32, b: i32) -> i32 {
-    let remainder = a % b;
+    let remainder = select(a - (a / b) * b, 0, b == 0);
     let wrong_sign = (remainder != 0) & ((remainder < 0) != (b < 0));
     return select(remainder, remainder + b, wrong_sign);
 }
