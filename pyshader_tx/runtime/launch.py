@@ -33,7 +33,6 @@ kernel's bounds check already skips.
 from __future__ import annotations
 
 import operator
-import weakref
 
 import wgpu
 
@@ -313,21 +312,15 @@ class Launcher:
             seen.setdefault(buffer, param)
 
 
-# (id(interface), shader source kind) -> (weak reference to the interface, Launcher)
-_launchers: dict = {}
-
-
 def launcher_for(interface, get_code) -> Launcher:
-    """The cached Launcher of `interface` (created on first use)."""
-    key = (id(interface), options.shader_source)
-    entry = _launchers.get(key)
-    if entry is not None and entry[0]() is interface:
-        return entry[1]
-    launcher = Launcher(interface, get_code)
-    _launchers[key] = (
-        weakref.ref(interface, lambda _, key=key: _launchers.pop(key, None)),
-        launcher,
-    )
+    """The cached Launcher of `interface` for the current shader source (created on first
+    use). It is kept on the interface, so it lives as long as the kernel does: a global
+    table of weak references did not, since each Launcher refers to its interface, and
+    every kernel ever launched stayed alive with its pipeline and buffers."""
+    launchers = interface.__dict__.setdefault("_launchers", {})
+    launcher = launchers.get(options.shader_source)
+    if launcher is None:
+        launcher = launchers[options.shader_source] = Launcher(interface, get_code)
     return launcher
 
 

@@ -20,7 +20,6 @@ rather than for speed on discrete GPUs.
 from __future__ import annotations
 
 import time
-import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -279,21 +278,13 @@ def _has_narrow_matrix(ty: t.Type) -> bool:
     return False
 
 
-# id(interface) -> (weak reference to the interface, NativeLauncher)
-_launchers: dict = {}
-
-
 def launcher_for(interface, get_code) -> NativeLauncher:
-    """The cached NativeLauncher of `interface` (created on first use)."""
-    key = id(interface)
-    entry = _launchers.get(key)
-    if entry is not None and entry[0]() is interface and entry[1].device is get_device():
-        return entry[1]  # (after `close()` a new device needs new launchers)
-    launcher = NativeLauncher(interface, get_code)
-    _launchers[key] = (
-        weakref.ref(interface, lambda _, key=key: _launchers.pop(key, None)),
-        launcher,
-    )
+    """The cached NativeLauncher of `interface` (created on first use), kept on the
+    interface so that it lives as long as the kernel does (see `runtime.launch`)."""
+    launcher = interface.__dict__.get("_native_launcher")
+    if launcher is None or launcher.device is not get_device():
+        # (after `close()` a new device needs new launchers)
+        launcher = interface.__dict__["_native_launcher"] = NativeLauncher(interface, get_code)
     return launcher
 
 

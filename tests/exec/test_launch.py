@@ -3,6 +3,9 @@ values): Const specialization, uniform parameters, DeviceArray chaining, readbac
 launch shapes (folded 1-D launches, `workgroups=`), built-in values, reflection and caching.
 """
 
+import gc
+import weakref
+
 import numpy as np
 import pytest
 
@@ -542,3 +545,24 @@ def test_func_and_kernel_defined_inside_a_test():
     a = np.arange(35, dtype=np.int32).reshape(5, 7)
     apply(a, threads=a.shape)
     np.testing.assert_array_equal(a, np.arange(35).reshape(5, 7) + 10)
+
+
+def test_a_launched_kernel_is_not_kept_alive():
+    """The launcher cache lives on the kernel: a program that makes and runs many kernels
+    (specializations, generated code) frees each one with its pipeline."""
+
+    def make():
+        @tx.kernel(workgroup_size=8)
+        def scratch(out: Array[u32]):
+            out[tx.global_invocation_id().x] = u32(7)
+
+        return scratch
+
+    kernel = make()
+    out = np.zeros(8, np.uint32)
+    kernel(out, threads=8)
+    assert out.tolist() == [7] * 8
+    interface = weakref.ref(kernel.compiled().interface)
+    del kernel
+    gc.collect()
+    assert interface() is None

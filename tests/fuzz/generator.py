@@ -32,7 +32,10 @@ from .program import (
     Stmt,
     StructDef,
     COMPONENTS,
+    is_matrix,
     is_vector,
+    matrix_shape,
+    matrix_type,
     scalar_of,
     size_of,
     vector_type,
@@ -66,12 +69,26 @@ ARITHMETIC = {"i32": "+ - * // % & | ^ << >> **", "u32": "+ - * // % & | ^ << >>
 ARITHMETIC["f32"] = "+ - * / // %"
 VECTOR_OPS = {"i32": "+ - * // % & | ^ << >>", "u32": "+ - * // % & | ^ << >>"}
 VECTOR_OPS["f32"] = "+ - *"
+MATRICES = ["mat2x2f", "mat2x3f", "mat3x2f", "mat3x3f"]
 #: Built-ins applied to vectors here (component-wise; no bit-range or clamp forms).
 VECTOR_BUILTINS = {
     "i32": ["abs", "min", "max", "tx.count_one_bits", "tx.reverse_bits", "tx.first_leading_bit"],
     "u32": ["min", "max", "tx.first_trailing_bit", "tx.reverse_bits"],
     "f32": ["abs", "min", "max", "tx.floor", "tx.ceil", "tx.trunc"],
 }
+
+
+def frontend_literal(e: Expr) -> bool:
+    """Whether the frontend makes `e` a literal (a literal divisor of zero or shift amount
+    of 32 or more is a compile error, a computed one is not): literals, module constants,
+    conversions of literals, `not` of one, `-`/`~` of a bare (abstract) literal."""
+    if e.op in ("lit", "const"):
+        return True
+    if e.op == "cast" or (e.op == "un" and e.value == "not"):
+        return frontend_literal(e.args[0])
+    if e.op == "un":
+        return e.args[0].op == "lit" and e.args[0].bare
+    return False
 
 
 class Scope:
@@ -128,6 +145,8 @@ class Generator:
         types = ["i32", "u32", "f32", "i32", "u32", "f32", "bool"]
         if vectors:
             types += [vector_type(self.choice(NUMERIC), self.choice((2, 3, 4)))]
+            if self.chance(0.3):
+                types.append(self.choice(MATRICES))
         if structs and self.structs:
             types.append(self.choice(self.structs).name)
         return types
@@ -234,6 +253,10 @@ class Generator:
             return self.observe(Expr("field", fty, [e], fname), body)
         if isinstance(ty, Arr):
             return
+        if is_matrix(ty):
+            column = self.rng.randrange(matrix_shape(ty)[0])
+            e = Expr("column", f"vec{matrix_shape(ty)[1]}f", [e], column)
+            ty = e.ty
         if is_vector(ty):
             index = self.rng.randrange(size_of(ty))
             e = Expr("swizzle", scalar_of(ty), [e], COMPONENTS[index])
@@ -487,6 +510,13 @@ class Generator:
         return self.construct(ty, 1)
 
     def construct(self, ty, depth) -> Expr:
+        if is_matrix(ty):
+            columns, rows = matrix_shape(ty)
+            if self.chance(0.5):
+                return Expr(
+                    "mat", ty, [self.expr(f"vec{rows}f", depth - 1) for _ in range(columns)]
+                )
+            return Expr("mat", ty, [self.expr("f32", depth - 1) for _ in range(columns * rows)])
         if is_vector(ty):
             scalar = scalar_of(ty)
             if self.chance(0.2):
@@ -520,7 +550,9 @@ class Generator:
             options += ["compare"] * 5 + ["logic", "logic", "not", "cast"]
         elif is_vector(ty):
             options += ["construct", "construct", "vbin", "vbin", "swizzle", "field", "vcast"]
-            options += ["vbuiltin"]
+            options += ["vbuiltin"] + (["matmul", "matmul", "column"] if ty[4] == "f" else [])
+        elif is_matrix(ty):
+            options += ["construct", "matmul", "matmul", "mbin", "field"]
         else:
             options += ["construct", "construct", "field"]
         kind = self.choice(options)
@@ -567,10 +599,7 @@ class Generator:
     def nonzero_divisor(self, e: Expr) -> Expr:
         """`e`, unless it is a literal zero (`0`, `u32(0)`, `u32(i32(0))`: a compile error;
         a zero computed from constants is not)."""
-        literal = e
-        while literal.op == "cast":
-            literal = literal.args[0]
-        if literal.op == "lit" and e.ty in INTEGER:
+        if e.ty in INTEGER and frontend_literal(e):
             value = reference.Evaluator(Program(0, [], [], []), {}, 0).eval(e, {})
             if value.bad or value.v == 0:
                 return Expr("lit", e.ty, value=self.choice([1, 3, 7]), bare=e.bare)
@@ -646,6 +675,33 @@ class Generator:
         if op in ("//", "%"):
             right = self.nonzero_divisor(right)
         return Expr("bin", ty, [left, right], op)
+
+    def make_matmul(self, ty, depth):
+        """`m @ v`, `v @ m` (vectors) or `a @ b` (matrices)."""
+        if is_vector(ty):
+            size = size_of(ty)
+            other = self.choice((2, 3))
+            if self.chance(0.5):  # matCxR @ vecC -> vecR
+                m = self.expr(matrix_type(other, size), depth - 1)
+                return Expr("bin", ty, [m, self.expr(f"vec{other}f", depth - 1)], "@")
+            m = self.expr(matrix_type(size, other), depth - 1)  # vecR @ matCxR -> vecC
+            return Expr("bin", ty, [self.expr(f"vec{other}f", depth - 1), m], "@")
+        columns, rows = matrix_shape(ty)
+        inner = self.choice((2, 3))
+        a = self.expr(matrix_type(inner, rows), depth - 1)
+        return Expr("bin", ty, [a, self.expr(matrix_type(columns, inner), depth - 1)], "@")
+
+    def make_mbin(self, ty, depth):
+        """`a + b`, `a - b`, `m * s`, `s * m`."""
+        op = self.choice(["+", "-", "*", "*"])
+        if op == "*":
+            args = [self.expr(ty, depth - 1), self.expr("f32", depth - 1)]
+            return Expr("bin", ty, args if self.chance(0.5) else args[::-1], "*")
+        return Expr("bin", ty, [self.expr(ty, depth - 1), self.expr(ty, depth - 1)], op)
+
+    def make_column(self, ty, depth):
+        m = self.expr(matrix_type(self.choice((2, 3)), size_of(ty)), depth - 1)
+        return Expr("column", ty, [m], self.rng.randrange(matrix_shape(m.ty)[0]))
 
     def make_vbuiltin(self, ty, depth):
         name = self.choice(VECTOR_BUILTINS[scalar_of(ty)])

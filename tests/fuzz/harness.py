@@ -287,6 +287,7 @@ def check_programs(programs: list, executors=None, stats: Stats | None = None, t
         failures.extend(c.failures)
         c.kernel = None
     runtime_device._pipelines.clear()  # thousands of one-off pipelines would pile up
+    runtime_device._modules.clear()
     if stats is not None:
         stats.kernels += len(programs)
         stats.programs += sum(len(p.sections) for p in programs)

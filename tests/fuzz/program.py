@@ -6,7 +6,8 @@ section is one independent random program (its own variables and output slots); 
 holds several so that one compilation and one launch test many programs.
 
 Types are plain strings: scalars `i32 u32 f32 bool`, vectors `vec2i .. vec4f` (no bool
-vectors), struct names `S0 ..`; a local array is `Arr(element, length)`.
+vectors), matrices `matCxRf` (C, R in 2..4), struct names `S0 ..`; a local array is
+`Arr(element, length)`.
 
 Every kernel has the same arrays: `in_i: Array[i32], in_u: Array[u32], in_f: Array[f32]`
 (`INPUTS` values per invocation and section) and `out_i/out_u/out_f` (`OUTPUTS` per
@@ -46,6 +47,19 @@ def is_vector(ty) -> bool:
     return isinstance(ty, str) and ty.startswith("vec")
 
 
+def is_matrix(ty) -> bool:
+    return isinstance(ty, str) and ty.startswith("mat")
+
+
+def matrix_shape(ty: str) -> tuple:
+    """(columns, rows) of `matCxRf`."""
+    return int(ty[3]), int(ty[5])
+
+
+def matrix_type(columns: int, rows: int) -> str:
+    return f"mat{columns}x{rows}f"
+
+
 def vector_type(scalar: str, size: int) -> str:
     return f"vec{size}{VECTOR_SUFFIX[scalar]}"
 
@@ -83,6 +97,8 @@ class Expr:
       `ternary`: args (condition, accept, reject)
     - `call`: value = device function name; `builtin`: value = name (`abs`, `tx.floor` ..)
     - `vec`: constructor of `ty`; `swizzle`: value = pattern; `field`: value = field name
+    - `mat`: constructor of a matrix `ty` (from columns, or from all components);
+      `column`: `m[value]` (a constant column index)
     - `struct`: constructor of `ty`; `index`: a local array read, args (array var, index)
     """
 
@@ -173,6 +189,7 @@ HEADER = """\
 import pyshader_tx as tx
 from pyshader_tx import Array, f32, i32, u32
 from pyshader_tx import vec2f, vec3f, vec4f, vec2i, vec3i, vec4i, vec2u, vec3u, vec4u
+from pyshader_tx import mat2x2f, mat2x3f, mat2x4f, mat3x2f, mat3x3f, mat3x4f, mat4x2f, mat4x3f
 """
 
 WORKGROUP_SIZE = 8
@@ -218,7 +235,9 @@ def render_expr(e: Expr, section: int = 0) -> str:
         return f"({a} {e.value[0]} {b} {e.value[1]} {c})"
     if op == "bool":
         return f"({r(e.args[0])} {e.value} {r(e.args[1])})"
-    if op in ("cast", "vec", "struct"):
+    if op == "column":
+        return f"{r(e.args[0])}[{e.value}]"
+    if op in ("cast", "vec", "struct", "mat"):
         name = PYTHON_CONVERSIONS[e.ty] if e.value == "python" else e.ty
         return f"{name}({', '.join(r(a) for a in e.args)})"
     if op == "bitcast":

@@ -29,7 +29,8 @@ import math
 
 import numpy as np
 
-from .program import INPUTS, OUTPUTS, COMPONENTS, Arr, is_vector, scalar_of, size_of
+from .program import INPUTS, OUTPUTS, COMPONENTS, Arr, is_matrix, is_vector, matrix_shape
+from .program import scalar_of, size_of
 
 I32_MIN, I32_MAX = -(2**31), 2**31 - 1
 MASK = 0xFFFFFFFF
@@ -390,6 +391,9 @@ def float_builtin(name: str, args: list) -> V:
 
 
 def zero_of(ty):
+    if is_matrix(ty):
+        columns, rows = matrix_shape(ty)
+        return tuple(zero_of(f"vec{rows}f") for _ in range(columns))
     if is_vector(ty):
         return tuple(zero_of(scalar_of(ty)) for _ in range(size_of(ty)))
     return V(0.0 if ty == "f32" else (False if ty == "bool" else 0))
@@ -472,6 +476,14 @@ class Evaluator:
         if op == "builtin":
             args = [self.eval(a, env) for a in e.args]
             return self.builtin(e.value, args, e.ty)
+        if op == "mat":
+            parts = [self.eval(a, env) for a in e.args]
+            columns, rows = matrix_shape(e.ty)
+            if len(parts) == columns * rows:  # from components, column by column
+                parts = [tuple(parts[c * rows : (c + 1) * rows]) for c in range(columns)]
+            return tuple(parts)
+        if op == "column":
+            return self.eval(e.args[0], env)[e.value]
         if op == "vec":
             parts = [self.eval(a, env) for a in e.args]
             if len(parts) == 1:
@@ -516,13 +528,37 @@ class Evaluator:
     @staticmethod
     def poison(value):
         if isinstance(value, tuple):
-            return tuple(BAD for _ in value)
+            return tuple(Evaluator.poison(v) for v in value)
         if isinstance(value, dict):
             return {k: Evaluator.poison(v) for k, v in value.items()}
         return BAD
 
     def binary(self, op, a, b, e):
-        return self.combine(op, a, b, e.args[0].ty, e.args[1].ty)
+        left_ty, right_ty = e.args[0].ty, e.args[1].ty
+        if op == "@":
+            return self.matmul(a, b, left_ty, right_ty)
+        if is_matrix(left_ty) or is_matrix(right_ty):
+            if op == "*":  # matrix * scalar, scalar * matrix
+                m, scalar = (a, b) if is_matrix(left_ty) else (b, a)
+                return tuple(tuple(float_binary("*", x, scalar) for x in col) for col in m)
+            return tuple(tuple(float_binary(op, x, y) for x, y in zip(p, q)) for p, q in zip(a, b))
+        return self.combine(op, a, b, left_ty, right_ty)
+
+    @staticmethod
+    def dot(xs, ys) -> V:
+        total = None
+        for x, y in zip(xs, ys):
+            product = float_binary("*", x, y)
+            total = product if total is None else float_binary("+", total, product)
+        return total
+
+    def matmul(self, a, b, left_ty, right_ty):
+        if is_matrix(left_ty) and is_matrix(right_ty):
+            return tuple(self.matmul(a, column, left_ty, "vec") for column in b)
+        if is_matrix(left_ty):  # m @ v: row r is the dot of the matrix's row r and v
+            rows = len(a[0])
+            return tuple(self.dot([column[r] for column in a], b) for r in range(rows))
+        return tuple(self.dot(a, column) for column in b)  # v @ m
 
     def combine(self, op, a, b, left_ty, right_ty):
         """`a op b`, component-wise when either is a vector (the other is splatted)."""
