@@ -28,7 +28,7 @@ from .declarations import (
 from .errors import CompileError, FeatureError
 from .kernel import Kernel, func, kernel, struct
 from .options import options
-from .runtime import DeviceArray, adapter_summary, empty, to_device, zeros
+from .runtime import DeviceArray, adapter_summary, empty, synchronize, to_device, zeros
 from .runtime import get_device as device
 
 f32 = _types.f32
@@ -62,6 +62,7 @@ __all__ = [
     "to_device",
     "empty",
     "zeros",
+    "synchronize",
     "device",
     "adapter_summary",
     "options",

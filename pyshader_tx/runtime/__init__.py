@@ -5,12 +5,15 @@
 * `arguments.py`: checking and binding array arguments;
 * `uniforms.py`: packing scalar, vector, matrix and struct parameters and array shapes;
 * `launch.py`: the dispatch shape (with folding of large 1-D launches), bind group cache,
-  encoding and readback.
+  encoding and readback;
+* `recording.py`: launches recorded in one command encoder and submitted together
+  (`synchronize`).
 """
 
 from .arrays import DeviceArray, empty, to_device, zeros
 from .device import adapter_summary, check_features, get_device
 from .launch import Launcher, fold_workgroups, launch
+from .recording import synchronize
 
 __all__ = [
     "DeviceArray",
@@ -23,4 +26,5 @@ __all__ = [
     "fold_workgroups",
     "adapter_summary",
     "check_features",
+    "synchronize",
 ]

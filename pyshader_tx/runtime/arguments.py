@@ -27,6 +27,7 @@ from .arrays import (
     write_storage,
 )
 from .device import get_device
+from .recording import flush
 
 __all__ = ["ArrayParam", "argument_error_prefix"]
 
@@ -178,5 +179,6 @@ class ArrayParam:
     def read_back(self, buffer, array: np.ndarray) -> None:
         """Copy the buffer's contents into the user's array in place (waits for the GPU)."""
         nbytes = self.layout.storage_nbytes(array.shape)
+        flush()
         data = get_device().queue.read_buffer(buffer, 0, (nbytes + 3) & ~3)
         self.layout.from_storage(data, array.shape, out=array)

@@ -24,6 +24,7 @@ import wgpu
 
 from .. import types as t
 from .device import device_limit, get_device
+from .recording import flush, recording
 
 __all__ = [
     "DeviceArray",
@@ -142,15 +143,19 @@ def create_storage_buffer(nbytes: int, label: str = "pyshader_tx array"):
     return get_device().create_buffer(label=label, size=size, usage=STORAGE_USAGE)
 
 
-def write_storage(buffer, storage: np.ndarray) -> None:
-    """Queue a write of the C-contiguous `storage` array to the start of `buffer`."""
+def write_storage(buffer, storage: np.ndarray, fresh: bool = False) -> None:
+    """Write the C-contiguous `storage` array to the start of `buffer`, ordered after the
+    recorded launches; a `fresh` buffer (one no launch can use yet) is written at once."""
     nbytes = storage.nbytes
     if nbytes == 0:
         return
     data = storage.reshape(-1).view(np.uint8)
-    if nbytes & 3:  # queue.write_buffer copies whole 4-byte words
+    if nbytes & 3:  # buffer writes and copies move whole 4-byte words
         data = np.concatenate([data, np.zeros(4 - (nbytes & 3), np.uint8)])
-    get_device().queue.write_buffer(buffer, 0, data)
+    if fresh:
+        get_device().queue.write_buffer(buffer, 0, data)
+    else:
+        recording().write(buffer, data)
 
 
 class DeviceArray:
@@ -202,6 +207,7 @@ class DeviceArray:
             return np.zeros(self.shape, self.dtype)
         nbytes = self._layout.storage_nbytes(self.shape)
         size = (nbytes + 3) & ~3
+        flush()
         data = get_device().queue.read_buffer(self.buffer, 0, size)
         return self._layout.from_storage(data, self.shape)
 
@@ -210,7 +216,8 @@ class DeviceArray:
         return array if dtype is None else array.astype(dtype, copy=False)
 
     def write(self, array) -> None:
-        """Replace the contents with `array` (same shape and dtype); queued like a launch."""
+        """Replace the contents with `array` (same shape and dtype); ordered after the
+        launches recorded before it, like a launch."""
         array = np.asarray(array)
         if array.shape != self.shape or array.dtype != self.dtype:
             raise ValueError(
@@ -310,7 +317,7 @@ def to_device(array, element=None) -> DeviceArray:
         array = array.reshape(1)
     storage = layout.to_storage(array)
     buffer = create_storage_buffer(storage.nbytes)
-    write_storage(buffer, storage)
+    write_storage(buffer, storage, fresh=True)
     return DeviceArray(buffer, array.shape, layout)
 
 

@@ -13,11 +13,12 @@ Per call, a Launcher
 3. binds arrays: DeviceArrays bind their buffers, numpy arrays are uploaded into buffers
    pooled per parameter (see `arguments.py`),
 4. packs the uniform block and rewrites the launcher's one uniform buffer only when the
-   bytes changed (`queue.write_buffer` is ordered with submissions, so reuse is safe),
+   bytes changed (through `Recording.write`, ordered after the launches recorded before),
 5. finds the bind group in a small cache keyed by the bound buffers (the layout is
    explicit and shared by both shader variants, so the pipeline is not part of the key),
-6. encodes one compute pass, submits it, and copies back the numpy arrays the kernel
-   writes (in place). Work on DeviceArrays is only queued.
+6. records the dispatch (`recording.py`: launches are submitted together, not one by
+   one) and, when the kernel writes numpy arguments, submits and copies them back in
+   place. Work on DeviceArrays is only recorded.
 
 Large 1-D launches. When `threads=N` needs W workgroups in x and W exceeds the device's
 `max-compute-workgroups-per-dimension` L, the launcher dispatches the folded variant of
@@ -40,6 +41,7 @@ from ..options import options
 from .arguments import ArrayParam
 from .arrays import DeviceArray
 from .device import check_features, device_limit, get_device, pipeline_for
+from .recording import recording
 from .uniforms import UniformPacker
 
 __all__ = ["Launcher", "launch", "fold_workgroups", "launcher_for", "compute_dispatch"]
@@ -134,7 +136,6 @@ class Launcher:
         self.get_code = get_code
         device = get_device()
         self._device = device
-        self._queue = device.queue
         self.max_workgroups = max_workgroups_per_dimension or device_limit(
             "max-compute-workgroups-per-dimension"
         )
@@ -258,7 +259,7 @@ class Launcher:
         if packer is not None:
             data = packer.pack(args)
             if data != self._last_uniform:
-                self._queue.write_buffer(self._uniform_buffer, 0, data)
+                recording().write(self._uniform_buffer, data)
                 self._last_uniform = data
 
         key = tuple(buffers)
@@ -269,13 +270,7 @@ class Launcher:
                 self._bind_groups.pop(next(iter(self._bind_groups)))
             self._bind_groups[key] = bind_group
 
-        encoder = self._device.create_command_encoder()
-        compute_pass = encoder.begin_compute_pass()
-        compute_pass.set_pipeline(self._folded() if folded else self._pipeline)
-        compute_pass.set_bind_group(0, bind_group)
-        compute_pass.dispatch_workgroups(*counts)
-        compute_pass.end()
-        self._queue.submit([encoder.finish()])
+        recording().dispatch(self._folded() if folded else self._pipeline, bind_group, counts)
 
         if readbacks is not None:
             for param, buffer, array in readbacks:

@@ -1,0 +1,139 @@
+"""Recorded launches: dispatches go into one command encoder and are submitted together.
+
+Kernel launches are not submitted one by one. `recording()` is the process's one open
+`Recording` (for the current device); a launch records its dispatch there
+(`Recording.dispatch`), and the recorded work goes to the GPU in one `queue.submit` when a
+result is needed (`flush`: `DeviceArray.numpy()`, the copy-back of a numpy argument the
+kernel writes), when `MAX_RECORDED_COMMANDS` commands have piled up, or at
+`tx.synchronize()` (`synchronize`: flush, then wait for the GPU).
+
+Consecutive dispatches share one compute pass: WebGPU orders the dispatches of a pass
+(each is its own usage scope), so a launch sees what the one before it wrote.
+
+Host writes and ordering. `queue.write_buffer` takes effect when it is called, i.e. before
+every command buffer submitted later, including one that holds work recorded before the
+write. So `write` (used for uniform blocks, numpy uploads and `DeviceArray.write`) writes
+directly only while nothing is recorded; otherwise it puts the data in a new staging
+buffer and records a copy into the target, ordered after the recorded dispatches. A
+buffer nothing recorded can use (a new one: `tx.to_device`) is written directly.
+"""
+
+from __future__ import annotations
+
+import wgpu
+
+from .device import get_device
+
+__all__ = ["Recording", "recording", "flush", "synchronize", "MAX_RECORDED_COMMANDS"]
+
+# Recorded commands (dispatches and copies) after which the recording is submitted anyway,
+# so a long loop of launches without a result neither grows without bound nor idles the GPU.
+MAX_RECORDED_COMMANDS = 1024
+
+
+class Recording:
+    """Work recorded for one device and not yet submitted."""
+
+    def __init__(self, device):
+        self.device = device
+        self.queue = device.queue
+        self._encoder = None
+        self._pass = None
+        self._staging = []  # staging buffers kept alive until their copies are submitted
+        self.commands = 0
+        self._probe = None  # a 4-byte buffer `synchronize` reads back
+
+    @property
+    def pending(self) -> bool:
+        """Whether recorded work waits for submission."""
+        return self._encoder is not None
+
+    def _commands_encoder(self):
+        if self._encoder is None:
+            self._encoder = self.device.create_command_encoder(label="pyshader_tx launches")
+        return self._encoder
+
+    def _end_pass(self) -> None:
+        if self._pass is not None:
+            self._pass.end()
+            self._pass = None
+
+    def dispatch(self, pipeline, bind_group, counts) -> None:
+        """Record one dispatch of `pipeline` with `bind_group` (group 0) over `counts`."""
+        compute_pass = self._pass
+        if compute_pass is None:
+            compute_pass = self._pass = self._commands_encoder().begin_compute_pass()
+        compute_pass.set_pipeline(pipeline)
+        compute_pass.set_bind_group(0, bind_group)
+        compute_pass.dispatch_workgroups(*counts)
+        self._count()
+
+    def write(self, buffer, data) -> None:
+        """Write `data` (bytes-like, a multiple of 4 bytes) to the start of `buffer`, ordered
+        after every recorded command (see the module doc)."""
+        if self._encoder is None:
+            self.queue.write_buffer(buffer, 0, data)
+            return
+        nbytes = memoryview(data).nbytes
+        staging = self.device.create_buffer_with_data(
+            label="pyshader_tx staging", data=data, usage=wgpu.BufferUsage.COPY_SRC
+        )
+        self._staging.append(staging)
+        self._end_pass()
+        self._encoder.copy_buffer_to_buffer(staging, 0, buffer, 0, nbytes)
+        self._count()
+
+    def _count(self) -> None:
+        self.commands += 1
+        if self.commands >= MAX_RECORDED_COMMANDS:
+            self.flush()
+
+    def flush(self) -> None:
+        """Submit the recorded work (if any) in one command buffer."""
+        encoder = self._encoder
+        if encoder is None:
+            return
+        self._end_pass()
+        self._encoder = None
+        self.commands = 0
+        staging, self._staging = self._staging, []
+        self.queue.submit([encoder.finish()])
+        del staging  # wgpu keeps what a submitted command buffer uses alive
+
+    def synchronize(self) -> None:
+        """Submit the recorded work and wait until the GPU has finished all of it."""
+        self.flush()
+        # Reading a buffer back waits for its copy, submitted after all earlier work, and
+        # queues finish submissions in order. (wgpu-py 0.32's `on_submitted_work_done_sync`
+        # fails against its wgpu-native: a callback signature mismatch.)
+        if self._probe is None:
+            self._probe = self.device.create_buffer(
+                label="pyshader_tx synchronize", size=4, usage=wgpu.BufferUsage.COPY_SRC
+            )
+        self.queue.read_buffer(self._probe, 0, 4)
+
+
+_recording: Recording | None = None
+
+
+def recording() -> Recording:
+    """The open Recording of the current device."""
+    global _recording
+    device = get_device()
+    current = _recording
+    if current is None or current.device is not device:
+        current = _recording = Recording(device)
+    return current
+
+
+def flush() -> None:
+    """Submit every recorded launch (without waiting for the GPU)."""
+    if _recording is not None:
+        _recording.flush()
+
+
+def synchronize() -> None:
+    """`tx.synchronize()`: submit every recorded launch and wait until the GPU is done
+    (nothing to do before the first launch or buffer write)."""
+    if _recording is not None:
+        _recording.synchronize()

@@ -1,0 +1,134 @@
+"""Recorded launches (API.md, "Running"): launches are recorded and submitted together at
+the latest when a result is needed or at `tx.synchronize()`; host writes stay ordered
+after the launches recorded before them. Submissions are counted by wrapping
+`queue.submit`; results are checked against numpy.
+"""
+
+import numpy as np
+import pytest
+
+import pyshader_tx as tx
+from pyshader_tx import Array, u32
+from pyshader_tx.runtime import recording as recording_module
+
+
+@tx.kernel(workgroup_size=64)
+def affine(x: Array[u32], y: Array[u32], add: u32):
+    i = tx.global_invocation_id().x
+    if i < len(y):
+        y[i] = x[i] * u32(3) + add
+
+
+def affine_reference(x, add):
+    return (x * np.uint32(3) + np.uint32(add)).astype(np.uint32)
+
+
+@pytest.fixture
+def submissions(monkeypatch):
+    """A list that gets one entry per `queue.submit` call (of any command buffers)."""
+    calls = []
+    queue_type = type(tx.device().queue)
+    original = queue_type.submit
+
+    def counting(self, command_buffers):
+        calls.append(len(command_buffers))
+        return original(self, command_buffers)
+
+    monkeypatch.setattr(queue_type, "submit", counting)
+    return calls
+
+
+def test_dependent_chain_is_one_submission(submissions):
+    n = 300
+    x = np.arange(n, dtype=np.uint32)
+    a, b = tx.to_device(x), tx.empty(n, u32)
+    tx.synchronize()
+    submissions.clear()
+    expect = x
+    for step in range(100):  # ping-pong a -> b -> a, a different uniform each launch
+        source, target = (a, b) if step % 2 == 0 else (b, a)
+        affine(source, target, step, threads=n)
+        expect = affine_reference(expect, step)
+    assert submissions == []  # nothing submitted launch by launch
+    tx.synchronize()
+    assert len(submissions) == 2  # the 100 launches, then the copy synchronize waits for
+    np.testing.assert_array_equal(a.numpy(), expect)
+
+
+def test_numpy_result_flushes_the_recording(submissions):
+    n = 100
+    x = np.arange(n, dtype=np.uint32)
+    a, b = tx.to_device(x), tx.empty(n, u32)
+    affine(a, b, 1, threads=n)
+    affine(b, a, 2, threads=n)
+    assert submissions == []
+    np.testing.assert_array_equal(a.numpy(), affine_reference(affine_reference(x, 1), 2))
+    assert len(submissions) == 2  # the recording, then read_buffer's copy
+
+
+def test_synchronize_without_and_with_queued_work():
+    tx.synchronize()  # nothing recorded
+    tx.synchronize()
+    n = 70
+    x = np.arange(n, dtype=np.uint32)
+    a, b = tx.to_device(x), tx.zeros(n, u32)
+    affine(a, b, 5, threads=n)
+    tx.synchronize()
+    assert not recording_module.recording().pending
+    tx.synchronize()
+    np.testing.assert_array_equal(b.numpy(), affine_reference(x, 5))
+
+
+def test_numpy_outputs_are_copied_back_in_place_after_queued_launches():
+    n = 130
+    x = np.arange(n, dtype=np.uint32)
+    a, b = tx.to_device(x), tx.empty(n, u32)
+    affine(a, b, 7, threads=n)  # recorded
+    out = np.zeros(n, np.uint32)
+    view = out
+    affine(b, out, 1, threads=n)  # needs the recorded launch, returns the result
+    assert view is out
+    np.testing.assert_array_equal(out, affine_reference(affine_reference(x, 7), 1))
+
+
+def test_host_write_after_a_recorded_launch_does_not_overtake_it(submissions):
+    n = 90
+    first = np.arange(n, dtype=np.uint32)
+    second = np.arange(n, dtype=np.uint32) * np.uint32(10)
+    a, b, c = tx.to_device(first), tx.empty(n, u32), tx.empty(n, u32)
+    affine(a, b, 0, threads=n)  # recorded, reads a
+    a.write(second)  # must land after that launch read a
+    affine(a, c, 0, threads=n)
+    assert submissions == []
+    np.testing.assert_array_equal(b.numpy(), affine_reference(first, 0))
+    np.testing.assert_array_equal(c.numpy(), affine_reference(second, 0))
+    np.testing.assert_array_equal(a.numpy(), second)
+
+
+def test_numpy_inputs_uploaded_while_launches_are_recorded():
+    # Both calls upload into the parameter's one pooled buffer: the second upload must not
+    # overwrite what the first, still recorded, launch reads.
+    n = 50
+    first = np.arange(n, dtype=np.uint32)
+    second = first + np.uint32(1000)
+    b, c = tx.empty(n, u32), tx.empty(n, u32)
+    affine(first, b, 2, threads=n)
+    affine(second, c, 3, threads=n)
+    np.testing.assert_array_equal(b.numpy(), affine_reference(first, 2))
+    np.testing.assert_array_equal(c.numpy(), affine_reference(second, 3))
+
+
+def test_long_recordings_are_submitted_in_bounded_chunks(submissions, monkeypatch):
+    monkeypatch.setattr(recording_module, "MAX_RECORDED_COMMANDS", 8)
+    n = 20
+    x = np.arange(n, dtype=np.uint32)
+    a, b = tx.to_device(x), tx.empty(n, u32)
+    tx.synchronize()
+    submissions.clear()
+    expect = x
+    for step in range(20):
+        source, target = (a, b) if step % 2 == 0 else (b, a)
+        affine(source, target, step % 3, threads=n)
+        expect = affine_reference(expect, step % 3)
+    assert 2 <= len(submissions) <= 10
+    np.testing.assert_array_equal(a.numpy(), expect)
