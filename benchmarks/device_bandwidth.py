@@ -508,10 +508,12 @@ def main(argv=None) -> int:
             case.isolated += seconds
     for case in cases:
         case.call()
+        tx.synchronize()  # submits recorded launches (the kernel(...) path) and waits
         queue.read_buffer(timer.resolve, 0, 16)
         t0 = time.perf_counter()
         for _ in range(args.wall_calls):
             case.call()
+        tx.synchronize()
         queue.read_buffer(timer.resolve, 0, 16)  # drain
         case.wall_gbps = case.nbytes / ((time.perf_counter() - t0) / args.wall_calls) / 1e9
 

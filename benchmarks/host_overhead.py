@@ -29,8 +29,9 @@ a cached kernel call against raw wgpu-py code doing the same dispatch.
    * raw wgpu-py: pipeline and bind group made beforehand; per call
      `create_command_encoder`, `begin_compute_pass`, `set_pipeline`, `set_bind_group`,
      `dispatch_workgroups`, `end`, `queue.submit([encoder.finish()])`.
-   A timed block is N calls followed by a `queue.read_buffer` of a 4-byte buffer (which
-   waits until the queue is drained); per-call time = block time / N. Blocks of the two
+   A timed block is N calls followed by `tx.synchronize()` (which submits the recorded
+   launches) and a `queue.read_buffer` of a 4-byte buffer (which waits until the queue is
+   drained); per-call time = block time / N. Blocks of the two
    sides alternate in ABBA order; the table gives the median over blocks of each side,
    their ratio (the target, <= 1.25x) and, as a check against drift, the median of the
    ratios of neighbouring blocks. A second pair changes the scalar argument on every call (pyshader_tx
@@ -238,6 +239,7 @@ def bench_calls(blocks: int, calls: int, profile: bool) -> tuple[str, float, str
     probe = device.create_buffer(size=4, usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC)
 
     def drain():
+        tx.synchronize()  # submits our recorded launches
         queue.read_buffer(probe, 0, 4)
 
     def ours(count):
