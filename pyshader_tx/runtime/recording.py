@@ -8,7 +8,8 @@ kernel writes), when `MAX_RECORDED_COMMANDS` commands have piled up, or at
 `tx.synchronize()` (`synchronize`: flush, then wait for the GPU).
 
 Consecutive dispatches share one compute pass: WebGPU orders the dispatches of a pass
-(each is its own usage scope), so a launch sees what the one before it wrote.
+(each is its own usage scope), so a launch sees what the one before it wrote. Within a
+pass the pipeline and bind group are set only when they change.
 
 Host writes and ordering. `queue.write_buffer` takes effect when it is called, i.e. before
 every command buffer submitted later, including one that holds work recorded before the
@@ -39,6 +40,7 @@ class Recording:
         self.queue = device.queue
         self._encoder = None
         self._pass = None
+        self._pass_state = (None, None)  # the pipeline and bind group the open pass has set
         self._staging = []  # staging buffers kept alive until their copies are submitted
         self.commands = 0
         self._probe = None  # a 4-byte buffer `synchronize` reads back
@@ -54,17 +56,22 @@ class Recording:
         return self._encoder
 
     def _end_pass(self) -> None:
-        if self._pass is not None:
-            self._pass.end()
-            self._pass = None
+        compute_pass, self._pass = self._pass, None
+        if compute_pass is not None:
+            compute_pass.end()
 
     def dispatch(self, pipeline, bind_group, counts) -> None:
         """Record one dispatch of `pipeline` with `bind_group` (group 0) over `counts`."""
         compute_pass = self._pass
         if compute_pass is None:
             compute_pass = self._pass = self._commands_encoder().begin_compute_pass()
-        compute_pass.set_pipeline(pipeline)
-        compute_pass.set_bind_group(0, bind_group)
+            self._pass_state = (None, None)
+        last_pipeline, last_group = self._pass_state
+        if pipeline is not last_pipeline:  # a pass keeps its pipeline and bind group
+            compute_pass.set_pipeline(pipeline)
+        if bind_group is not last_group:
+            compute_pass.set_bind_group(0, bind_group)
+        self._pass_state = (pipeline, bind_group)
         compute_pass.dispatch_workgroups(*counts)
         self._count()
 
@@ -90,13 +97,13 @@ class Recording:
 
     def flush(self) -> None:
         """Submit the recorded work (if any) in one command buffer."""
-        encoder = self._encoder
+        encoder, self._encoder = self._encoder, None
         if encoder is None:
             return
-        self._end_pass()
-        self._encoder = None
+        # The recording is reset first, so an error below does not leave it half open.
         self.commands = 0
         staging, self._staging = self._staging, []
+        self._end_pass()
         self.queue.submit([encoder.finish()])
         del staging  # wgpu keeps what a submitted command buffer uses alive
 

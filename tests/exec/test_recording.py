@@ -132,3 +132,27 @@ def test_long_recordings_are_submitted_in_bounded_chunks(submissions, monkeypatc
         expect = affine_reference(expect, step % 3)
     assert 2 <= len(submissions) <= 10
     np.testing.assert_array_equal(a.numpy(), expect)
+
+
+@tx.kernel(workgroup_size=32)
+def double(x: Array[u32], y: Array[u32]):
+    i = tx.global_invocation_id().x
+    if i < len(y):
+        y[i] = x[i] * u32(2)
+
+
+def test_different_kernels_interleaved_in_one_recording(submissions):
+    n = 100
+    x = np.arange(n, dtype=np.uint32)
+    a, b, c = tx.to_device(x), tx.empty(n, u32), tx.empty(n, u32)
+    tx.synchronize()
+    submissions.clear()
+    affine(a, b, 1, threads=n)
+    double(b, c, threads=n)
+    double(c, b, threads=n)  # same pipeline, other bind group
+    affine(b, c, 1, threads=n)
+    affine(b, c, 1, threads=n)  # same pipeline and bind group again
+    double(c, a, threads=n)
+    assert submissions == []
+    expect = affine_reference(affine_reference(x, 1) * 4, 1) * 2
+    np.testing.assert_array_equal(a.numpy(), expect.astype(np.uint32))
