@@ -30,6 +30,8 @@ __all__ = ["Recording", "recording", "flush", "synchronize", "MAX_RECORDED_COMMA
 # Recorded commands (dispatches and copies) after which the recording is submitted anyway,
 # so a long loop of launches without a result neither grows without bound nor idles the GPU.
 MAX_RECORDED_COMMANDS = 1024
+# Bytes of one staging chunk that small host writes (uniform blocks) share.
+STAGING_CHUNK = 1 << 16
 
 
 class Recording:
@@ -42,6 +44,8 @@ class Recording:
         self._pass = None
         self._pass_state = (None, None)  # the pipeline and bind group the open pass has set
         self._staging = []  # staging buffers kept alive until their copies are submitted
+        self._chunk = None  # the staging chunk small writes go to, and its bytes used
+        self._chunk_used = 0
         self.commands = 0
         self._probe = None  # a 4-byte buffer `synchronize` reads back
 
@@ -82,13 +86,34 @@ class Recording:
             self.queue.write_buffer(buffer, 0, data)
             return
         nbytes = memoryview(data).nbytes
-        staging = self.device.create_buffer_with_data(
-            label="pyshader_tx staging", data=data, usage=wgpu.BufferUsage.COPY_SRC
+        staging, offset = self._staging_space(nbytes)
+        staging.write_mapped(data, offset)
+        self._end_pass()
+        self._encoder.copy_buffer_to_buffer(staging, offset, buffer, 0, nbytes)
+        self._count()
+
+    def _staging_space(self, nbytes: int):
+        """(buffer, offset) of `nbytes` free bytes in a mapped staging buffer: small writes
+        share chunks of STAGING_CHUNK bytes, larger ones get a buffer of their own. They
+        stay mapped until `flush` unmaps them for the submission."""
+        if nbytes > STAGING_CHUNK:
+            return self._new_staging(nbytes), 0
+        offset = self._chunk_used
+        if self._chunk is None or offset + nbytes > STAGING_CHUNK:
+            self._chunk = self._new_staging(STAGING_CHUNK)
+            offset = 0
+        self._chunk_used = offset + nbytes  # a multiple of 4, like every write
+        return self._chunk, offset
+
+    def _new_staging(self, size: int):
+        staging = self.device.create_buffer(
+            label="pyshader_tx staging",
+            size=size,
+            usage=wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.MAP_WRITE,
+            mapped_at_creation=True,
         )
         self._staging.append(staging)
-        self._end_pass()
-        self._encoder.copy_buffer_to_buffer(staging, 0, buffer, 0, nbytes)
-        self._count()
+        return staging
 
     def _count(self) -> None:
         self.commands += 1
@@ -103,7 +128,10 @@ class Recording:
         # The recording is reset first, so an error below does not leave it half open.
         self.commands = 0
         staging, self._staging = self._staging, []
+        self._chunk = None
         self._end_pass()
+        for buffer in staging:
+            buffer.unmap()
         self.queue.submit([encoder.finish()])
         del staging  # wgpu keeps what a submitted command buffer uses alive
 

@@ -91,8 +91,8 @@ def test_numpy_outputs_are_copied_back_in_place_after_queued_launches():
     np.testing.assert_array_equal(out, affine_reference(affine_reference(x, 7), 1))
 
 
-def test_host_write_after_a_recorded_launch_does_not_overtake_it(submissions):
-    n = 90
+@pytest.mark.parametrize("n", [90, 30000])  # a small write in a shared staging chunk, a large one
+def test_host_write_after_a_recorded_launch_does_not_overtake_it(submissions, n):
     first = np.arange(n, dtype=np.uint32)
     second = np.arange(n, dtype=np.uint32) * np.uint32(10)
     a, b, c = tx.to_device(first), tx.empty(n, u32), tx.empty(n, u32)
@@ -156,3 +156,17 @@ def test_different_kernels_interleaved_in_one_recording(submissions):
     assert submissions == []
     expect = affine_reference(affine_reference(x, 1) * 4, 1) * 2
     np.testing.assert_array_equal(a.numpy(), expect.astype(np.uint32))
+
+
+def test_staging_chunks_filled_and_renewed(monkeypatch):
+    monkeypatch.setattr(recording_module, "STAGING_CHUNK", 48)  # a few uniform blocks each
+    n = 40
+    x = np.arange(n, dtype=np.uint32)
+    a, b = tx.to_device(x), tx.empty(n, u32)
+    affine(a, b, 100, threads=n)
+    expect = affine_reference(x, 100)
+    for step in range(15):
+        source, target = (b, a) if step % 2 == 0 else (a, b)
+        affine(source, target, step, threads=n)
+        expect = affine_reference(expect, step)
+    np.testing.assert_array_equal((a if step % 2 == 0 else b).numpy(), expect)
