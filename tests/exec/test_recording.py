@@ -4,6 +4,8 @@ after the launches recorded before them. Submissions are counted by wrapping
 `queue.submit`; results are checked against numpy.
 """
 
+import gc
+
 import numpy as np
 import pytest
 
@@ -170,3 +172,14 @@ def test_staging_chunks_filled_and_renewed(monkeypatch):
         affine(source, target, step, threads=n)
         expect = affine_reference(expect, step)
     np.testing.assert_array_equal((a if step % 2 == 0 else b).numpy(), expect)
+
+
+def test_arrays_dropped_while_their_launches_are_recorded():
+    n = 64
+    x = np.arange(n, dtype=np.uint32)
+    b = tx.empty(n, u32)
+    temporary = tx.to_device(x)
+    affine(temporary, b, 3, threads=n)
+    del temporary  # the recording keeps its buffer alive until submitted
+    gc.collect()
+    np.testing.assert_array_equal(b.numpy(), affine_reference(x, 3))
