@@ -254,34 +254,35 @@ def first_compare_exchange(module: Module):
     """The span of the first atomic of `module` that becomes a compare-exchange on a target
     without float atomics (the SPIR-V backend): `atomic_compare_exchange`, and f32 atomics
     that `emulate_float_atomics` turns into a compare-exchange loop. None if there is none."""
-    for function in [*module.functions, module.entry_point]:
-        for statement in walk_statements(function.body):
-            for expr in statement_exprs(statement):
-                for node in walk_expr(expr):
-                    if isinstance(node, Intrinsic) and _is_compare_exchange(node):
-                        return node.span
-    return None
+    return _first_span(module, _is_compare_exchange)
 
 
 def first_half_vector_bitcast(module: Module):
     """The span of the first bitcast between an f16 vector and a 32-bit type (`vec2h` <->
     `u32`, `vec4h` <-> `vec2u`, ...) in `module`, None if there is none."""
+    return _first_span(module, _is_half_vector_bitcast)
+
+
+def _first_span(module: Module, matches):
+    """The span of the first expression node of `module` for which `matches(node)` holds."""
     for function in [*module.functions, module.entry_point]:
         for statement in walk_statements(function.body):
             for expr in statement_exprs(statement):
                 for node in walk_expr(expr):
-                    if isinstance(node, Bitcast) and _is_half_vector_bitcast(node):
+                    if matches(node):
                         return node.span
     return None
 
 
-def _is_half_vector_bitcast(node: Bitcast) -> bool:
-    return any(
+def _is_half_vector_bitcast(node) -> bool:
+    return isinstance(node, Bitcast) and any(
         isinstance(ty, t.VectorType) and ty.scalar == t.f16 for ty in (node.ty, node.value.ty)
     )
 
 
-def _is_compare_exchange(node: Intrinsic) -> bool:
+def _is_compare_exchange(node) -> bool:
+    if not isinstance(node, Intrinsic):
+        return False
     if node.name == "atomic_compare_exchange":
         return True
     on_floats = bool(node.args) and node.args[0].ty == F32_ATOMIC
