@@ -75,13 +75,12 @@ def compute_dispatch(name: str, workgroup_size: tuple, limit: int, threads, work
         counts = counts + (1,) * (3 - len(counts))
         if 0 in counts:
             return None
-        for axis, n in zip("xyz", counts):
-            if n > limit:
-                raise ValueError(
-                    f"{name}(): workgroups={workgroups!r} asks for {n} workgroups in "
-                    f"{axis}, more than the device's limit of {limit} per dimension "
-                    f"(threads=N folds large 1-D launches)"
-                )
+        _check_limit(
+            counts,
+            limit,
+            f"{name}(): workgroups={workgroups!r} asks for",
+            "threads=N folds large 1-D launches",
+        )
         return counts, False
     if threads is None:
         raise TypeError(
@@ -96,14 +95,20 @@ def compute_dispatch(name: str, workgroup_size: tuple, limit: int, threads, work
     if len(counts) == 1 and groups[0] > limit:
         x, y = fold_workgroups(groups[0], limit)
         return (x, y, 1), True
+    _check_limit(
+        groups, limit, f"{name}(): threads={threads!r} needs", "only 1-D launches are folded"
+    )
+    return groups, False
+
+
+def _check_limit(groups: tuple, limit: int, what: str, hint: str) -> None:
+    """ValueError when a dimension of `groups` exceeds the device's per-dimension limit."""
     for axis, n in zip("xyz", groups):
         if n > limit:
             raise ValueError(
-                f"{name}(): threads={threads!r} needs {n} workgroups in {axis}, more "
-                f"than the device's limit of {limit} per dimension (only 1-D launches are "
-                f"folded)"
+                f"{what} {n} workgroups in {axis}, more than the device's limit of {limit}"
+                f" per dimension ({hint})"
             )
-    return groups, False
 
 
 def _count_tuple(value, what: str) -> tuple:
