@@ -168,12 +168,14 @@ class Specialisation:
     binding: dict
     functions: dict
     call_site: object = None  # the Span of the call that asked for it first (for messages)
+    omitted: tuple = ()  # the parameters with default None that the call does not give
 
     @property
     def key(self) -> tuple:
         return (
             tuple(self.binding.items()),  # TypeVars and device functions hash by identity
             tuple(self.functions.items()),
+            self.omitted,
         )
 
     def context(self, base: str) -> str:
@@ -187,6 +189,7 @@ class Specialisation:
         """`twice_f32`, `fold_add_f32`: the function's name and what it is specialised for."""
         parts = [f.__name__ for f in self.functions.values()]
         parts += [repr(ty) for ty in self.binding.values()]
+        parts += [f"no_{name}" for name in self.omitted]
         return "_".join([base, *parts])
 
 

@@ -242,12 +242,6 @@ class CallLowering:
         if definition.kind == "builtin_value":
             if node.args or node.keywords:
                 raise self.source.error(node, f"{meta.name}() takes no arguments")
-            if not self.is_kernel:
-                raise self.source.error(
-                    node,
-                    f"{meta.name}() is only available in kernels",
-                    "pass the value to the device function as a parameter",
-                )
             return self.builtin_value(definition.name, span)
         if definition.reference_args:
             return self.reference_intrinsic(definition, node, meta.name, span)
@@ -338,6 +332,24 @@ class CallLowering:
     def call_special(self, meta: Meta, node: ast.Call):
         return SPECIAL_RULES[meta.value](self, meta, node)
 
+    def call_compile_error(self, meta: Meta, node: ast.Call):
+        """`tx.compile_error("message")`: compiling it is an error (in a branch of generic
+        code that a specialisation must not take: `if op is ...: ... else:`)."""
+        if len(node.args) != 1 or node.keywords or not _is_string(node.args[0]):
+            raise self.source.error(
+                node, 'tx.compile_error takes one string: tx.compile_error("...")'
+            )
+        raise self.source.error(node, node.args[0].value)
+
+    def call_workgroup_size(self, meta: Meta, node: ast.Call):
+        """`tx.workgroup_size()`: the kernel's workgroup size, a constant vec3u (also in
+        device functions, which are compiled per workgroup size; it can size arrays)."""
+        if node.args or node.keywords:
+            raise self.source.error(node, "tx.workgroup_size() takes no arguments")
+        span = self.source.span(node)
+        parts = tuple(ir.Literal(n, t.u32, span) for n in self.module.workgroup_size)
+        return ir.Compose(t.VECTORS["vec3u"], parts, span)
+
     def call_local_array(self, meta: Meta, node: ast.Call):
         if len(node.args) != 2 or node.keywords:
             raise self.source.error(node, "tx.local_array(T, N) takes a type and a length")
@@ -425,6 +437,7 @@ class CallLowering:
     def call_function(self, meta: Meta, node: ast.Call):
         func = meta.value
         params = self.module.parameters_of(func)
+        defaults = self.module.defaults_of(func)
         given = list(node.args)
         if len(given) > len(params):
             raise self.source.error(
@@ -439,13 +452,24 @@ class CallLowering:
             if slots[by_name[keyword.arg]] is not None:
                 raise self.source.error(keyword, f"argument '{keyword.arg}' is given twice")
             slots[by_name[keyword.arg]] = keyword.value
-        missing = [p.name for p, slot in zip(params, slots) if slot is None]
+        missing = [
+            p.name for p, slot in zip(params, slots) if slot is None and p.name not in defaults
+        ]
         if missing:
             raise self.source.error(
                 node, f"{meta.name}() is missing argument(s) {', '.join(missing)}"
             )
-        if any(isinstance(p.ty, GENERIC_PARAMETERS) or p.ty is FuncAnnotation for p in params):
-            return self.call_generic(meta, node, params, slots)
+        omitted = []
+        for index, (slot, p) in enumerate(zip(slots, params)):
+            if slot is None and defaults[p.name] is None:
+                omitted.append(p.name)
+            elif slot is None:  # a number: as if written at the call
+                slots[index] = ast.copy_location(ast.Constant(defaults[p.name]), node)
+        generic = any(
+            isinstance(p.ty, GENERIC_PARAMETERS) or p.ty is FuncAnnotation for p in params
+        )
+        if generic or omitted:
+            return self.call_generic(meta, node, params, slots, tuple(omitted))
         arrays = {
             p.name: self.array_argument(slot, p, meta.name)
             for slot, p in zip(slots, params)
@@ -457,16 +481,21 @@ class CallLowering:
             if not isinstance(p.ty, t.StorageArrayType)
         )
         function = self.module.function_for(func, self.source.span(node), arrays)
-        return ir.Call(function, args, function.result, self.source.span(node))
+        return self.device_call(function, args, self.source.span(node))
 
-    def call_generic(self, meta: Meta, node: ast.Call, params: list, slots: list):
+    def call_generic(
+        self, meta: Meta, node: ast.Call, params: list, slots: list, omitted: tuple = ()
+    ):
         """A call of a generic device function: its TypeVars are bound from the types of
         the arguments (typed ones first; an abstract literal binds its TypeVar only where
         no typed argument does, as i32 or f32), its `tx.Func` parameters take the device
-        functions passed; the specialisation for that binding is lowered once."""
+        functions passed, parameters with default None that are not given are `omitted`;
+        the specialisation for that binding is lowered once."""
         name = meta.name
         operands, functions, arrays, candidates = {}, {}, {}, []
         for slot, p in zip(slots, params):
+            if p.name in omitted:
+                continue
             if p.ty is FuncAnnotation:
                 functions[p.name] = self.function_argument(slot, p, name)
             elif isinstance(p.ty, GenericArray):
@@ -502,7 +531,7 @@ class CallLowering:
             binding[typevar], bound_by[typevar] = ty, p.name
         bound_source = bind_typevars(meta.value.function_source(), binding)
         for slot, p in zip(slots, params):
-            if isinstance(p.ty, GenericArray):
+            if isinstance(p.ty, GenericArray) and p.name not in omitted:
                 concrete = p.ty.concrete(bound_source, p.name)
                 arrays[p.name] = self.array_argument(slot, replace(p, ty=concrete), name)
         args = []
@@ -512,14 +541,18 @@ class CallLowering:
                 args.append(ops.coerce(operands[p.name], ty, f"argument '{p.name}'"))
         ordered = {v: binding[v] for v in dict.fromkeys(c[2] for c in candidates)}
         span = self.source.span(node)
-        generic = Specialisation(ordered, functions, span)
+        generic = Specialisation(ordered, functions, span, omitted)
         function = self.module.function_for(meta.value, span, arrays, generic)
-        return ir.Call(function, tuple(args), function.result, span)
+        return self.device_call(function, tuple(args), span)
 
     def function_argument(self, node: ast.expr, param: ir.Parameter, name: str):
-        """The device function passed for a `tx.Func` parameter."""
+        """The device function passed for a `tx.Func` parameter (or a named op)."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return self.named_op(node)
         if isinstance(node, ast.Name) and node.id not in self.bindings:
             value = self.source.lookup(node.id)
+            if isinstance(value, str):  # a global or closure naming an op: op = "min"
+                return self.named_op(ast.copy_location(ast.Constant(value), node))
             target = classify(value, node.id) if value is not MISSING else None
             got = f"'{node.id}' ({type(value).__name__})" if target is None else None
         else:
@@ -535,6 +568,13 @@ class CallLowering:
             f"argument '{param.name}' of {name}() must be a @tx.func, got {got}",
             "decorate the function with @tx.func and pass it by name",
         )
+
+    def named_op(self, node: ast.Constant):
+        """The device function of a named op ("add", "min", ...): `tx.stdlib.ops`."""
+        try:
+            return named_op(node.value)
+        except KeyError as error:
+            raise self.source.error(node, str(error.args[0])) from None
 
     def array_argument(self, node: ast.expr, param: ir.Parameter, name: str) -> ArrayParam:
         """The kernel array passed for an array parameter (of exactly its type)."""
@@ -555,6 +595,22 @@ class CallLowering:
         )
 
 
+def _is_string(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
+def named_op(name: str):
+    """The stdlib device function a named op stands for; KeyError (with the message) when
+    there is none. The stdlib is imported when first needed: it is written with pyshader_tx."""
+    from pyshader_tx.stdlib import ops as stdlib_ops
+
+    func = stdlib_ops.NAMED_OPS.get(name)
+    if func is None:
+        known = ", ".join(repr(n) for n in stdlib_ops.NAMED_OPS)
+        raise KeyError(f"unknown op {name!r}: the named ops are {known}, or pass a @tx.func")
+    return func
+
+
 CALL_RULES = {
     "type": CallLowering.call_type,
     "builtin": CallLowering.call_builtin,
@@ -566,6 +622,8 @@ CALL_RULES = {
 }
 
 SPECIAL_RULES = {
+    "compile_error": CallLowering.call_compile_error,
+    "workgroup_size": CallLowering.call_workgroup_size,
     "local_array": CallLowering.call_local_array,
     "bitcast": CallLowering.call_bitcast,
     "workgroup_array": CallLowering.call_workgroup_array,

@@ -34,7 +34,8 @@ from .annotations import (
     generic_array,
     typevars_in,
 )
-from .calls import CallLowering
+from .calls import CallLowering, named_op
+from .compile_time import CompileTimeTests
 from .expressions import ArrayParam, ExpressionLowering, Meta
 from .operators import OperatorLowering, abstract_literal, coerce
 from .source import FunctionSource
@@ -44,11 +45,16 @@ from .variables import plan_function
 #: The workgroup arrays each lowered device function declares in its body (ir.Function ->
 #: GlobalVariables): a kernel that reuses a function's IR declares them too.
 WORKGROUP_ARRAYS = weakref.WeakKeyDictionary()
+# ir.Function -> the built-in values it reads (tx.local_invocation_index(), ...), passed by
+# every call as hidden parameters after its own.
+IMPLICIT_BUILTINS = weakref.WeakKeyDictionary()
 
 FOLDED_BUILTINS = ("global_invocation_id", "workgroup_id", "num_workgroups")
 
 
-class FunctionLowerer(OperatorLowering, ExpressionLowering, CallLowering, StatementLowering):
+class FunctionLowerer(
+    OperatorLowering, ExpressionLowering, CallLowering, StatementLowering, CompileTimeTests
+):
     """Lowers one Python function body; bindings map Python names to IR values."""
 
     def __init__(self, module: "ModuleBuilder", source: FunctionSource, is_kernel: bool, result):
@@ -58,6 +64,9 @@ class FunctionLowerer(OperatorLowering, ExpressionLowering, CallLowering, Statem
         self.result_type = result
         self.function_name = source.node.name  # a specialisation's name where generic
         self.declared_workgroup_arrays: list = []  # tx.workgroup_array in this body
+        self.block_ended = False  # the rest of the block is unreachable (compile_time.py)
+        self.parameter_count = 0  # a device function's parameters (its hidden ones follow)
+        self.implicit_builtins: list = []  # built-in values a device function reads
         self.plan = plan_function(source.node)
         # Python name -> LocalVariable, ArrayParam, Meta, or a factory `span -> ir.Expr`.
         self.bindings: dict = {}
@@ -94,7 +103,14 @@ class FunctionLowerer(OperatorLowering, ExpressionLowering, CallLowering, Statem
         return body
 
     def builtin_value(self, name: str, span) -> ir.Expr:
-        """A built-in value; folded 1-D launches rebuild the linear ids from a 2-D grid."""
+        """A built-in value; folded 1-D launches rebuild the linear ids from a 2-D grid.
+        In a device function it is a hidden parameter that every call passes (the
+        caller's own value: see `device_call`)."""
+        if not self.is_kernel:
+            if name not in self.implicit_builtins:
+                self.implicit_builtins.append(name)
+            index = self.parameter_count + self.implicit_builtins.index(name)
+            return ir.Argument(index, builtin_value_type(name), span)
         if not (self.module.fold_1d and name in FOLDED_BUILTINS):
             return ir.Intrinsic(name, (), builtin_value_type(name), span)
         u32 = lambda value: ir.Literal(value, t.u32, span)  # noqa: E731
@@ -121,6 +137,11 @@ class FunctionLowerer(OperatorLowering, ExpressionLowering, CallLowering, Statem
             parts = (thread, u32(0), u32(0))
         return ir.Compose(t.VECTORS["vec3u"], parts, span)
 
+    def device_call(self, function: ir.Function, args: tuple, span) -> ir.Call:
+        """A call of a device function, with the built-in values it reads appended."""
+        hidden = tuple(self.builtin_value(name, span) for name in IMPLICIT_BUILTINS[function])
+        return ir.Call(function, args + hidden, function.result, span)
+
     def constant_array(self, meta, span) -> ir.Expr:
         """A tuple constant indexed at run time: a local array declared at the top of the
         function (WGSL indexes value arrays only with constants)."""
@@ -145,6 +166,7 @@ class ModuleBuilder:
         self.functions: list = []
         self.lowered: dict = {}  # (id(Func), bound arrays) -> ir.Function
         self.parameters: dict = {}  # id(Func) -> its ir.Parameters, arrays included
+        self.defaults: dict = {}  # id(Func) -> {parameter name: default (None or a number)}
         self.in_progress: list = []  # Func objects being lowered (recursion check)
         self.workgroup_arrays: list = []  # GlobalVariables of tx.workgroup_array, in order
 
@@ -159,7 +181,14 @@ class ModuleBuilder:
                 ir.Parameter(arg.arg, ty, source.span(arg))
                 for arg, ty in zip(source.node.args.args, types)
             ]
+            self.defaults[key] = parameter_defaults(source, types)
         return self.parameters[key]
+
+    def defaults_of(self, func) -> dict:
+        """Parameter name -> default value, for the parameters of a device function that
+        have one: None (the parameter may be omitted) or a number."""
+        self.parameters_of(func)
+        return self.defaults[id(func)]
 
     def function_for(self, func, span, arrays: dict | None = None, generic=None) -> ir.Function:
         """The IR of a device function. Without array parameters it is lowered once per
@@ -169,7 +198,13 @@ class ModuleBuilder:
         caller's ArrayParam): its body refers to those storage buffers directly, so no
         backend needs pointer parameters."""
         arrays = arrays or {}
-        generic_key = generic.key if generic is not None else None
+        # Device functions read the kernel's workgroup size (tx.workgroup_size(), the ids
+        # of folded 1-D launches): their IR is reused only by kernels that share it.
+        generic_key = (
+            generic.key if generic is not None else None,
+            self.workgroup_size,
+            self.fold_1d,
+        )
         key = (id(func), generic_key, tuple((n, id(a.var)) for n, a in arrays.items()))
         if key in self.lowered:
             return self.lowered[key]
@@ -227,8 +262,6 @@ def parameter_types(source: FunctionSource) -> list:
     (`Array[T]`, `Array2D[T]`, ...) that a call binds to one of the kernel's arrays."""
     check_signature(source, "device function")
     node = source.node
-    if node.args.defaults:
-        raise source.error(node.args.defaults[0], "device function parameters have no defaults")
     types = []
     for arg in node.args.args:
         generic = generic_annotation(arg.annotation, source) or generic_array(
@@ -258,6 +291,45 @@ def parameter_types(source: FunctionSource) -> list:
     return types
 
 
+def parameter_defaults(source: FunctionSource, types: list) -> dict:
+    """The defaults of a device function's last parameters: `None` (a parameter that may be
+    omitted: `if init is None:` tells, at compile time) or a number (given at the call when
+    the argument is not)."""
+    args = source.node.args
+    defaults = {}
+    for arg, node in zip(args.args[len(args.args) - len(args.defaults) :], args.defaults):
+        ty = types[args.args.index(arg)]
+        value = _default_number(node)
+        if value is MISSING_DEFAULT:
+            raise source.error(
+                node, "a device function default is a number or None", f"e.g. {arg.arg}=0"
+            )
+        if value is not None and (isinstance(ty, t.StorageArrayType) or ty is FuncAnnotation):
+            raise source.error(node, f"parameter '{arg.arg}' can only default to None")
+        if isinstance(ty, (t.StorageArrayType, GenericArray)):
+            raise source.error(node, "array parameters have no defaults")
+        defaults[arg.arg] = value
+    return defaults
+
+
+MISSING_DEFAULT = object()
+
+
+def _default_number(node: ast.expr):
+    """None, a number or a negated number written as a default; else MISSING_DEFAULT."""
+    negate = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
+    if negate:
+        node = node.operand
+    if not isinstance(node, ast.Constant):
+        return MISSING_DEFAULT
+    value = node.value
+    if value is None and not negate:
+        return None
+    if isinstance(value, (bool, int, float)) and not (negate and isinstance(value, bool)):
+        return -value if negate else value
+    return MISSING_DEFAULT
+
+
 def lower_device_function(
     module: ModuleBuilder,
     source: FunctionSource,
@@ -278,6 +350,9 @@ def lower_device_function(
     params = []
     bindings = {}
     for param in parameters:
+        if generic is not None and param.name in generic.omitted:
+            bindings[param.name] = Meta("omitted", None, param.name)
+            continue
         if param.ty is FuncAnnotation:
             bindings[param.name] = Meta("function", generic.functions[param.name], param.name)
             continue
@@ -294,6 +369,7 @@ def lower_device_function(
             raise source.error(node.returns, f"device functions cannot return {result!r}")
     lowerer = FunctionLowerer(module, source, False, result)
     lowerer.function_name = name
+    lowerer.parameter_count = len(params)
     try:
         body = lowerer.lower_body(bindings)
     except CompileError as error:
@@ -307,8 +383,11 @@ def lower_device_function(
             node.returns,
             f"function '{node.name}' can reach its end without returning a value of type {result!r}",
         )
+    for builtin in lowerer.implicit_builtins:
+        params.append(ir.Parameter(builtin, builtin_value_type(builtin), source.span(node)))
     function = ir.Function(name, params, result, body, None, source.span(node))
     WORKGROUP_ARRAYS[function] = tuple(lowerer.declared_workgroup_arrays)
+    IMPLICIT_BUILTINS[function] = tuple(lowerer.implicit_builtins)
     return function
 
 
@@ -374,6 +453,10 @@ def _kernel_parameters(source: FunctionSource, constants: dict):
     params, bindings, arrays, uniform_fields, const_values = [], {}, [], [], {}
     for index, arg in enumerate(args):
         name = arg.arg
+        if generic_annotation(arg.annotation, source) is FuncAnnotation:
+            params.append((name, t.FuncParamType()))
+            bindings[name] = _kernel_function(source, arg, constants, defaults)
+            continue
         ty = evaluate_annotation(arg.annotation, source, f"parameter '{name}'")
         params.append((name, ty))
         if isinstance(ty, t.ConstParamType):
@@ -431,6 +514,35 @@ def _kernel_parameters(source: FunctionSource, constants: dict):
     return params, bindings, arrays, uniform_fields, const_values
 
 
+def _kernel_function(source, arg, constants, defaults) -> Meta:
+    """The device function a kernel's `tx.Func` parameter takes: given at launch or by
+    `specialize` (a @tx.func or a named op such as "add"), else omitted when it defaults to
+    None (`if map is None:` tells)."""
+    name = arg.arg
+    default = defaults.get(name)
+    if name not in constants:
+        if default is not None and _default_number(default) is None:
+            return Meta("omitted", None, name)
+        if default is not None:
+            raise source.error(default, f"tx.Func parameter '{name}' can only default to None")
+        raise CompileError(
+            f"tx.Func parameter '{name}' has no value: pass a @tx.func, e.g. {name}=my_op,"
+            f" or use .specialize({name}=...)",
+            source.span(arg),
+        )
+    value = constants[name]
+    if isinstance(value, str):
+        try:
+            value = named_op(value)
+        except KeyError as error:
+            raise ValueError(f"argument '{name}': {error.args[0]}") from None
+    if not getattr(value, "__tx_func__", False):
+        raise TypeError(
+            f"argument '{name}' must be a @tx.func or a named op such as \"add\", not" f" {value!r}"
+        )
+    return Meta("function", value, name)
+
+
 def _constant_value(source, arg, ty, constants, defaults):
     """The value of a Const parameter: given at launch or by `specialize` (a wrong type
     is the caller's TypeError), else its default (a wrong one is a CompileError there)."""
@@ -483,6 +595,7 @@ class ConstParam:
 
     def __init__(self, value):
         self.value = value
+        self.constant_value = value  # what compile-time tests read (compile_time.py)
 
     def __call__(self, span) -> ir.Literal:
         return abstract_literal(self.value, span)

@@ -24,7 +24,22 @@ from . import counters
 from . import operators as ops
 from .source import MISSING
 
+
+def is_identity_test(node: ast.Compare) -> bool:
+    """Whether a comparison uses `is`/`is not` (a compile-time test: compile_time.py)."""
+    return any(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops)
+
+
 SWIZZLE_SETS = ("xyzw", "rgba")
+
+#: Modules whose attributes kernels may use, and how messages name them.
+NAMESPACES = {"pyshader_tx": "tx", "pyshader_tx.stdlib": "tx.stdlib"}
+
+#: Why a name of a namespace cannot be used in a kernel, where it is not obvious.
+NAMESPACE_HINTS = {
+    "pyshader_tx.stdlib": "tx.stdlib.{attr} runs on the host: call it outside kernels;"
+    " inside, use tx.stdlib.subgroup_* and tx.stdlib.workgroup_*",
+}
 
 
 # ---------------------------------------------------------------------------
@@ -37,7 +52,8 @@ class Meta:
     """A compile-time value: `kind` says what `value` is."""
 
     kind: str  # 'type' 'function' 'intrinsic' 'special' 'builtin' 'namespace' 'tuple' 'array'
-    # 'shape' 'value' (a host vector or matrix constant)
+    # 'shape' 'value' (a host vector or matrix constant) 'omitted' (a parameter not given,
+    # default None) 'none' (None, in `is` tests)
     value: object
     name: str = ""
 
@@ -106,7 +122,7 @@ def classify(value, name: str) -> Meta | ir.Expr | None:
     if getattr(value, "__tx_kernel__", False):
         return Meta("kernel", value, name)
     if isinstance(value, pytypes.ModuleType):
-        if value.__name__ == "pyshader_tx":
+        if value.__name__ in NAMESPACES:
             return Meta("namespace", value, name)
         if value.__name__ == "math":
             return Meta("math", value, name)
@@ -156,6 +172,12 @@ class ExpressionLowering:
                 node,
                 f"{result.name} gives {len(result.value)} values: unpack them, e.g."
                 f" {', '.join('ab'[:len(result.value)])} = {self.source.text(node)}",
+            )
+        if isinstance(result, Meta) and result.kind == "omitted":
+            raise self.source.error(
+                node,
+                f"parameter '{result.name}' was not given (its default is None)",
+                f"test it first: if {result.name} is None: ...",
             )
         if isinstance(result, (Meta, ArrayParam)):
             raise self.source.error(node, f"{self.describe_meta(result)} is not a value")
@@ -213,6 +235,7 @@ class ExpressionLowering:
             "kernel": "kernel",
             "annotation": "annotation",
             "shape": "shape",
+            "omitted": "parameter",
         }
         return f"{kinds.get(meta.kind, meta.kind)} '{meta.name}'"
 
@@ -326,14 +349,19 @@ class ExpressionLowering:
                 close = difflib.get_close_matches(attr, public, n=1)
                 hint = f"did you mean math.{close[0]}?" if close else None
                 raise self.source.error(node, f"module 'math' has no attribute '{attr}'", hint)
+            module = base.value.__name__
+            prefix = NAMESPACES[module]
             value = getattr(base.value, attr, MISSING)
             if value is MISSING:
                 close = difflib.get_close_matches(attr, base.value.__all__, n=1)
-                hint = f"did you mean tx.{close[0]}?" if close else None
-                raise self.source.error(node, f"pyshader_tx has no attribute '{attr}'", hint)
-            meaning = classify(value, f"tx.{attr}")
+                hint = f"did you mean {prefix}.{close[0]}?" if close else None
+                raise self.source.error(node, f"{module} has no attribute '{attr}'", hint)
+            meaning = classify(value, f"{prefix}.{attr}")
             if meaning is None:
-                raise self.source.error(node, f"tx.{attr} cannot be used inside a kernel")
+                hint = NAMESPACE_HINTS.get(module, "").format(attr=attr) or None
+                raise self.source.error(
+                    node, f"{prefix}.{attr} cannot be used inside a kernel", hint
+                )
             return meaning
         if base.kind == "shape":
             raise self.source.error(node, f"shape has no attribute '{attr}'")
@@ -545,6 +573,8 @@ class ExpressionLowering:
         return result
 
     def lower_compare(self, node: ast.Compare):
+        if is_identity_test(node):
+            return self.lower_identity_test(node)
         span = self.source.span(node)
         left = self.operand(node.left)
         left_node = node.left

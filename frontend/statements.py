@@ -14,6 +14,7 @@ import ast
 from pyshader_tx import ir
 from pyshader_tx import types as t
 from pyshader_tx.errors import CompileError
+from pyshader_tx.ir.fold import fold_expression
 from pyshader_tx.ir.intrinsics import INTRINSICS
 
 from . import counters
@@ -114,6 +115,9 @@ class StatementLowering:
                 self.emit(ir.Declare(var, None, None))
             for statement in statements:
                 self.lower_statement(statement)
+                if self.block_ended:  # after an `if` decided at compile time that returns
+                    self.block_ended = False
+                    break
         return out
 
     def lower_statement(self, node: ast.stmt) -> None:
@@ -320,7 +324,13 @@ class StatementLowering:
     # -- control flow ------------------------------------------------------
 
     def lower_if(self, node: ast.If) -> None:
+        taken = self.static_test(node.test)
+        if taken is not None:
+            return self.lower_static_if(node, taken)
         condition = self.condition(node.test, "if condition")
+        folded = fold_expression(condition)
+        if isinstance(folded, ir.Literal):  # a constant condition: tx.workgroup_size().y > 1
+            return self.lower_static_if(node, bool(folded.value))
         accept = self.lower_block(node.body, [])
         reject = self.lower_block(node.orelse, [])
         self.emit(ir.If(condition, accept, reject, self.source.span(node)))

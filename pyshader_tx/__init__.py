@@ -66,6 +66,7 @@ __all__ = [
     "device",
     "adapter_summary",
     "options",
+    "stdlib",
     "f32",
     "f16",
     "i32",
@@ -76,3 +77,5 @@ __all__ = [
     *_INTRINSIC_OBJECTS,
     *_SPECIAL_FORMS,
 ]
+
+from . import stdlib  # noqa: E402 - written with the names above

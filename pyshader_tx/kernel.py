@@ -14,6 +14,7 @@ import functools
 import sys
 
 from . import types as t
+from .declarations import Func as FuncAnnotation
 from .errors import CompileError
 from .options import options
 from .backend_wgsl import entry_point_name, write_wgsl
@@ -341,9 +342,14 @@ class Kernel:
                 for arg in src.node.args.args
                 if arg.annotation is not None
                 and arg.arg not in generic
-                and isinstance(
-                    annotations.evaluate_annotation(arg.annotation, src, f"parameter '{arg.arg}'"),
-                    t.ConstParamType,
+                and (
+                    annotations.generic_annotation(arg.annotation, src) is FuncAnnotation
+                    or isinstance(
+                        annotations.evaluate_annotation(
+                            arg.annotation, src, f"parameter '{arg.arg}'"
+                        ),
+                        t.ConstParamType,
+                    )
                 )
             }
             self._names = (names, consts)

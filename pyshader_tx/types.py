@@ -24,6 +24,7 @@ __all__ = [
     "AtomicType",
     "StorageArrayType",
     "ConstParamType",
+    "FuncParamType",
     "AbstractType",
     "ABSTRACT_INT",
     "ABSTRACT_FLOAT",
@@ -216,6 +217,16 @@ class ConstParamType(Type):
 
     def __repr__(self) -> str:
         return f"Const[{self.python_type.__name__}]"
+
+
+@dataclass(frozen=True)
+class FuncParamType(ConstParamType):
+    """`op: tx.Func` on a kernel: a device function chosen at launch (compile time)."""
+
+    python_type: type = object
+
+    def __repr__(self) -> str:
+        return "Func"
 
 
 @dataclass(frozen=True)

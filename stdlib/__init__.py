@@ -1,1 +1,27 @@
-"""GPU primitives written in pyshader_tx's Python subset."""
+"""tx.stdlib: GPU primitives written in pyshader_tx's Python subset.
+
+Inside kernels (every invocation of the subgroup/workgroup calls them, in uniform control
+flow): `subgroup_reduce`, `subgroup_inclusive_scan`, `subgroup_exclusive_scan`,
+`workgroup_reduce`, `workgroup_inclusive_scan`, `workgroup_exclusive_scan`
+(`stdlib/workgroup.py`).
+"""
+
+from . import ops
+from .workgroup import (
+    subgroup_exclusive_scan,
+    subgroup_inclusive_scan,
+    subgroup_reduce,
+    workgroup_exclusive_scan,
+    workgroup_inclusive_scan,
+    workgroup_reduce,
+)
+
+__all__ = [
+    "ops",
+    "subgroup_reduce",
+    "subgroup_inclusive_scan",
+    "subgroup_exclusive_scan",
+    "workgroup_reduce",
+    "workgroup_inclusive_scan",
+    "workgroup_exclusive_scan",
+]

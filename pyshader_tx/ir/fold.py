@@ -112,6 +112,8 @@ def _array(expr: Expr) -> np.ndarray | None:
     if values is None:
         return None
     scalar = t.scalar_of(expr.ty)
+    if scalar is None:  # an array or struct constant: not folded element-wise
+        return None
     if scalar.kind == "bool":
         return np.array([bool(v) for v in values])
     if scalar.kind == "float":
