@@ -10,12 +10,14 @@ Per call, a Launcher
    call may also pass only the runtime parameters),
 2. computes the dispatch: `threads=` rounds up per dimension to whole workgroups,
    `workgroups=` is taken as given; a launch of zero threads or workgroups does nothing,
-3. binds arrays: DeviceArrays bind their buffers, numpy arrays are uploaded into buffers
-   pooled per parameter (see `arguments.py`),
-4. packs the uniform block and rewrites the launcher's one uniform buffer only when the
-   bytes changed (through `Recording.write`, ordered after the launches recorded before),
-5. finds the bind group in a small cache keyed by the bound buffers (the layout is
-   explicit and shared by both shader variants, so the pipeline is not part of the key),
+3. binds arrays: DeviceArrays bind their buffers (the bytes of their data: a pooled
+   buffer may be larger), numpy arrays are uploaded into buffers pooled per parameter
+   (see `arguments.py`),
+4. packs the uniform block (its bytes go to the recording's uniform arena with the
+   dispatch, bound at a dynamic offset: no buffer write per launch),
+5. finds the bind group in a small cache keyed by the bound (buffer, size) pairs (the
+   layout is explicit and shared by both shader variants, so the pipeline is not part of
+   the key; the uniform binding is the arena, the same for every launch),
 6. records the dispatch (`recording.py`: launches are submitted together, not one by
    one) and, when the kernel writes numpy arguments, submits and copies them back in
    place. Work on DeviceArrays is only recorded.
@@ -35,8 +37,6 @@ from __future__ import annotations
 
 import operator
 
-import wgpu
-
 from ..options import options
 from .arguments import ArrayParam
 from .arrays import DeviceArray
@@ -48,7 +48,6 @@ __all__ = ["Launcher", "launch", "fold_workgroups", "launcher_for", "compute_dis
 
 BIND_GROUPS_PER_LAUNCHER = 32  # distinct sets of bound buffers remembered per kernel
 FOLD_SEARCH = 256  # how far above the least Y `fold_workgroups` looks for an exact divisor
-UNIFORM_USAGE = wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST
 
 
 def fold_workgroups(total: int, limit: int) -> tuple[int, int]:
@@ -162,19 +161,9 @@ class Launcher:
         layout = [(a.binding, a.access) for a in arrays]
 
         self._packer = None
-        self._uniform_entry = None
-        self._last_uniform = None
         if interface.uniforms is not None:
             block = interface.uniforms
             self._packer = UniformPacker(self.name, self._params, block)
-            buffer = device.create_buffer(
-                label=f"{self.name} uniforms", size=self._packer.size, usage=UNIFORM_USAGE
-            )
-            self._uniform_buffer = buffer
-            self._uniform_entry = {
-                "binding": block.binding,
-                "resource": {"buffer": buffer, "offset": 0, "size": buffer.size},
-            }
             layout.append((block.binding, "uniform"))
         self._layout = tuple(sorted(layout))
         self._pipeline, self._group_layout = pipeline_for(get_code(False), self.name, self._layout)
@@ -239,68 +228,71 @@ class Launcher:
             return
         counts, folded = shape
 
-        buffers = []
+        bindings = []  # (buffer, bytes bound) per array parameter
         readbacks = None
         for param in self._arrays:
             value = args[param.index]
             if type(value) is DeviceArray:
                 if value._sig is not param.last_sig:
                     param.accept(value)
-                buffers.append(value.buffer)
+                bindings.append(value._binding)
             else:
                 if isinstance(value, DeviceArray):
                     param.accept(value)
-                    buffers.append(value.buffer)
+                    bindings.append(value._binding)
                     continue
                 array = param.check_numpy(value)
-                buffer = param.upload(array)
-                buffers.append(buffer)
+                binding = param.upload(array)
+                bindings.append(binding)
                 if param.writes:
                     if readbacks is None:
                         readbacks = []
-                    readbacks.append((param, buffer, array))
+                    readbacks.append((param, binding[0], array))
 
         packer = self._packer
-        if packer is not None:
-            data = packer.pack(args)
-            if data != self._last_uniform:
-                recording().write(self._uniform_buffer, data)
-                self._last_uniform = data
+        uniforms = None if packer is None else packer.pack(args)
 
-        key = tuple(buffers)
+        key = tuple(bindings)
         bind_group = self._bind_groups.get(key)
         if bind_group is None:
-            bind_group = self._create_bind_group(buffers)
+            bind_group = self._create_bind_group(bindings)
             if len(self._bind_groups) >= BIND_GROUPS_PER_LAUNCHER:
                 self._bind_groups.pop(next(iter(self._bind_groups)))
             self._bind_groups[key] = bind_group
 
-        recording().dispatch(self._folded() if folded else self._pipeline, bind_group, counts)
+        pipeline = self._folded() if folded else self._pipeline
+        recording().dispatch(pipeline, bind_group, counts, uniforms)
 
         if readbacks is not None:
             for param, buffer, array in readbacks:
                 param.read_back(buffer, array)
 
-    def _create_bind_group(self, buffers):
-        self._check_aliasing(buffers)
+    def _create_bind_group(self, bindings):
+        for param, binding in zip(self._arrays, bindings):
+            if binding is None:
+                raise param.error(
+                    "the DeviceArray was given back to the buffer pool (pool.give_back) and "
+                    "cannot be used any more",
+                    ValueError,
+                )
+        self._check_aliasing(bindings)
         entries = [
-            {
-                "binding": param.binding,
-                "resource": {"buffer": buffer, "offset": 0, "size": buffer.size},
-            }
-            for param, buffer in zip(self._arrays, buffers)
+            {"binding": param.binding, "resource": {"buffer": buffer, "offset": 0, "size": size}}
+            for param, (buffer, size) in zip(self._arrays, bindings)
         ]
-        if self._uniform_entry is not None:
-            entries.append(self._uniform_entry)
+        if self._packer is not None:
+            arena = recording().uniform_arena
+            resource = {"buffer": arena, "offset": 0, "size": self._packer.size}
+            entries.append({"binding": self.interface.uniforms.binding, "resource": resource})
         return self._device.create_bind_group(
             label=self.name, layout=self._group_layout, entries=entries
         )
 
-    def _check_aliasing(self, buffers) -> None:
+    def _check_aliasing(self, bindings) -> None:
         """WebGPU forbids a buffer the dispatch writes to be bound twice; say which
         parameters share it (checked when a bind group is made, so never on a cache hit)."""
         seen = {}
-        for param, buffer in zip(self._arrays, buffers):
+        for param, (buffer, _) in zip(self._arrays, bindings):
             other = seen.get(buffer)
             if other is not None and (param.writes or other.writes):
                 written = param if param.writes else other

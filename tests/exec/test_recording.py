@@ -183,3 +183,67 @@ def test_arrays_dropped_while_their_launches_are_recorded():
     del temporary  # the recording keeps its buffer alive until submitted
     gc.collect()
     np.testing.assert_array_equal(b.numpy(), affine_reference(x, 3))
+
+
+@tx.kernel(workgroup_size=32)
+def affine_pair(x: Array[u32], y: Array[u32], mul: u32, add: u32):
+    i = tx.global_invocation_id().x
+    if i < len(y):
+        y[i] = x[i] * mul + add
+
+
+@pytest.fixture
+def buffer_writes(monkeypatch):
+    """A list that gets the size of every `queue.write_buffer` call."""
+    calls = []
+    queue_type = type(tx.device().queue)
+    original = queue_type.write_buffer
+
+    def counting(self, buffer, offset, data, *rest):
+        calls.append(memoryview(data).nbytes)
+        return original(self, buffer, offset, data, *rest)
+
+    monkeypatch.setattr(queue_type, "write_buffer", counting)
+    return calls
+
+
+def test_uniform_blocks_of_a_recording_take_one_buffer_write(submissions, buffer_writes):
+    # Two kernels with uniform blocks of their own, each launch with other scalars (and
+    # some with the same ones again): the blocks go into the uniform arena, written once
+    # at the submission, and every launch reads its own.
+    n = 45
+    x = np.arange(n, dtype=np.uint32)
+    a, b = tx.to_device(x), tx.empty(n, u32)
+    tx.synchronize()
+    submissions.clear()
+    buffer_writes.clear()
+    expect = x
+    for step in range(60):
+        source, target = (a, b) if step % 2 == 0 else (b, a)
+        if step % 3 == 0:
+            affine_pair(source, target, step % 4 + 1, 7, threads=n)
+            expect = (expect * np.uint32(step % 4 + 1) + np.uint32(7)).astype(np.uint32)
+        else:
+            affine(source, target, step % 5, threads=n)
+            expect = affine_reference(expect, step % 5)
+    assert submissions == [] and buffer_writes == []
+    tx.synchronize()
+    assert len(submissions) == 2 and len(buffer_writes) == 1
+    np.testing.assert_array_equal(a.numpy(), expect)
+
+
+def test_a_full_uniform_arena_submits_and_starts_again(submissions, monkeypatch):
+    alignment = tx.device().limits["min-uniform-buffer-offset-alignment"]
+    monkeypatch.setattr(recording_module, "UNIFORM_ARENA_BYTES", 3 * alignment)
+    n = 33
+    x = np.arange(n, dtype=np.uint32)
+    a, b = tx.to_device(x), tx.empty(n, u32)
+    tx.synchronize()
+    submissions.clear()
+    expect = x
+    for step in range(10):  # 3 distinct blocks fit: 10 launches need 4 submissions
+        source, target = (a, b) if step % 2 == 0 else (b, a)
+        affine(source, target, step + 1, threads=n)
+        expect = affine_reference(expect, step + 1)
+    assert len(submissions) == 3
+    np.testing.assert_array_equal(a.numpy(), expect)
