@@ -10,6 +10,8 @@ kernel writes), when `MAX_RECORDED_COMMANDS` commands have piled up, or at
 Consecutive dispatches share one compute pass: WebGPU orders the dispatches of a pass
 (each is its own usage scope), so a launch sees what the one before it wrote. Within a
 pass the pipeline and bind group (with its dynamic offset) are set only when they change.
+Zero-fills and copies between buffers (`clear`, `copy`: `pool.py`) end the pass and are
+recorded in the encoder between the dispatches, in the order they are issued.
 
 Uniform blocks. A launch's uniform block (its scalar, vector and struct arguments) does
 not get a buffer write of its own: `dispatch` appends the block to the recording's
@@ -130,6 +132,22 @@ class Recording:
             self._arena_used = -(-end // alignment) * alignment
             self._uniform_offsets[block] = offset
         return offset
+
+    def clear(self, buffer, offset: int, size: int) -> None:
+        """Record a zero-fill of `size` bytes of `buffer` at `offset` (multiples of 4),
+        after the recorded dispatches (it ends the open compute pass)."""
+        self._end_pass()
+        self._commands_encoder().clear_buffer(buffer, offset, size)
+        self._count()
+
+    def copy(self, source, source_offset: int, target, target_offset: int, size: int) -> None:
+        """Record a copy of `size` bytes between two buffers (offsets and size multiples of
+        4), after the recorded dispatches (it ends the open compute pass)."""
+        self._end_pass()
+        self._commands_encoder().copy_buffer_to_buffer(
+            source, source_offset, target, target_offset, size
+        )
+        self._count()
 
     def write(self, buffer, data) -> None:
         """Write `data` (bytes-like, a multiple of 4 bytes) to the start of `buffer`, ordered
