@@ -209,6 +209,13 @@ def _normalize_workgroup_size(size) -> tuple:
     return size
 
 
+def _import_runtime():
+    """The runtime package, imported on the first launch (compiling needs no wgpu)."""
+    from . import runtime
+
+    return runtime
+
+
 class Kernel:
     """A `@tx.kernel` compute entry point."""
 
@@ -221,6 +228,7 @@ class Kernel:
         self._source = None
         self._compiled: dict = {}
         self._default: CompiledKernel | None = None  # the specialization with no extra constants
+        self._arity = -1  # the argument count of a call that needs no binding work
         self._names = None
         self._generic = None
         functools.update_wrapper(self, fn)
@@ -306,11 +314,12 @@ class Kernel:
     # -- running -------------------------------------------------------------
 
     def __call__(self, *args, threads=None, workgroups=None, **kwargs):
-        from . import runtime
-
-        compiled, values = self.bind(args, dict(kwargs))
+        compiled = self._default  # set once a call needed no binding work (see `bind`)
+        if compiled is None or kwargs or len(args) != self._arity:
+            compiled, args = self.bind(args, dict(kwargs))
         get_code = compiled.wgpu_spirv if options.shader_source == "spirv" else compiled.naga_code
-        runtime.launch(compiled.interface, get_code, values, threads, workgroups)
+        runtime = sys.modules.get("pyshader_tx.runtime") or _import_runtime()
+        runtime.launch(compiled.interface, get_code, args, threads, workgroups)
 
     def bind(self, args: tuple, kwargs: dict) -> tuple:
         """(the compiled specialisation, one value per parameter) for a launch's
@@ -319,7 +328,7 @@ class Kernel:
         generic = self._generic_parameters()
         if not kwargs and not const_names and not generic and len(args) == len(names):
             compiled = self._default or self.compiled()  # the hot path: no binding work
-            self._default = compiled
+            self._default, self._arity = compiled, len(names)
             return compiled, args
         typevar_names = {tv.__name__ for tv in generic.values()}
         fixed = {k for k in list(kwargs) if k in const_names or k in typevar_names}

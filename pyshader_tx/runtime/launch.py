@@ -197,8 +197,12 @@ class Launcher:
     def dispatch_shape(self, threads=None, workgroups=None):
         """((X, Y, Z), folded) for a call's `threads`/`workgroups`, or None for an empty
         launch."""
-        # Keyed with the types too: 8.0 == 8 but is no count of threads.
-        key = (threads, workgroups, type(threads), type(workgroups))
+        # Keyed by the int for the common threads=N, else with the types too: 8.0 == 8 but
+        # is no count of threads (an int key never equals a tuple key).
+        if workgroups is None and type(threads) is int:
+            key = threads
+        else:
+            key = (threads, workgroups, type(threads), type(workgroups))
         try:
             cached = self._dispatch_cache.get(key, False)
         except TypeError:  # unhashable (a list)
@@ -223,9 +227,11 @@ class Launcher:
     def __call__(self, args, threads=None, workgroups=None) -> None:
         if len(args) != self._nparams:
             args = self._full_args(args)
-        shape = self.dispatch_shape(threads, workgroups)
-        if shape is None:
-            return
+        shape = self._dispatch_cache.get(threads) if type(threads) is int else None
+        if shape is None or workgroups is not None:
+            shape = self.dispatch_shape(threads, workgroups)
+            if shape is None:
+                return
         counts, folded = shape
 
         bindings = []  # (buffer, bytes bound) per array parameter
