@@ -247,3 +247,29 @@ def test_a_full_uniform_arena_submits_and_starts_again(submissions, monkeypatch)
         expect = affine_reference(expect, step + 1)
     assert len(submissions) == 3
     np.testing.assert_array_equal(a.numpy(), expect)
+
+
+@pytest.mark.wgpu_only("wgpu-native's validation of pass commands")
+def test_pass_commands_called_directly_are_still_validated():
+    # The recording calls wgpu-native's set-bind-group and dispatch without wgpu-py's
+    # per-call error capture: wgpu-native checks them when the encoder finishes, where
+    # wgpu-py raises the error (here a misaligned dynamic offset).
+    import wgpu
+
+    from pyshader_tx.runtime.launch import launcher_for
+
+    n = 8
+    a, b = tx.to_device(np.arange(n, dtype=np.uint32)), tx.empty(n, u32)
+    affine(a, b, 1, threads=n)
+    compiled = affine.compiled()
+    get_code = compiled.wgpu_spirv if tx.options.shader_source == "spirv" else compiled.naga_code
+    launcher = launcher_for(compiled.interface, get_code)
+    group = launcher._bind_groups[(a._binding, b._binding)]
+    encoder = tx.device().create_command_encoder()
+    compute_pass = encoder.begin_compute_pass()
+    compute_pass.set_pipeline(launcher._pipeline)
+    recording_module._bind_group(compute_pass, group, 3)
+    recording_module._dispatch_workgroups(compute_pass, (1, 1, 1))
+    compute_pass.end()
+    with pytest.raises(wgpu.GPUValidationError, match="min_uniform_buffer_offset_alignment"):
+        encoder.finish()
