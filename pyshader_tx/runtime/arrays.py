@@ -353,33 +353,39 @@ def to_device(array, element=None) -> DeviceArray:
             f"to_device: the DeviceArray holds {array._layout.describe()} elements, "
             f"not {element!r}"
         )
-    if element is None:
-        array = np.asarray(array)
-        if array.dtype.hasobject:
-            raise TypeError("to_device: arrays of Python objects cannot live on the GPU")
-        layout = plain_layout(array.dtype)
-    else:
-        ty = resolve_type(element)
-        if ty is None:
-            raise TypeError(f"to_device: element must be a pyshader_tx type, not {element!r}")
-        layout = _layout_for_dtype(ty)
-        if not isinstance(array, np.ndarray):
-            array = np.asarray(array, dtype=layout.dtype)
-        if array.dtype != layout.dtype:
-            raise TypeError(
-                f"to_device: {ty!r} elements need a {layout.dtype} array, got {array.dtype}"
-                f"{astype_hint('array', layout.dtype)}"
-            )
-        trailing = array.shape[array.ndim - len(layout.shape) :] if layout.shape else ()
-        if layout.shape and (array.ndim <= len(layout.shape) or trailing != layout.shape):
-            raise ValueError(
-                f"to_device: {ty!r} elements need an array of shape (n, ..., "
-                f"{', '.join(map(str, layout.shape))}), got shape {array.shape}"
-            )
+    array, layout = host_array_layout(array, element, "to_device")
     storage = layout.to_storage(array)
     buffer = create_storage_buffer(storage.nbytes)
     write_storage(buffer, storage, fresh=True)
     return DeviceArray(buffer, array.shape, layout)
+
+
+def host_array_layout(array, element, what: str) -> tuple[np.ndarray, ElementLayout]:
+    """(numpy array, layout) of host data `array` to be copied to the GPU as `element`
+    (None: plain data), checked; `what` names the caller in errors."""
+    if element is None:
+        array = np.asarray(array)
+        if array.dtype.hasobject:
+            raise TypeError(f"{what}: arrays of Python objects cannot live on the GPU")
+        return array, plain_layout(array.dtype)
+    ty = resolve_type(element)
+    if ty is None:
+        raise TypeError(f"{what}: element must be a pyshader_tx type, not {element!r}")
+    layout = _layout_for_dtype(ty)
+    if not isinstance(array, np.ndarray):
+        array = np.asarray(array, dtype=layout.dtype)
+    if array.dtype != layout.dtype:
+        raise TypeError(
+            f"{what}: {ty!r} elements need a {layout.dtype} array, got {array.dtype}"
+            f"{astype_hint('array', layout.dtype)}"
+        )
+    trailing = array.shape[array.ndim - len(layout.shape) :] if layout.shape else ()
+    if layout.shape and (array.ndim <= len(layout.shape) or trailing != layout.shape):
+        raise ValueError(
+            f"{what}: {ty!r} elements need an array of shape (n, ..., "
+            f"{', '.join(map(str, layout.shape))}), got shape {array.shape}"
+        )
+    return array, layout
 
 
 def astype_hint(name: str, dtype: np.dtype) -> str:

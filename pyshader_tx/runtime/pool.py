@@ -15,6 +15,9 @@ that uses it:
     with pool.temporary((rows, cols), np.float32) as tmp:  # given back on leaving
         ...
 
+    with pool.device_input(x) as dx:  # x itself if a DeviceArray, else a pooled upload
+        reduce_tiles(dx, partials, threads=len(dx))
+
 Why giving back right after *recording* is safe. Every use of a buffer goes through the
 one recording (`recording.py`) in the order the host issues it: dispatches, the
 `clear`/`copy` of this module, and host writes (`Recording.write` records a copy while
@@ -53,6 +56,8 @@ from .arrays import (
     DeviceArray,
     _layout_for_dtype,
     _shape_tuple,
+    host_array_layout,
+    write_storage,
 )
 from .device import device_limit, get_device
 from .recording import recording
@@ -63,6 +68,8 @@ __all__ = [
     "take",
     "give_back",
     "temporary",
+    "upload",
+    "device_input",
     "clear",
     "copy",
     "bucket_bytes",
@@ -100,7 +107,17 @@ class BufferPool:
         buffer; its contents are undefined unless `zero` (then a zero-fill is recorded
         when the buffer was used before; a new one is zero already)."""
         layout = _layout_for_dtype(dtype)
-        shape = _shape_tuple(shape) + layout.shape
+        return self._take(_shape_tuple(shape) + layout.shape, layout, zero)
+
+    def upload(self, array, element=None) -> DeviceArray:
+        """A pooled DeviceArray holding a copy of the numpy data `array` (checked like
+        `tx.to_device(array, element)`); the write is ordered after the recorded work."""
+        array, layout = host_array_layout(array, element, "pool.upload")
+        taken = self._take(array.shape, layout, False)
+        write_storage(taken.buffer, layout.to_storage(array))
+        return taken
+
+    def _take(self, shape: tuple, layout, zero: bool) -> DeviceArray:
         nbytes = max(4, (layout.storage_nbytes(shape) + 3) & ~3)
         limit = device_limit("max-storage-buffer-binding-size")
         if nbytes > limit:
@@ -179,6 +196,27 @@ def take(shape, dtype, zero: bool = False) -> DeviceArray:
 def give_back(array: DeviceArray) -> None:
     """`BufferPool.give_back` on the current device's pool."""
     buffer_pool().give_back(array)
+
+
+def upload(array, element=None) -> DeviceArray:
+    """`BufferPool.upload` on the current device's pool."""
+    return buffer_pool().upload(array, element)
+
+
+@contextlib.contextmanager
+def device_input(value, element=None):
+    """`with device_input(x) as dx:` gives `x` itself when it is a DeviceArray (the launches
+    check it), else a pooled upload of the numpy data (`upload(x, element)`), given back on
+    leaving the block."""
+    if isinstance(value, DeviceArray):
+        yield value
+        return
+    array = upload(value, element)
+    try:
+        yield array
+    finally:
+        if array._pool is not None:
+            give_back(array)
 
 
 @contextlib.contextmanager

@@ -1,7 +1,8 @@
 """The buffer pool and recorded buffer commands (`pyshader_tx.runtime.pool`): temporary
 arrays on pooled buffers reused across calls, zero-filled when asked, bound as ordinary
-kernel arguments with their own length; zero-fills and copies recorded between
-dispatches in one submission; the idle-bytes bound; errors. Results against numpy.
+kernel arguments with their own length; numpy uploads into pooled buffers; zero-fills and
+copies recorded between dispatches in one submission; the idle-bytes bound; errors.
+Results against numpy.
 """
 
 import numpy as np
@@ -133,6 +134,28 @@ def test_recorded_clear_and_copy_are_ordered_between_dispatches(submissions):
     assert len(submissions) == 2
     np.testing.assert_array_equal(snapshot.numpy(), affine_reference(x, 2))
     np.testing.assert_array_equal(a.numpy(), np.zeros(n, np.uint32))
+
+
+def test_uploads_into_pooled_buffers_stay_ordered(submissions):
+    n = 50
+    first = np.arange(n, dtype=np.uint32)
+    second = first * np.uint32(7)
+    out1, out2 = tx.empty(n, u32), tx.empty(n, u32)
+    tx.synchronize()
+    submissions.clear()
+    with pool.device_input(first) as uploaded:  # nothing recorded yet: written at once
+        affine(uploaded, out1, 1, threads=n)
+        buffer = uploaded.buffer
+    with pool.device_input(second) as uploaded:  # the same buffer, after the launch read it
+        assert uploaded.buffer is buffer
+        affine(uploaded, out2, 2, threads=n)
+    assert submissions == []
+    np.testing.assert_array_equal(out1.numpy(), affine_reference(first, 1))
+    np.testing.assert_array_equal(out2.numpy(), affine_reference(second, 2))
+    with pool.device_input(out1) as same:
+        assert same is out1
+    with pytest.raises(TypeError, match="pool.upload: vec3f elements need a float32 array"):
+        pool.upload(first, tx.vec3f)
 
 
 def test_idle_buffers_are_bounded(monkeypatch):
