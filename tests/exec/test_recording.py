@@ -161,17 +161,21 @@ def test_different_kernels_interleaved_in_one_recording(submissions):
 
 
 def test_staging_chunks_filled_and_renewed(monkeypatch):
-    monkeypatch.setattr(recording_module, "STAGING_CHUNK", 48)  # a few uniform blocks each
-    n = 40
+    monkeypatch.setattr(recording_module, "STAGING_CHUNK", 48)  # three 16-byte writes each
+    n = 4
     x = np.arange(n, dtype=np.uint32)
     a, b = tx.to_device(x), tx.empty(n, u32)
-    affine(a, b, 100, threads=n)
-    expect = affine_reference(x, 100)
-    for step in range(15):
-        source, target = (b, a) if step % 2 == 0 else (a, b)
-        affine(source, target, step, threads=n)
-        expect = affine_reference(expect, step)
-    np.testing.assert_array_equal((a if step % 2 == 0 else b).numpy(), expect)
+    affine(a, b, 100, threads=n)  # recorded: the writes below go through staging chunks
+    outputs = []
+    for step in range(8):
+        a.write(x + np.uint32(step))
+        out = tx.empty(n, u32)
+        affine(a, out, step, threads=n)
+        outputs.append(out)
+    assert len(recording_module.recording()._staging) == 3  # 8 writes, 3 per chunk
+    np.testing.assert_array_equal(b.numpy(), affine_reference(x, 100))
+    for step, out in enumerate(outputs):
+        np.testing.assert_array_equal(out.numpy(), affine_reference(x + np.uint32(step), step))
 
 
 def test_arrays_dropped_while_their_launches_are_recorded():
