@@ -113,6 +113,19 @@ def test_pooled_array_binds_its_own_length():
     pool.give_back(full)
 
 
+def test_pooled_arrays_of_padded_elements():
+    vectors = np.arange(15, dtype=np.float32).reshape(5, 3)
+    taken = pool.take(5, tx.vec3f)  # 5 x 16 bytes on the GPU
+    assert taken.shape == (5, 3) and taken.storage_nbytes == 80 and taken.buffer.size == 256
+    taken.write(vectors)
+    np.testing.assert_array_equal(taken.numpy(), vectors)
+    pool.give_back(taken)
+    uploaded = pool.upload(vectors, tx.vec3f)
+    assert uploaded.element == tx.vec3f
+    np.testing.assert_array_equal(uploaded.numpy(), vectors)
+    pool.give_back(uploaded)
+
+
 def test_recorded_clear_and_copy_are_ordered_between_dispatches(submissions):
     n = 64
     x = np.arange(n, dtype=np.uint32) + np.uint32(1)
