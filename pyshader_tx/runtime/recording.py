@@ -11,7 +11,9 @@ Consecutive dispatches share one compute pass: WebGPU orders the dispatches of a
 (each is its own usage scope), so a launch sees what the one before it wrote. Within a
 pass the pipeline and bind group (with its dynamic offset) are set only when they change.
 Zero-fills and copies between buffers (`clear`, `copy`: `pool.py`) end the pass and are
-recorded in the encoder between the dispatches, in the order they are issued.
+recorded in the encoder between the dispatches, in the order they are issued. Bind group
+and dispatch commands call wgpu-native directly (`_pass_commands` says why that keeps
+every error check).
 
 Uniform blocks. A launch's uniform block (its scalar, vector and struct arguments) does
 not get a buffer write of its own: `dispatch` appends the block to the recording's
@@ -19,7 +21,7 @@ not get a buffer write of its own: `dispatch` appends the block to the recording
 next multiple of the device's `min-uniform-buffer-offset-alignment`, and binds that
 slice through the bind group's dynamic offset (kernels' bind group layouts declare the
 uniform binding `has_dynamic_offset`). Blocks with the same bytes share a slice. `flush`
-writes the used part of the arena with ONE `queue.write_buffer` just before submitting:
+writes the used part of the arena with one `queue.write_buffer` just before submitting:
 that write lands after every earlier submission (which read the arena's previous
 contents) and before this one, so each launch reads exactly its own block however many
 launches with different scalars one pass holds. An arena that fills up
