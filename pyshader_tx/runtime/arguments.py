@@ -22,6 +22,7 @@ from .. import types as t
 from .arrays import (
     DeviceArray,
     astype_hint,
+    binding_key,
     create_storage_buffer,
     element_layout,
     write_storage,
@@ -59,6 +60,7 @@ class ArrayParam:
         self.last_sig = None  # the DeviceArray layout accepted last (identity fast path)
         self.accepted = set()
         self.pool = {}  # storage bytes -> (GPUBuffer, bytes bound), for numpy uploads
+        self.uploaded = None  # the binding of the last upload
 
     # -- errors -------------------------------------------------------------------------
 
@@ -166,8 +168,8 @@ class ArrayParam:
         return array
 
     def upload(self, array: np.ndarray):
-        """Write a checked numpy array into this parameter's pooled buffer; returns its
-        binding (buffer, bytes bound)."""
+        """Write a checked numpy array into this parameter's pooled buffer; returns the
+        binding's cache key (`uploaded` is the binding, (buffer, bytes bound))."""
         storage = self.layout.to_storage(array)
         nbytes = storage.nbytes
         binding = self.pool.get(nbytes)
@@ -177,7 +179,8 @@ class ArrayParam:
             buffer = create_storage_buffer(nbytes, label=f"{self.kernel}.{self.name}")
             binding = self.pool[nbytes] = (buffer, buffer.size)
         write_storage(binding[0], storage)
-        return binding
+        self.uploaded = binding
+        return binding_key(binding)
 
     def read_back(self, buffer, array: np.ndarray) -> None:
         """Copy the buffer's contents into the user's array in place (waits for the GPU)."""

@@ -181,6 +181,7 @@ class DeviceArray:
         "_layout",
         "_sig",
         "_binding",
+        "_key",
         "_pool",
         "__weakref__",
     )
@@ -195,8 +196,10 @@ class DeviceArray:
         # the same object for every array of that layout, so checks compare identities.
         sig = (layout.dtype, self.shape, layout.padded)
         self._sig = _signatures.setdefault(sig, sig)
-        # What a launch binds: (buffer, bytes of the data rounded up to whole words).
+        # What a launch binds: (buffer, bytes of the data rounded up to whole words), and
+        # the same as bind group caches key it (`binding_key`: no reference to the buffer).
         self._binding = (buffer, max(4, (layout.storage_nbytes(self.shape) + 3) & ~3))
+        self._key = binding_key(self._binding)
         self._pool = pool  # the BufferPool the buffer was taken from, if any
 
     @property
@@ -290,6 +293,12 @@ class DeviceArray:
 
 
 _signatures: dict = {}  # DeviceArray._sig values, one object per distinct layout
+
+
+def binding_key(binding: tuple) -> tuple:
+    """The bind group cache key of a (buffer, size) binding: the buffer's id, so that a
+    cache does not keep the buffer alive (`launch.py` drops the entries when it dies)."""
+    return (id(binding[0]), binding[1])
 
 
 def _shape_tuple(shape) -> tuple:

@@ -15,9 +15,12 @@ Per call, a Launcher
    (see `arguments.py`),
 4. packs the uniform block (its bytes go to the recording's uniform arena with the
    dispatch, bound at a dynamic offset: no buffer write per launch),
-5. finds the bind group in a small cache keyed by the bound (buffer, size) pairs (the
+5. finds the bind group in a small cache keyed by the bound (buffer id, size) pairs (the
    layout is explicit and shared by both shader variants, so the pipeline is not part of
-   the key; the uniform binding is the arena, the same for every launch),
+   the key; the uniform binding is the arena, the same for every launch). A bind group
+   holds its buffers on the GPU side, so the cache must not outlive them: keys hold ids,
+   not buffers, and when a buffer is freed (a dropped DeviceArray) the bind groups that
+   bind it leave every cache (`_watch_buffer`), freeing its memory,
 6. records the dispatch (`recording.py`: launches are submitted together, not one by
    one) and, when the kernel writes numpy arguments, submits and copies them back in
    place. Work on DeviceArrays is only recorded.
@@ -36,6 +39,7 @@ kernel's bounds check already skips.
 from __future__ import annotations
 
 import operator
+import weakref
 
 from ..options import options
 from .arguments import ArrayParam
@@ -234,37 +238,44 @@ class Launcher:
                 return
         counts, folded = shape
 
-        bindings = []  # (buffer, bytes bound) per array parameter
+        keys = []  # (buffer id, bytes bound) per array parameter
         readbacks = None
         for param in self._arrays:
             value = args[param.index]
             if type(value) is DeviceArray:
                 if value._sig is not param.last_sig:
                     param.accept(value)
-                bindings.append(value._binding)
+                keys.append(value._key)
             else:
                 if isinstance(value, DeviceArray):
                     param.accept(value)
-                    bindings.append(value._binding)
+                    keys.append(value._key)
                     continue
                 array = param.check_numpy(value)
-                binding = param.upload(array)
-                bindings.append(binding)
+                keys.append(param.upload(array))
                 if param.writes:
                     if readbacks is None:
                         readbacks = []
-                    readbacks.append((param, binding[0], array))
+                    readbacks.append((param, param.uploaded[0], array))
 
         packer = self._packer
         uniforms = None if packer is None else packer.pack(args)
 
-        key = tuple(bindings)
-        bind_group = self._bind_groups.get(key)
+        key = tuple(keys)
+        cache = self._bind_groups
+        bind_group = cache.get(key)
         if bind_group is None:
+            bindings = []  # (buffer, bytes bound) per array parameter
+            for param in self._arrays:
+                value = args[param.index]
+                is_array = isinstance(value, DeviceArray)
+                bindings.append(value._binding if is_array else param.uploaded)
             bind_group = self._create_bind_group(bindings)
-            if len(self._bind_groups) >= BIND_GROUPS_PER_LAUNCHER:
-                self._bind_groups.pop(next(iter(self._bind_groups)))
-            self._bind_groups[key] = bind_group
+            if len(cache) >= BIND_GROUPS_PER_LAUNCHER:
+                _forget_bind_group(cache, next(iter(cache)))
+            cache[key] = bind_group
+            for buffer, _ in bindings:
+                _watch_buffer(buffer, cache, key)
 
         pipeline = self._folded() if folded else self._pipeline
         recording().dispatch(pipeline, bind_group, counts, uniforms)
@@ -308,6 +319,34 @@ class Launcher:
                     f"allow a buffer that a launch writes to be bound twice (pass a copy)"
                 )
             seen.setdefault(buffer, param)
+
+
+# id(buffer) -> {(id(cache), key): cache} for the bind group caches holding a bind group
+# of that buffer under `key` (see the module doc, step 5).
+_bind_group_users: dict = {}
+
+
+def _watch_buffer(buffer, cache: dict, key: tuple) -> None:
+    """Drop `cache[key]` when `buffer` is freed."""
+    users = _bind_group_users.get(id(buffer))
+    if users is None:
+        users = _bind_group_users[id(buffer)] = {}
+        weakref.finalize(buffer, _buffer_freed, id(buffer)).atexit = False
+    users[(id(cache), key)] = cache
+
+
+def _buffer_freed(buffer_id: int) -> None:
+    for (_, key), cache in _bind_group_users.pop(buffer_id, {}).items():
+        cache.pop(key, None)
+
+
+def _forget_bind_group(cache: dict, key: tuple) -> None:
+    """Evict `cache[key]`, and its watch entries."""
+    del cache[key]
+    for buffer_id, _ in key:
+        users = _bind_group_users.get(buffer_id)
+        if users is not None:
+            users.pop((id(cache), key), None)
 
 
 def launcher_for(interface, get_code) -> Launcher:

@@ -155,7 +155,7 @@ class BufferPool:
             given = "was given back already" if array.buffer is None else "was not taken"
             raise ValueError(f"pool.give_back: the DeviceArray {given} from the buffer pool")
         buffer = array.buffer
-        array.buffer = array._binding = array._pool = None
+        array.buffer = array._binding = array._key = array._pool = None
         size = buffer.size
         if size > MAX_IDLE_BYTES:
             return

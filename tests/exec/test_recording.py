@@ -268,7 +268,7 @@ def test_pass_commands_called_directly_are_still_validated():
     compiled = affine.compiled()
     get_code = compiled.wgpu_spirv if tx.options.shader_source == "spirv" else compiled.naga_code
     launcher = launcher_for(compiled.interface, get_code)
-    group = launcher._bind_groups[(a._binding, b._binding)]
+    group = launcher._bind_groups[(a._key, b._key)]
     encoder = tx.device().create_command_encoder()
     compute_pass = encoder.begin_compute_pass()
     compute_pass.set_pipeline(launcher._pipeline)
@@ -277,3 +277,32 @@ def test_pass_commands_called_directly_are_still_validated():
     compute_pass.end()
     with pytest.raises(wgpu.GPUValidationError, match="min_uniform_buffer_offset_alignment"):
         encoder.finish()
+
+
+@pytest.mark.wgpu_only("the wgpu runtime's bind group cache")
+def test_a_dropped_array_leaves_the_bind_group_caches(monkeypatch):
+    # A cached bind group holds its buffers on the GPU side: it must not keep the memory
+    # of an array the program dropped.
+    import importlib
+    import weakref
+
+    launch_module = importlib.import_module("pyshader_tx.runtime.launch")
+
+    monkeypatch.setattr(launch_module, "BIND_GROUPS_PER_LAUNCHER", 2)
+    n = 16
+    x = tx.to_device(np.arange(n, dtype=np.uint32))
+    outputs = [tx.empty(n, u32) for _ in range(4)]
+    for add in range(4):  # the first two bind groups are evicted
+        affine(x, outputs[add], add, threads=n)
+    compiled = affine.compiled()
+    get_code = compiled.wgpu_spirv if tx.options.shader_source == "spirv" else compiled.naga_code
+    cache = launch_module.launcher_for(compiled.interface, get_code)._bind_groups
+    assert len(launch_module._bind_group_users[id(x.buffer)]) == 2  # evicted ones forgotten
+    np.testing.assert_array_equal(outputs[3].numpy(), affine_reference(np.arange(n), 3))
+    last = outputs.pop()
+    key, buffer = last._key, weakref.ref(last.buffer)
+    assert any(key in cached for cached in cache)
+    del last
+    gc.collect()
+    assert buffer() is None  # freed, and its bind group left the cache
+    assert not any(key in cached for cached in cache) and len(cache) == 1
