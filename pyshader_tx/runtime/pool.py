@@ -152,8 +152,12 @@ class BufferPool:
         if not isinstance(array, DeviceArray):
             raise TypeError(f"pool.give_back takes a DeviceArray, not {type(array).__name__}")
         if array._pool is not self:
-            given = "was given back already" if array.buffer is None else "was not taken"
-            raise ValueError(f"pool.give_back: the DeviceArray {given} from the buffer pool")
+            problem = (
+                "was given back already"
+                if array.buffer is None
+                else "was not taken from the buffer pool"
+            )
+            raise ValueError(f"pool.give_back: the DeviceArray {problem}")
         buffer = array.buffer
         array.buffer = array._binding = array._key = array._pool = None
         size = buffer.size
