@@ -34,8 +34,9 @@ kernels the passes use the runtime's own objects: after the checked call,
 Launcher, `launcher.dispatch_shape(threads=N)` the workgroup grid and whether the folded
 1-D variant is used (N/256 workgroups exceed the 65535 per-dimension limit, so large
 launches are folded into a 2-D grid), `launcher._pipeline` / `launcher._folded()` the
-pipeline and `launcher._bind_groups` the cached bind group: the timed pass runs exactly
-what a call runs. The hand-written kernels fold the same way (2-D grid, linear workgroup
+pipeline, and a bind group like the runtime's (its layout, the arrays' bindings, and the
+uniform block at dynamic offset 0 of a buffer of its own, since the runtime's uniform arena
+is rewritten at every submission): the timed pass runs exactly what a call runs. The hand-written kernels fold the same way (2-D grid, linear workgroup
 index, bounds check).
 
 GB/s = (bytes read + bytes written) / time, 1 GB = 1e9 bytes. Reported per kernel: the
@@ -148,7 +149,7 @@ class PassTimer:
                 }
             )
             compute_pass.set_pipeline(case.pipeline)
-            compute_pass.set_bind_group(0, case.bind_group)
+            compute_pass.set_bind_group(0, case.bind_group, case.offsets)
             compute_pass.dispatch_workgroups(*case.grid)
             compute_pass.end()
         encoder.resolve_query_set(self.query_set, 0, 2 * count, self.resolve, 0)
@@ -221,6 +222,7 @@ class Case:
         self.out = out
         self.want = want
         self.exact = exact
+        self.offsets = ()  # the bind group's dynamic offsets
         self.seconds = []
         self.batches = []  # (seconds since start, median seconds of the batch) per round
         self.samples = []
@@ -283,8 +285,7 @@ def pyshader_case(name, kernel, kargs, threads, out, want, nbytes, exact=True):
     launcher = launcher_for(compiled.interface, get_code)
     grid, folded = launcher.dispatch_shape(threads=threads)
     pipeline = launcher._folded() if folded else launcher._pipeline
-    key = tuple(kargs[p.index].buffer for p in launcher._arrays)
-    bind_group = launcher._bind_groups[key]
+    bind_group, offsets = standalone_bind_group(launcher, kargs)
     case = Case(
         name,
         nbytes,
@@ -296,8 +297,30 @@ def pyshader_case(name, kernel, kargs, threads, out, want, nbytes, exact=True):
         want,
         exact,
     )
+    case.offsets = offsets
     case.correct = check(case)
     return case
+
+
+def standalone_bind_group(launcher, kargs):
+    """(bind group, dynamic offsets) binding what the launcher binds for `kargs`, with the
+    uniform block in a buffer of its own."""
+    device = tx.device()
+    entries = []
+    for param in launcher._arrays:
+        buffer, size = kargs[param.index]._binding
+        resource = {"buffer": buffer, "offset": 0, "size": size}
+        entries.append({"binding": param.binding, "resource": resource})
+    offsets = ()
+    packer = launcher._packer
+    if packer is not None:
+        block = packer.pack(list(kargs))
+        uniform = device.create_buffer_with_data(data=block, usage=wgpu.BufferUsage.UNIFORM)
+        resource = {"buffer": uniform, "offset": 0, "size": packer.size}
+        entries.append({"binding": launcher.interface.uniforms.binding, "resource": resource})
+        offsets = (0,)
+    group = device.create_bind_group(layout=launcher._group_layout, entries=entries)
+    return group, offsets
 
 
 def raw_case(device, name, code, src, dst, count, want, nbytes, limit):

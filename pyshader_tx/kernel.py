@@ -210,6 +210,13 @@ def _normalize_workgroup_size(size) -> tuple:
     return size
 
 
+def _import_runtime():
+    """The runtime package, imported on the first launch (compiling needs no wgpu)."""
+    from . import runtime
+
+    return runtime
+
+
 class Kernel:
     """A `@tx.kernel` compute entry point."""
 
@@ -222,6 +229,9 @@ class Kernel:
         self._source = None
         self._compiled: dict = {}
         self._default: CompiledKernel | None = None  # the specialization with no extra constants
+        self._arity = -1  # the argument count of a call that needs no binding work
+        self._plan = None  # what decides `bind`'s result (see `_call_key`)
+        self._bound: dict = {}  # call key -> the compiled specialisation `bind` chose
         self._names = None
         self._generic = None
         functools.update_wrapper(self, fn)
@@ -307,11 +317,19 @@ class Kernel:
     # -- running -------------------------------------------------------------
 
     def __call__(self, *args, threads=None, workgroups=None, **kwargs):
-        from . import runtime
-
-        compiled, values = self.bind(args, dict(kwargs))
+        compiled = self._default  # set once a call needed no binding work (see `bind`)
+        if compiled is None or kwargs or len(args) != self._arity:
+            key = self._call_key(args, kwargs)
+            compiled = self._bound.get(key) if key is not None else None
+            if compiled is None:
+                compiled, values = self.bind(args, dict(kwargs))
+                if key is not None and len(self._bound) < BOUND_CALLS_PER_KERNEL:
+                    self._bound[key] = compiled
+                args = values
+            # else: the runtime arguments are `args` itself, in order (launch takes those)
         get_code = compiled.wgpu_spirv if options.shader_source == "spirv" else compiled.naga_code
-        runtime.launch(compiled.interface, get_code, values, threads, workgroups)
+        runtime = sys.modules.get("pyshader_tx.runtime") or _import_runtime()
+        runtime.launch(compiled.interface, get_code, args, threads, workgroups)
 
     def bind(self, args: tuple, kwargs: dict) -> tuple:
         """(the compiled specialisation, one value per parameter) for a launch's
@@ -320,7 +338,7 @@ class Kernel:
         generic = self._generic_parameters()
         if not kwargs and not const_names and not generic and len(args) == len(names):
             compiled = self._default or self.compiled()  # the hot path: no binding work
-            self._default = compiled
+            self._default, self._arity = compiled, len(names)
             return compiled, args
         typevar_names = {tv.__name__ for tv in generic.values()}
         fixed = {k for k in list(kwargs) if k in const_names or k in typevar_names}
@@ -330,6 +348,37 @@ class Kernel:
             constants = {**self._bind_typevars(names, values, constants), **constants}
         compiled = self.compiled(constants)
         return compiled, values
+
+    def _call_key(self, args: tuple, kwargs: dict):
+        """A hashable key of everything `bind`'s result and errors depend on, for a call
+        that passes every runtime argument by position and only Const values and TypeVars
+        by name (else None): the argument count, the names and values given by name, and
+        for each generic parameter what binds its TypeVar (an array's dtype and whether it
+        has a shape, which orders the binding, or a scalar's Python type)."""
+        plan = self._plan
+        if plan is None:
+            names, const_names = self._parameter_names()
+            generic = self._generic_parameters()
+            runtime_names = [n for n in names if n not in const_names]
+            positions = tuple(i for i, n in enumerate(runtime_names) if n in generic)
+            by_name = set(const_names) | {tv.__name__ for tv in generic.values()}
+            plan = self._plan = (len(runtime_names), positions, by_name)
+        count, positions, by_name = plan
+        if len(args) != count or not by_name.issuperset(kwargs):
+            return None
+        binders = []
+        for position in positions:
+            value = args[position]
+            dtype = getattr(value, "dtype", None)
+            binders.append(
+                type(value) if dtype is None else (dtype, bool(getattr(value, "shape", ())))
+            )
+        key = (tuple(kwargs.items()), tuple(binders))
+        try:
+            hash(key)
+        except TypeError:  # an unhashable value given by name
+            return None
+        return key
 
     def _parameter_names(self) -> tuple:
         """(all parameter names, names of Const parameters not fixed by specialize)."""
@@ -395,6 +444,9 @@ class Kernel:
     def __repr__(self) -> str:
         return f"<pyshader_tx kernel {self.__qualname__} workgroup_size={self.workgroup_size}>"
 
+
+#: Call keys (`Kernel._call_key`) remembered per kernel.
+BOUND_CALLS_PER_KERNEL = 64
 
 #: The type a TypeVar takes from an array of each numpy dtype.
 DTYPE_TYPES = {"float32": t.f32, "int32": t.i32, "uint32": t.u32, "float16": t.f16}

@@ -7,12 +7,15 @@
 * `launch.py`: the dispatch shape (with folding of large 1-D launches), bind group cache,
   encoding and readback;
 * `recording.py`: launches recorded in one command encoder and submitted together
-  (`synchronize`).
+  (`synchronize`), with their uniform blocks in one arena;
+* `pool.py`: temporary arrays on pooled buffers (`pool.take` / `pool.give_back`), and
+  recorded zero-fills and copies (`pool.clear`, `pool.copy`), for multi-pass primitives.
 """
 
 from .arrays import DeviceArray, empty, to_device, zeros
 from .device import adapter_summary, check_features, get_device
 from .launch import Launcher, fold_workgroups, launch
+from . import pool
 from .recording import synchronize
 
 __all__ = [
@@ -27,4 +30,5 @@ __all__ = [
     "adapter_summary",
     "check_features",
     "synchronize",
+    "pool",
 ]

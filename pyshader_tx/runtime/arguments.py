@@ -22,6 +22,7 @@ from .. import types as t
 from .arrays import (
     DeviceArray,
     astype_hint,
+    binding_key,
     create_storage_buffer,
     element_layout,
     write_storage,
@@ -58,7 +59,8 @@ class ArrayParam:
         self.full_ndim = self.ndim + len(self.layout.shape)  # numpy rank users pass
         self.last_sig = None  # the DeviceArray layout accepted last (identity fast path)
         self.accepted = set()
-        self.pool = {}  # storage bytes -> GPUBuffer, for numpy uploads
+        self.pool = {}  # storage bytes -> (GPUBuffer, bytes bound), for numpy uploads
+        self.uploaded = None  # the binding of the last upload
 
     # -- errors -------------------------------------------------------------------------
 
@@ -109,7 +111,9 @@ class ArrayParam:
         """Check a DeviceArray argument (cheap when its layout was accepted before)."""
         sig = array._sig
         if sig not in self.accepted:
-            self._check_dtype_and_shape(array.dtype, array.shape)
+            # a 0-d array binds as an Array of length 1
+            shape = array.shape or ((1,) if self.full_ndim == 1 else ())
+            self._check_dtype_and_shape(array.dtype, shape)
             padded = array._layout.padded
             if self.layout.padded and not padded:
                 element = self.ty.element
@@ -164,17 +168,19 @@ class ArrayParam:
         return array
 
     def upload(self, array: np.ndarray):
-        """Write a checked numpy array into this parameter's pooled buffer; returns it."""
+        """Write a checked numpy array into this parameter's pooled buffer; returns the
+        binding's cache key (`uploaded` is the binding, (buffer, bytes bound))."""
         storage = self.layout.to_storage(array)
         nbytes = storage.nbytes
-        buffer = self.pool.get(nbytes)
-        if buffer is None:
+        binding = self.pool.get(nbytes)
+        if binding is None:
             if len(self.pool) >= POOL_SIZES_PER_PARAM:
                 self.pool.pop(next(iter(self.pool)))
             buffer = create_storage_buffer(nbytes, label=f"{self.kernel}.{self.name}")
-            self.pool[nbytes] = buffer
-        write_storage(buffer, storage)
-        return buffer
+            binding = self.pool[nbytes] = (buffer, buffer.size)
+        write_storage(binding[0], storage)
+        self.uploaded = binding
+        return binding_key(binding)
 
     def read_back(self, buffer, array: np.ndarray) -> None:
         """Copy the buffer's contents into the user's array in place (waits for the GPU)."""

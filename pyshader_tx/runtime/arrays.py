@@ -12,6 +12,12 @@ runtime pads on upload and unpads on download (`ElementLayout.to_storage` /
 A `DeviceArray` made without an element type holds plain data (the bytes of a C-ordered
 numpy array). It binds to every parameter whose GPU layout is that plain data; only
 padded layouts need the element type (`tx.to_device(arr, tx.vec3f)`).
+
+A 0-d DeviceArray (`tx.empty((), tx.f32)`, `tx.to_device(np.float32(3))`, the result of
+`tx.stdlib.reduce`) holds one element: `.numpy()` is a 0-d array, `float(r)`, `int(r)`
+and `bool(r)` read it back, and a kernel binds it as an `Array` of length 1. A launch binds
+the bytes of a DeviceArray's data (`_binding`), not its whole buffer, so an array on a
+larger pooled buffer (`pool.py`) has the kernel length of its shape.
 """
 
 from __future__ import annotations
@@ -167,16 +173,40 @@ class DeviceArray:
     DeviceArray to a kernel binds its buffer directly: nothing is copied.
     """
 
-    __slots__ = ("buffer", "shape", "dtype", "element", "_layout", "_sig", "__weakref__")
+    __slots__ = (
+        "buffer",
+        "shape",
+        "dtype",
+        "element",
+        "_layout",
+        "_sig",
+        "_binding",
+        "_key",
+        "_pool",
+        "__weakref__",
+    )
 
-    def __init__(self, buffer, shape: tuple, layout: ElementLayout):
+    def __init__(self, buffer, shape: tuple, layout: ElementLayout, pool=None):
         self.buffer = buffer  # the wgpu GPUBuffer (usage STORAGE | COPY_SRC | COPY_DST)
         self.shape = tuple(shape)
         self.dtype = layout.dtype
         self.element = layout.element
         self._layout = layout
-        # What argument checks look at, one hashable value (cached acceptance per parameter).
-        self._sig = (layout.dtype, self.shape, layout.padded)
+        # What argument checks look at, one hashable value (cached acceptance per parameter),
+        # the same object for every array of that layout, so checks compare identities.
+        sig = (layout.dtype, self.shape, layout.padded)
+        self._sig = _signatures.setdefault(sig, sig)
+        # What a launch binds: (buffer, bytes of the data rounded up to whole words), and
+        # the same as bind group caches key it (`binding_key`: no reference to the buffer).
+        self._binding = (buffer, max(4, (layout.storage_nbytes(self.shape) + 3) & ~3))
+        self._key = binding_key(self._binding)
+        self._pool = pool  # the BufferPool the buffer was taken from, if any
+
+    @property
+    def storage_nbytes(self) -> int:
+        """Bytes of the data on the GPU, rounded up to whole 4-byte words (what a launch
+        binds, what `pool.clear` and `pool.copy` may address)."""
+        return self._binding[1] if self._binding is not None else 0
 
     @property
     def ndim(self) -> int:
@@ -201,19 +231,54 @@ class DeviceArray:
         element = f", element={self.element!r}" if self.element is not None else ""
         return f"DeviceArray(shape={self.shape}, dtype={self.dtype}{element})"
 
+    def _live_buffer(self, what: str):
+        if self.buffer is None:
+            raise ValueError(
+                f"DeviceArray.{what}: the array was given back to the buffer pool and cannot "
+                f"be used any more"
+            )
+        return self.buffer
+
     def numpy(self) -> np.ndarray:
         """Wait for the queued work and return the contents as a new numpy array."""
+        buffer = self._live_buffer("numpy()")
         if self.size == 0:
             return np.zeros(self.shape, self.dtype)
-        nbytes = self._layout.storage_nbytes(self.shape)
-        size = (nbytes + 3) & ~3
         flush()
-        data = get_device().queue.read_buffer(self.buffer, 0, size)
+        data = get_device().queue.read_buffer(buffer, 0, self._binding[1])
         return self._layout.from_storage(data, self.shape)
 
     def __array__(self, dtype=None, copy=None):
         array = self.numpy()
         return array if dtype is None else array.astype(dtype, copy=False)
+
+    def _item(self, what: str):
+        """The one element, read back (for `float`, `int`, `bool`, `operator.index`)."""
+        if self.size != 1:
+            raise TypeError(
+                f"{what} of a DeviceArray of shape {self.shape}: only arrays of one element "
+                f"convert to a Python scalar"
+            )
+        return self.numpy().reshape(()).item()
+
+    def __float__(self) -> float:
+        return float(self._item("float()"))
+
+    def __int__(self) -> int:
+        return int(self._item("int()"))
+
+    def __index__(self) -> int:
+        if self.dtype.kind not in "iu":
+            raise TypeError(f"a DeviceArray of {self.dtype} cannot be used as an index")
+        return int(self._item("operator.index()"))
+
+    def __bool__(self) -> bool:
+        if self.size != 1:
+            raise ValueError(
+                f"the truth value of a DeviceArray of shape {self.shape} is ambiguous (it is "
+                f"defined for arrays of one element); compare its .numpy() instead"
+            )
+        return bool(self._item("bool()"))
 
     def write(self, array) -> None:
         """Replace the contents with `array` (same shape and dtype); ordered after the
@@ -224,7 +289,16 @@ class DeviceArray:
                 f"DeviceArray.write: expected shape {self.shape} and dtype {self.dtype}, "
                 f"got shape {array.shape} and dtype {array.dtype}"
             )
-        write_storage(self.buffer, self._layout.to_storage(array))
+        write_storage(self._live_buffer("write()"), self._layout.to_storage(array))
+
+
+_signatures: dict = {}  # DeviceArray._sig values, one object per distinct layout
+
+
+def binding_key(binding: tuple) -> tuple:
+    """The bind group cache key of a (buffer, size) binding: the buffer's id, so that a
+    cache does not keep the buffer alive (`launch.py` drops the entries when it dies)."""
+    return (id(binding[0]), binding[1])
 
 
 def _shape_tuple(shape) -> tuple:
@@ -288,37 +362,39 @@ def to_device(array, element=None) -> DeviceArray:
             f"to_device: the DeviceArray holds {array._layout.describe()} elements, "
             f"not {element!r}"
         )
-    if element is None:
-        array = np.asarray(array)
-        if array.dtype.hasobject:
-            raise TypeError("to_device: arrays of Python objects cannot live on the GPU")
-        layout = plain_layout(array.dtype)
-    else:
-        ty = resolve_type(element)
-        if ty is None:
-            raise TypeError(f"to_device: element must be a pyshader_tx type, not {element!r}")
-        layout = _layout_for_dtype(ty)
-        if not isinstance(array, np.ndarray):
-            array = np.asarray(array, dtype=layout.dtype)
-        if array.dtype != layout.dtype:
-            raise TypeError(
-                f"to_device: {ty!r} elements need a {layout.dtype} array, got {array.dtype}"
-                f"{astype_hint('array', layout.dtype)}"
-            )
-        trailing = array.shape[array.ndim - len(layout.shape) :] if layout.shape else ()
-        if array.ndim < len(layout.shape) + 1 or trailing != layout.shape:
-            raise ValueError(
-                f"to_device: {ty!r} elements need an array of shape (n, ..., "
-                f"{', '.join(map(str, layout.shape))}), got shape {array.shape}"
-                if layout.shape
-                else f"to_device: expected at least a 1-D array, got shape {array.shape}"
-            )
-    if array.ndim == 0:
-        array = array.reshape(1)
+    array, layout = host_array_layout(array, element, "to_device")
     storage = layout.to_storage(array)
     buffer = create_storage_buffer(storage.nbytes)
     write_storage(buffer, storage, fresh=True)
     return DeviceArray(buffer, array.shape, layout)
+
+
+def host_array_layout(array, element, what: str) -> tuple[np.ndarray, ElementLayout]:
+    """(numpy array, layout) of host data `array` to be copied to the GPU as `element`
+    (None: plain data), checked; `what` names the caller in errors."""
+    if element is None:
+        array = np.asarray(array)
+        if array.dtype.hasobject:
+            raise TypeError(f"{what}: arrays of Python objects cannot live on the GPU")
+        return array, plain_layout(array.dtype)
+    ty = resolve_type(element)
+    if ty is None:
+        raise TypeError(f"{what}: element must be a pyshader_tx type, not {element!r}")
+    layout = _layout_for_dtype(ty)
+    if not isinstance(array, np.ndarray):
+        array = np.asarray(array, dtype=layout.dtype)
+    if array.dtype != layout.dtype:
+        raise TypeError(
+            f"{what}: {ty!r} elements need a {layout.dtype} array, got {array.dtype}"
+            f"{astype_hint('array', layout.dtype)}"
+        )
+    trailing = array.shape[array.ndim - len(layout.shape) :] if layout.shape else ()
+    if layout.shape and (array.ndim <= len(layout.shape) or trailing != layout.shape):
+        raise ValueError(
+            f"{what}: {ty!r} elements need an array of shape (n, ..., "
+            f"{', '.join(map(str, layout.shape))}), got shape {array.shape}"
+        )
+    return array, layout
 
 
 def astype_hint(name: str, dtype: np.dtype) -> str:

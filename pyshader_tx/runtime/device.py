@@ -50,11 +50,12 @@ WANTED_LIMITS = (
     "max-compute-workgroups-per-dimension",
 )
 
-# wgpu's names of the buffer binding types, by ArrayBinding.access / 'uniform'.
-BINDING_TYPES = {
-    "read": wgpu.BufferBindingType.read_only_storage,
-    "read_write": wgpu.BufferBindingType.storage,
-    "uniform": wgpu.BufferBindingType.uniform,
+# The buffer binding layouts, by ArrayBinding.access / 'uniform'. The uniform block is
+# bound at its launch's slice of the recording's uniform arena: a dynamic offset.
+BINDING_LAYOUTS = {
+    "read": {"type": wgpu.BufferBindingType.read_only_storage},
+    "read_write": {"type": wgpu.BufferBindingType.storage},
+    "uniform": {"type": wgpu.BufferBindingType.uniform, "has_dynamic_offset": True},
 }
 
 _lock = threading.Lock()
@@ -213,7 +214,7 @@ def _shader_module(code):
 
 def layout_key(bindings) -> tuple:
     """A hashable description of a bind group layout: ((binding, type name), ...) where the
-    type name is a key of BINDING_TYPES."""
+    type name is a key of BINDING_LAYOUTS."""
     return tuple(sorted(bindings))
 
 
@@ -241,7 +242,7 @@ def pipeline_for(code, entry_point: str, bindings: tuple | None = None):
                 {
                     "binding": binding,
                     "visibility": wgpu.ShaderStage.COMPUTE,
-                    "buffer": {"type": BINDING_TYPES[kind]},
+                    "buffer": BINDING_LAYOUTS[kind],
                 }
                 for binding, kind in bindings
             ],

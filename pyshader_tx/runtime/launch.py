@@ -10,12 +10,17 @@ Per call, a Launcher
    call may also pass only the runtime parameters),
 2. computes the dispatch: `threads=` rounds up per dimension to whole workgroups,
    `workgroups=` is taken as given; a launch of zero threads or workgroups does nothing,
-3. binds arrays: DeviceArrays bind their buffers, numpy arrays are uploaded into buffers
-   pooled per parameter (see `arguments.py`),
-4. packs the uniform block and rewrites the launcher's one uniform buffer only when the
-   bytes changed (through `Recording.write`, ordered after the launches recorded before),
-5. finds the bind group in a small cache keyed by the bound buffers (the layout is
-   explicit and shared by both shader variants, so the pipeline is not part of the key),
+3. binds arrays: DeviceArrays bind their buffers (the bytes of their data: a pooled
+   buffer may be larger), numpy arrays are uploaded into buffers pooled per parameter
+   (see `arguments.py`),
+4. packs the uniform block (its bytes go to the recording's uniform arena with the
+   dispatch, bound at a dynamic offset: no buffer write per launch),
+5. finds the bind group in a small cache keyed by the bound (buffer id, size) pairs (the
+   layout is explicit and shared by both shader variants, so the pipeline is not part of
+   the key; the uniform binding is the arena, the same for every launch). A bind group
+   holds its buffers on the GPU side, so the cache must not outlive them: keys hold ids,
+   not buffers, and when a buffer is freed (a dropped DeviceArray) the bind groups that
+   bind it leave every cache (`_watch_buffer`), freeing its memory,
 6. records the dispatch (`recording.py`: launches are submitted together, not one by
    one) and, when the kernel writes numpy arguments, submits and copies them back in
    place. Work on DeviceArrays is only recorded.
@@ -34,8 +39,7 @@ kernel's bounds check already skips.
 from __future__ import annotations
 
 import operator
-
-import wgpu
+import weakref
 
 from ..options import options
 from .arguments import ArrayParam
@@ -48,7 +52,6 @@ __all__ = ["Launcher", "launch", "fold_workgroups", "launcher_for", "compute_dis
 
 BIND_GROUPS_PER_LAUNCHER = 32  # distinct sets of bound buffers remembered per kernel
 FOLD_SEARCH = 256  # how far above the least Y `fold_workgroups` looks for an exact divisor
-UNIFORM_USAGE = wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST
 
 
 def fold_workgroups(total: int, limit: int) -> tuple[int, int]:
@@ -162,19 +165,9 @@ class Launcher:
         layout = [(a.binding, a.access) for a in arrays]
 
         self._packer = None
-        self._uniform_entry = None
-        self._last_uniform = None
         if interface.uniforms is not None:
             block = interface.uniforms
             self._packer = UniformPacker(self.name, self._params, block)
-            buffer = device.create_buffer(
-                label=f"{self.name} uniforms", size=self._packer.size, usage=UNIFORM_USAGE
-            )
-            self._uniform_buffer = buffer
-            self._uniform_entry = {
-                "binding": block.binding,
-                "resource": {"buffer": buffer, "offset": 0, "size": buffer.size},
-            }
             layout.append((block.binding, "uniform"))
         self._layout = tuple(sorted(layout))
         self._pipeline, self._group_layout = pipeline_for(get_code(False), self.name, self._layout)
@@ -208,8 +201,12 @@ class Launcher:
     def dispatch_shape(self, threads=None, workgroups=None):
         """((X, Y, Z), folded) for a call's `threads`/`workgroups`, or None for an empty
         launch."""
-        # Keyed with the types too: 8.0 == 8 but is no count of threads.
-        key = (threads, workgroups, type(threads), type(workgroups))
+        # Keyed by the int for the common threads=N, else with the types too: 8.0 == 8 but
+        # is no count of threads (an int key never equals a tuple key).
+        if workgroups is None and type(threads) is int:
+            key = threads
+        else:
+            key = (threads, workgroups, type(threads), type(workgroups))
         try:
             cached = self._dispatch_cache.get(key, False)
         except TypeError:  # unhashable (a list)
@@ -234,73 +231,85 @@ class Launcher:
     def __call__(self, args, threads=None, workgroups=None) -> None:
         if len(args) != self._nparams:
             args = self._full_args(args)
-        shape = self.dispatch_shape(threads, workgroups)
-        if shape is None:
-            return
+        shape = self._dispatch_cache.get(threads) if type(threads) is int else None
+        if shape is None or workgroups is not None:
+            shape = self.dispatch_shape(threads, workgroups)
+            if shape is None:
+                return
         counts, folded = shape
 
-        buffers = []
+        keys = []  # (buffer id, bytes bound) per array parameter
         readbacks = None
         for param in self._arrays:
             value = args[param.index]
             if type(value) is DeviceArray:
                 if value._sig is not param.last_sig:
                     param.accept(value)
-                buffers.append(value.buffer)
+                keys.append(value._key)
             else:
                 if isinstance(value, DeviceArray):
                     param.accept(value)
-                    buffers.append(value.buffer)
+                    keys.append(value._key)
                     continue
                 array = param.check_numpy(value)
-                buffer = param.upload(array)
-                buffers.append(buffer)
+                keys.append(param.upload(array))
                 if param.writes:
                     if readbacks is None:
                         readbacks = []
-                    readbacks.append((param, buffer, array))
+                    readbacks.append((param, param.uploaded[0], array))
 
         packer = self._packer
-        if packer is not None:
-            data = packer.pack(args)
-            if data != self._last_uniform:
-                recording().write(self._uniform_buffer, data)
-                self._last_uniform = data
+        uniforms = None if packer is None else packer.pack(args)
 
-        key = tuple(buffers)
-        bind_group = self._bind_groups.get(key)
+        key = tuple(keys)
+        cache = self._bind_groups
+        bind_group = cache.get(key)
         if bind_group is None:
-            bind_group = self._create_bind_group(buffers)
-            if len(self._bind_groups) >= BIND_GROUPS_PER_LAUNCHER:
-                self._bind_groups.pop(next(iter(self._bind_groups)))
-            self._bind_groups[key] = bind_group
+            bindings = []  # (buffer, bytes bound) per array parameter
+            for param in self._arrays:
+                value = args[param.index]
+                is_array = isinstance(value, DeviceArray)
+                bindings.append(value._binding if is_array else param.uploaded)
+            bind_group = self._create_bind_group(bindings)
+            if len(cache) >= BIND_GROUPS_PER_LAUNCHER:
+                _forget_bind_group(cache, next(iter(cache)))
+            cache[key] = bind_group
+            for buffer, _ in bindings:
+                _watch_buffer(buffer, cache, key)
 
-        recording().dispatch(self._folded() if folded else self._pipeline, bind_group, counts)
+        pipeline = self._folded() if folded else self._pipeline
+        recording().dispatch(pipeline, bind_group, counts, uniforms)
 
         if readbacks is not None:
             for param, buffer, array in readbacks:
                 param.read_back(buffer, array)
 
-    def _create_bind_group(self, buffers):
-        self._check_aliasing(buffers)
+    def _create_bind_group(self, bindings):
+        for param, binding in zip(self._arrays, bindings):
+            if binding is None:
+                raise param.error(
+                    "the DeviceArray was given back to the buffer pool (pool.give_back) and "
+                    "cannot be used any more",
+                    ValueError,
+                )
+        self._check_aliasing(bindings)
         entries = [
-            {
-                "binding": param.binding,
-                "resource": {"buffer": buffer, "offset": 0, "size": buffer.size},
-            }
-            for param, buffer in zip(self._arrays, buffers)
+            {"binding": param.binding, "resource": {"buffer": buffer, "offset": 0, "size": size}}
+            for param, (buffer, size) in zip(self._arrays, bindings)
         ]
-        if self._uniform_entry is not None:
-            entries.append(self._uniform_entry)
+        if self._packer is not None:
+            arena = recording().uniform_arena
+            resource = {"buffer": arena, "offset": 0, "size": self._packer.size}
+            entries.append({"binding": self.interface.uniforms.binding, "resource": resource})
         return self._device.create_bind_group(
             label=self.name, layout=self._group_layout, entries=entries
         )
 
-    def _check_aliasing(self, buffers) -> None:
+    def _check_aliasing(self, bindings) -> None:
         """WebGPU forbids a buffer the dispatch writes to be bound twice; say which
         parameters share it (checked when a bind group is made, so never on a cache hit)."""
         seen = {}
-        for param, buffer in zip(self._arrays, buffers):
+        for param, (buffer, _) in zip(self._arrays, bindings):
             other = seen.get(buffer)
             if other is not None and (param.writes or other.writes):
                 written = param if param.writes else other
@@ -310,6 +319,34 @@ class Launcher:
                     f"allow a buffer that a launch writes to be bound twice (pass a copy)"
                 )
             seen.setdefault(buffer, param)
+
+
+# id(buffer) -> {(id(cache), key): cache} for the bind group caches holding a bind group
+# of that buffer under `key` (see the module doc, step 5).
+_bind_group_users: dict = {}
+
+
+def _watch_buffer(buffer, cache: dict, key: tuple) -> None:
+    """Drop `cache[key]` when `buffer` is freed."""
+    users = _bind_group_users.get(id(buffer))
+    if users is None:
+        users = _bind_group_users[id(buffer)] = {}
+        weakref.finalize(buffer, _buffer_freed, id(buffer)).atexit = False
+    users[(id(cache), key)] = cache
+
+
+def _buffer_freed(buffer_id: int) -> None:
+    for (_, key), cache in _bind_group_users.pop(buffer_id, {}).items():
+        cache.pop(key, None)
+
+
+def _forget_bind_group(cache: dict, key: tuple) -> None:
+    """Evict `cache[key]`, and its watch entries."""
+    del cache[key]
+    for buffer_id, _ in key:
+        users = _bind_group_users.get(buffer_id)
+        if users is not None:
+            users.pop((id(cache), key), None)
 
 
 def launcher_for(interface, get_code) -> Launcher:

@@ -9,11 +9,27 @@ kernel writes), when `MAX_RECORDED_COMMANDS` commands have piled up, or at
 
 Consecutive dispatches share one compute pass: WebGPU orders the dispatches of a pass
 (each is its own usage scope), so a launch sees what the one before it wrote. Within a
-pass the pipeline and bind group are set only when they change.
+pass the pipeline and bind group (with its dynamic offset) are set only when they change.
+Zero-fills and copies between buffers (`clear`, `copy`: `pool.py`) end the pass and are
+recorded in the encoder between the dispatches, in the order they are issued. Bind group
+and dispatch commands call wgpu-native directly (`_pass_commands` says why that keeps
+every error check).
+
+Uniform blocks. A launch's uniform block (its scalar, vector and struct arguments) does
+not get a buffer write of its own: `dispatch` appends the block to the recording's
+*uniform arena*, a host-side bytearray mirrored by one uniform buffer per device, at the
+next multiple of the device's `min-uniform-buffer-offset-alignment`, and binds that
+slice through the bind group's dynamic offset (kernels' bind group layouts declare the
+uniform binding `has_dynamic_offset`). Blocks with the same bytes share a slice. `flush`
+writes the used part of the arena with one `queue.write_buffer` just before submitting:
+that write lands after every earlier submission (which read the arena's previous
+contents) and before this one, so each launch reads exactly its own block however many
+launches with different scalars one pass holds. An arena that fills up
+(`UNIFORM_ARENA_BYTES`) submits the recording first.
 
 Host writes and ordering. `queue.write_buffer` takes effect when it is called, i.e. before
 every command buffer submitted later, including one that holds work recorded before the
-write. So `write` (used for uniform blocks, numpy uploads and `DeviceArray.write`) writes
+write. So `write` (used for numpy uploads and `DeviceArray.write`) writes
 directly only while nothing is recorded; otherwise it puts the data in a new staging
 buffer and records a copy into the target, ordered after the recorded dispatches. A
 buffer nothing recorded can use (a new one: `tx.to_device`) is written directly.
@@ -25,13 +41,63 @@ import wgpu
 
 from .device import get_device
 
-__all__ = ["Recording", "recording", "flush", "synchronize", "MAX_RECORDED_COMMANDS"]
+__all__ = [
+    "Recording",
+    "recording",
+    "flush",
+    "synchronize",
+    "MAX_RECORDED_COMMANDS",
+    "UNIFORM_ARENA_BYTES",
+]
 
 # Recorded commands (dispatches and copies) after which the recording is submitted anyway,
 # so a long loop of launches without a result neither grows without bound nor idles the GPU.
 MAX_RECORDED_COMMANDS = 1024
-# Bytes of one staging chunk that small host writes (uniform blocks) share.
+# Bytes of one staging chunk that small host writes share.
 STAGING_CHUNK = 1 << 16
+# Bytes of the uniform arena: room for MAX_RECORDED_COMMANDS blocks of up to 256 bytes at
+# WebGPU's default offset alignment of 256 (devices with a finer alignment fit more).
+UNIFORM_ARENA_BYTES = 1 << 18
+UNIFORM_USAGE = wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST
+
+
+def _pass_commands():
+    """(bind(pass, group, offset), dispatch(pass, counts)) for an open compute pass.
+
+    They call wgpu-native's C functions directly: wgpu-py wraps each C call in an error
+    capture of its own (about 1 us per call on a 2-core VM, a third of a recorded launch),
+    but wgpu-native validates the commands of a pass when the encoder finishes, and wgpu-py
+    raises what it finds there as before (same error, same message). Where this wgpu-py's
+    internals differ, wgpu-py's methods are used."""
+    try:
+        from wgpu.backends.wgpu_native import _api
+
+        set_bind_group = _api.lib.wgpuComputePassEncoderSetBindGroup
+        dispatch_workgroups = _api.lib.wgpuComputePassEncoderDispatchWorkgroups
+        offsets = _api.ffi.new("uint32_t[1]")  # copied by wgpu-native during the call
+        null = _api.ffi.NULL
+    except (ImportError, AttributeError):  # pragma: no cover - another wgpu-py layout
+        return (
+            lambda compute_pass, group, offset: compute_pass.set_bind_group(
+                0, group, () if offset is None else (offset,)
+            ),
+            lambda compute_pass, counts: compute_pass.dispatch_workgroups(*counts),
+        )
+
+    def bind(compute_pass, group, offset) -> None:
+        if offset is None:
+            set_bind_group(compute_pass._internal, 0, group._internal, 0, null)
+        else:
+            offsets[0] = offset
+            set_bind_group(compute_pass._internal, 0, group._internal, 1, offsets)
+
+    def dispatch(compute_pass, counts) -> None:
+        dispatch_workgroups(compute_pass._internal, *counts)
+
+    return bind, dispatch
+
+
+_bind_group, _dispatch_workgroups = _pass_commands()
 
 
 class Recording:
@@ -42,12 +108,22 @@ class Recording:
         self.queue = device.queue
         self._encoder = None
         self._pass = None
-        self._pass_state = (None, None)  # the pipeline and bind group the open pass has set
+        # the pipeline, bind group and uniform offset the open pass has set
+        self._pass_state = (None, None, None)
         self._staging = []  # staging buffers kept alive until their copies are submitted
         self._chunk = None  # the staging chunk small writes go to, and its bytes used
         self._chunk_used = 0
         self.commands = 0
         self._probe = None  # a 4-byte buffer `synchronize` reads back
+        # The uniform arena (see the module doc): its buffer, host copy, bytes used, and
+        # the offset of each distinct block placed since the last flush.
+        self.uniform_arena = device.create_buffer(
+            label="pyshader_tx uniform arena", size=UNIFORM_ARENA_BYTES, usage=UNIFORM_USAGE
+        )
+        self._arena_data = bytearray(UNIFORM_ARENA_BYTES)
+        self._arena_used = 0
+        self._uniform_offsets = {}
+        self._uniform_alignment = device.limits["min-uniform-buffer-offset-alignment"]
 
     @property
     def pending(self) -> bool:
@@ -64,19 +140,56 @@ class Recording:
         if compute_pass is not None:
             compute_pass.end()
 
-    def dispatch(self, pipeline, bind_group, counts) -> None:
-        """Record one dispatch of `pipeline` with `bind_group` (group 0) over `counts`."""
+    def dispatch(self, pipeline, bind_group, counts, uniforms: bytes | None = None) -> None:
+        """Record one dispatch of `pipeline` with `bind_group` (group 0) over `counts`.
+        `uniforms` is the launch's uniform block (bound at its slice of the arena through
+        the group's one dynamic offset), or None for a kernel without one."""
+        offset = None if uniforms is None else self._uniform_offset(uniforms)
         compute_pass = self._pass
         if compute_pass is None:
             compute_pass = self._pass = self._commands_encoder().begin_compute_pass()
-            self._pass_state = (None, None)
-        last_pipeline, last_group = self._pass_state
+            self._pass_state = (None, None, None)
+        last_pipeline, last_group, last_offset = self._pass_state
         if pipeline is not last_pipeline:  # a pass keeps its pipeline and bind group
             compute_pass.set_pipeline(pipeline)
-        if bind_group is not last_group:
-            compute_pass.set_bind_group(0, bind_group)
-        self._pass_state = (pipeline, bind_group)
-        compute_pass.dispatch_workgroups(*counts)
+        if bind_group is not last_group or offset != last_offset:
+            _bind_group(compute_pass, bind_group, offset)
+        self._pass_state = (pipeline, bind_group, offset)
+        _dispatch_workgroups(compute_pass, counts)
+        self.commands += 1
+        if self.commands >= MAX_RECORDED_COMMANDS:
+            self.flush()
+
+    def _uniform_offset(self, block: bytes) -> int:
+        """The arena offset of `block` for the dispatch about to be recorded (placed at the
+        next aligned offset unless an identical block is there already)."""
+        offset = self._uniform_offsets.get(block)
+        if offset is None:
+            offset = self._arena_used
+            end = offset + len(block)
+            if end > UNIFORM_ARENA_BYTES:  # full: submit what uses it, start again
+                self.flush()
+                offset, end = 0, len(block)
+            self._arena_data[offset:end] = block
+            alignment = self._uniform_alignment
+            self._arena_used = -(-end // alignment) * alignment
+            self._uniform_offsets[block] = offset
+        return offset
+
+    def clear(self, buffer, offset: int, size: int) -> None:
+        """Record a zero-fill of `size` bytes of `buffer` at `offset` (multiples of 4),
+        after the recorded dispatches (it ends the open compute pass)."""
+        self._end_pass()
+        self._commands_encoder().clear_buffer(buffer, offset, size)
+        self._count()
+
+    def copy(self, source, source_offset: int, target, target_offset: int, size: int) -> None:
+        """Record a copy of `size` bytes between two buffers (offsets and size multiples of
+        4), after the recorded dispatches (it ends the open compute pass)."""
+        self._end_pass()
+        self._commands_encoder().copy_buffer_to_buffer(
+            source, source_offset, target, target_offset, size
+        )
         self._count()
 
     def write(self, buffer, data) -> None:
@@ -121,8 +234,11 @@ class Recording:
             self.flush()
 
     def flush(self) -> None:
-        """Submit the recorded work (if any) in one command buffer."""
+        """Submit the recorded work (if any) in one command buffer, after writing the
+        uniform arena's used part (one queue write)."""
         encoder, self._encoder = self._encoder, None
+        arena_used, self._arena_used = self._arena_used, 0
+        self._uniform_offsets = {}
         if encoder is None:
             return
         # The recording is reset first, so an error below does not leave it half open.
@@ -132,6 +248,10 @@ class Recording:
         self._end_pass()
         for buffer in staging:
             buffer.unmap()
+        if arena_used:
+            self.queue.write_buffer(
+                self.uniform_arena, 0, memoryview(self._arena_data)[:arena_used]
+            )
         self.queue.submit([encoder.finish()])
         del staging  # wgpu keeps what a submitted command buffer uses alive
 

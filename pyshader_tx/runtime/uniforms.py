@@ -203,7 +203,7 @@ class UniformPacker:
                     if kind == _SCALAR:
                         values.append(value)
                     elif kind == _SHAPE:
-                        values.extend(value.shape[:count])
+                        values.extend(value.shape[:count] or (1,))  # 0-d: length 1
                     else:
                         if len(value) != count:
                             raise ValueError
@@ -223,7 +223,7 @@ class UniformPacker:
             value = args[index]
             ty = member.ty
             if kind == "shape":
-                dims = value.shape[: ty.size if isinstance(ty, t.VectorType) else 1]
+                dims = value.shape[: ty.size if isinstance(ty, t.VectorType) else 1] or (1,)
                 encoded = b"".join(encode_scalar(t.u32, n, what) for n in dims)
             elif member.python_type is not None and member.python_type == t.bool_:
                 encoded = _encode_bool(value, what)

@@ -161,17 +161,21 @@ def test_different_kernels_interleaved_in_one_recording(submissions):
 
 
 def test_staging_chunks_filled_and_renewed(monkeypatch):
-    monkeypatch.setattr(recording_module, "STAGING_CHUNK", 48)  # a few uniform blocks each
-    n = 40
+    monkeypatch.setattr(recording_module, "STAGING_CHUNK", 48)  # three 16-byte writes each
+    n = 4
     x = np.arange(n, dtype=np.uint32)
     a, b = tx.to_device(x), tx.empty(n, u32)
-    affine(a, b, 100, threads=n)
-    expect = affine_reference(x, 100)
-    for step in range(15):
-        source, target = (b, a) if step % 2 == 0 else (a, b)
-        affine(source, target, step, threads=n)
-        expect = affine_reference(expect, step)
-    np.testing.assert_array_equal((a if step % 2 == 0 else b).numpy(), expect)
+    affine(a, b, 100, threads=n)  # recorded: the writes below go through staging chunks
+    outputs = []
+    for step in range(8):
+        a.write(x + np.uint32(step))
+        out = tx.empty(n, u32)
+        affine(a, out, step, threads=n)
+        outputs.append(out)
+    assert len(recording_module.recording()._staging) == 3  # 8 writes, 3 per chunk
+    np.testing.assert_array_equal(b.numpy(), affine_reference(x, 100))
+    for step, out in enumerate(outputs):
+        np.testing.assert_array_equal(out.numpy(), affine_reference(x + np.uint32(step), step))
 
 
 def test_arrays_dropped_while_their_launches_are_recorded():
@@ -183,3 +187,122 @@ def test_arrays_dropped_while_their_launches_are_recorded():
     del temporary  # the recording keeps its buffer alive until submitted
     gc.collect()
     np.testing.assert_array_equal(b.numpy(), affine_reference(x, 3))
+
+
+@tx.kernel(workgroup_size=32)
+def affine_pair(x: Array[u32], y: Array[u32], mul: u32, add: u32):
+    i = tx.global_invocation_id().x
+    if i < len(y):
+        y[i] = x[i] * mul + add
+
+
+@pytest.fixture
+def buffer_writes(monkeypatch):
+    """A list that gets the size of every `queue.write_buffer` call."""
+    calls = []
+    queue_type = type(tx.device().queue)
+    original = queue_type.write_buffer
+
+    def counting(self, buffer, offset, data, *rest):
+        calls.append(memoryview(data).nbytes)
+        return original(self, buffer, offset, data, *rest)
+
+    monkeypatch.setattr(queue_type, "write_buffer", counting)
+    return calls
+
+
+def test_uniform_blocks_of_a_recording_take_one_buffer_write(submissions, buffer_writes):
+    # Two kernels with uniform blocks of their own, each launch with other scalars (and
+    # some with the same ones again): the blocks go into the uniform arena, written once
+    # at the submission, and every launch reads its own.
+    n = 45
+    x = np.arange(n, dtype=np.uint32)
+    a, b = tx.to_device(x), tx.empty(n, u32)
+    tx.synchronize()
+    submissions.clear()
+    buffer_writes.clear()
+    expect = x
+    for step in range(60):
+        source, target = (a, b) if step % 2 == 0 else (b, a)
+        if step % 3 == 0:
+            affine_pair(source, target, step % 4 + 1, 7, threads=n)
+            expect = (expect * np.uint32(step % 4 + 1) + np.uint32(7)).astype(np.uint32)
+        else:
+            affine(source, target, step % 5, threads=n)
+            expect = affine_reference(expect, step % 5)
+    assert submissions == [] and buffer_writes == []
+    tx.synchronize()
+    assert len(submissions) == 2 and len(buffer_writes) == 1
+    np.testing.assert_array_equal(a.numpy(), expect)
+
+
+def test_a_full_uniform_arena_submits_and_starts_again(submissions, monkeypatch):
+    alignment = tx.device().limits["min-uniform-buffer-offset-alignment"]
+    monkeypatch.setattr(recording_module, "UNIFORM_ARENA_BYTES", 3 * alignment)
+    n = 33
+    x = np.arange(n, dtype=np.uint32)
+    a, b = tx.to_device(x), tx.empty(n, u32)
+    tx.synchronize()
+    submissions.clear()
+    expect = x
+    for step in range(10):  # 3 distinct blocks fit: 10 launches need 4 submissions
+        source, target = (a, b) if step % 2 == 0 else (b, a)
+        affine(source, target, step + 1, threads=n)
+        expect = affine_reference(expect, step + 1)
+    assert len(submissions) == 3
+    np.testing.assert_array_equal(a.numpy(), expect)
+
+
+@pytest.mark.wgpu_only("wgpu-native's validation of pass commands")
+def test_pass_commands_called_directly_are_still_validated():
+    # The recording calls wgpu-native's set-bind-group and dispatch without wgpu-py's
+    # per-call error capture: wgpu-native checks them when the encoder finishes, where
+    # wgpu-py raises the error (here a misaligned dynamic offset).
+    import wgpu
+
+    from pyshader_tx.runtime.launch import launcher_for
+
+    n = 8
+    a, b = tx.to_device(np.arange(n, dtype=np.uint32)), tx.empty(n, u32)
+    affine(a, b, 1, threads=n)
+    compiled = affine.compiled()
+    get_code = compiled.wgpu_spirv if tx.options.shader_source == "spirv" else compiled.naga_code
+    launcher = launcher_for(compiled.interface, get_code)
+    group = launcher._bind_groups[(a._key, b._key)]
+    encoder = tx.device().create_command_encoder()
+    compute_pass = encoder.begin_compute_pass()
+    compute_pass.set_pipeline(launcher._pipeline)
+    recording_module._bind_group(compute_pass, group, 3)
+    recording_module._dispatch_workgroups(compute_pass, (1, 1, 1))
+    compute_pass.end()
+    with pytest.raises(wgpu.GPUValidationError, match="min_uniform_buffer_offset_alignment"):
+        encoder.finish()
+
+
+@pytest.mark.wgpu_only("the wgpu runtime's bind group cache")
+def test_a_dropped_array_leaves_the_bind_group_caches(monkeypatch):
+    # A cached bind group holds its buffers on the GPU side: it must not keep the memory
+    # of an array the program dropped.
+    import importlib
+    import weakref
+
+    launch_module = importlib.import_module("pyshader_tx.runtime.launch")
+
+    monkeypatch.setattr(launch_module, "BIND_GROUPS_PER_LAUNCHER", 2)
+    n = 16
+    x = tx.to_device(np.arange(n, dtype=np.uint32))
+    outputs = [tx.empty(n, u32) for _ in range(4)]
+    for add in range(4):  # the first two bind groups are evicted
+        affine(x, outputs[add], add, threads=n)
+    compiled = affine.compiled()
+    get_code = compiled.wgpu_spirv if tx.options.shader_source == "spirv" else compiled.naga_code
+    cache = launch_module.launcher_for(compiled.interface, get_code)._bind_groups
+    assert len(launch_module._bind_group_users[id(x.buffer)]) == 2  # evicted ones forgotten
+    np.testing.assert_array_equal(outputs[3].numpy(), affine_reference(np.arange(n), 3))
+    last = outputs.pop()
+    key, buffer = last._key, weakref.ref(last.buffer)
+    assert any(key in cached for cached in cache)
+    del last
+    gc.collect()
+    assert buffer() is None  # freed, and its bind group left the cache
+    assert not any(key in cached for cached in cache) and len(cache) == 1
