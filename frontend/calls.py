@@ -461,7 +461,9 @@ class CallLowering:
             )
         omitted = []
         for index, (slot, p) in enumerate(zip(slots, params)):
-            if slot is None and defaults[p.name] is None:
+            if slot is not None and self.is_omitted(slot) and defaults.get(p.name, 0) is None:
+                omitted.append(p.name)  # an omitted parameter passed on stays omitted
+            elif slot is None and defaults[p.name] is None:
                 omitted.append(p.name)
             elif slot is None:  # a number: as if written at the call
                 slots[index] = ast.copy_location(ast.Constant(defaults[p.name]), node)
@@ -482,6 +484,11 @@ class CallLowering:
         )
         function = self.module.function_for(func, self.source.span(node), arrays)
         return self.device_call(function, args, self.source.span(node))
+
+    def is_omitted(self, node: ast.expr) -> bool:
+        """Whether `node` names a parameter that was not given (its default is None)."""
+        binding = self.bindings.get(node.id) if isinstance(node, ast.Name) else None
+        return isinstance(binding, Meta) and binding.kind == "omitted"
 
     def call_generic(
         self, meta: Meta, node: ast.Call, params: list, slots: list, omitted: tuple = ()

@@ -520,6 +520,8 @@ def _kernel_function(source, arg, constants, defaults) -> Meta:
     None (`if map is None:` tells)."""
     name = arg.arg
     default = defaults.get(name)
+    if constants.get(name, MISSING_DEFAULT) is None:  # map=None: as if not given
+        constants = {k: v for k, v in constants.items() if k != name}
     if name not in constants:
         if default is not None and _default_number(default) is None:
             return Meta("omitted", None, name)

