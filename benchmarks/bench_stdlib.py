@@ -1,7 +1,7 @@
 """tx.stdlib's device-wide primitives against NVIDIA CUB and torch, in one run on the device.
 
 Prints one line per (primitive, size): ours in G elements/s (wall-clock over `REPS` calls
-recorded back to back, then `tx.synchronize()`: at small sizes this is the launch cost),
+recorded back to back, then `tx.synchronize()`) and the host time of recording a call,
 torch's in the same process, CUB's from `.bench/cub_reference` (built by
 `run_stdlib_bench.sh`), and the ratios, including to a memcpy measured by CUB in the run.
 Also the host cost per launch of a chain of 100 dependent small launches.
@@ -24,15 +24,17 @@ from pyshader_tx import Array, f32, stdlib
 REPS = 20
 
 
-def timed(call, reps=REPS) -> float:
-    """Seconds per call: one warm-up (compiles), then `reps` calls and one synchronize."""
+def timed(call, reps=REPS) -> tuple:
+    """(seconds per call, host seconds per call): one warm-up (compiles), then `reps`
+    calls recorded back to back and one synchronize; the host part is the recording."""
     call()
     tx.synchronize()
     start = time.perf_counter()
     for _ in range(reps):
         call()
+    recorded = time.perf_counter()
     tx.synchronize()
-    return (time.perf_counter() - start) / reps
+    return (time.perf_counter() - start) / reps, (recorded - start) / reps
 
 
 def torch_timed(call, reps=REPS) -> float | None:
@@ -109,7 +111,7 @@ def main() -> None:
         except Exception as error:  # noqa: BLE001 - torch is a peer, not a requirement
             print("torch:", error)
         memcpy = cub.get(("memcpy_u32", n), {}).get("g_elem_s")
-        for op, seconds in ours.items():
+        for op, (seconds, host) in ours.items():
             rate = n / seconds / 1e9
             ref = cub.get((op, n), {}).get("g_elem_s")
             peer = torch_ours.get(op)
@@ -117,6 +119,8 @@ def main() -> None:
                 "op": op,
                 "log2n": log2n,
                 "ours_g_elem_s": round(rate, 2),
+                "ours_us": round(seconds * 1e6, 1),
+                "host_us": round(host * 1e6, 1),
                 "cub_g_elem_s": ref,
                 "vs_cub": round(rate / ref, 3) if ref else None,
                 "vs_memcpy": round(rate / memcpy, 3) if memcpy else None,

@@ -554,7 +554,7 @@ class CallLowering:
 
     def function_argument(self, node: ast.expr, param: ir.Parameter, name: str):
         """The device function passed for a `tx.Func` parameter (or a named op)."""
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        if _is_string(node):
             return self.named_op(node)
         if isinstance(node, ast.Name) and node.id not in self.bindings:
             value = self.source.lookup(node.id)

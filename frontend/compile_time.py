@@ -10,11 +10,10 @@ Generic device code chooses its implementation by what it was specialised with:
 An operand of `is` is a *compile-time object*: a device function (also a named op such as
 "add" passed for a `tx.Func`), a type, `None`, or an omitted parameter; a run-time value
 (a parameter that was given, a local) is never `None` and never a function or type. The
-test is a bool constant. An `if`/`elif` whose test is made only of such tests and bools
-known when compiling (True, a global or closure bool, a `Const[bool]` parameter; with
-`not`, `and`, `or`), or whose condition folds to a constant
-(`tx.workgroup_size().y > 1`), compiles just the branch taken, so the other may use what this
-specialisation does not allow (`tx.subgroup_and` on an f32 where `op` is not "and").
+test is a bool constant. An `if`/`elif` whose condition folds to a constant (such tests,
+with `not`, `and`, `or`; a global bool, a `Const` parameter, `tx.workgroup_size().y > 1`)
+compiles just the branch taken, so the other may use what this specialisation does not
+allow (`tx.subgroup_and` on an f32 where `op` is not "and").
 """
 
 from __future__ import annotations
@@ -25,46 +24,18 @@ from pyshader_tx import ir
 from pyshader_tx import types as t
 
 from . import analysis
-from .expressions import ArrayParam, Meta, is_identity_test
+from .expressions import ArrayParam, Meta
 
 #: The kinds of Meta that `is` compares, and how: by identity or by equality (types).
 COMPILE_TIME_KINDS = {"function": "identity", "type": "equal", "none": "identity"}
 
 
 class CompileTimeTests:
-    """`is` tests and the if-statements they decide."""
+    """`is` tests, and the if-statements that constant conditions decide."""
 
-    def static_test(self, node: ast.expr) -> bool | None:
-        """The value of a test made only of compile-time `is` tests (with not, and, or),
-        None when any part of it is a run-time value."""
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-            inner = self.static_test(node.operand)
-            return None if inner is None else not inner
-        if isinstance(node, ast.BoolOp):
-            values = [self.static_test(value) for value in node.values]
-            if None in values:
-                return None
-            return all(values) if isinstance(node.op, ast.And) else any(values)
-        if isinstance(node, ast.Compare) and is_identity_test(node):
-            return self.identity_test(node)
-        return self.constant_bool(node)
-
-    def constant_bool(self, node: ast.expr) -> bool | None:
-        """`True`, `False`, or a name bound to a bool known when compiling (a global, a
-        closure variable, a `Const[bool]` parameter); else None."""
-        if isinstance(node, ast.Constant):
-            return node.value if isinstance(node.value, bool) else None
-        if not isinstance(node, ast.Name):
-            return None
-        binding = self.bindings.get(node.id)
-        if binding is None and node.id not in self.plan.variables:
-            value = self.source.lookup(node.id)
-        else:
-            value = getattr(binding, "constant_value", None)
-        return value if isinstance(value, bool) else None
-
-    def identity_test(self, node: ast.Compare) -> bool:
-        """`a is b` / `a is not b` (chained: each pair) on compile-time objects."""
+    def lower_identity_test(self, node: ast.Compare) -> ir.Literal:
+        """`a is b` / `a is not b` (chained: each pair) on compile-time objects: a bool
+        constant."""
         result = True
         left_node = node.left
         for op, right_node in zip(node.ops, node.comparators):
@@ -75,14 +46,14 @@ class CompileTimeTests:
             same = self.same_object(left_node, right_node, node)
             result = result and (same if isinstance(op, ast.Is) else not same)
             left_node = right_node
-        return result
+        return ir.Literal(result, t.bool_, self.source.span(node))
 
     def same_object(self, left_node: ast.expr, right_node: ast.expr, node: ast.Compare) -> bool:
         left, right = self.identity_operand(left_node), self.identity_operand(right_node)
         if left is None and right is None:
             raise self.source.error(
                 node,
-                "'is' compares compile-time objects (device functions, types, None), not" " values",
+                "'is' compares compile-time objects (device functions, types, None), not values",
                 "use == to compare values",
             )
         if left is None or right is None:  # a run-time value is none of these
@@ -111,10 +82,6 @@ class CompileTimeTests:
                 "it compares device functions, types and None",
             )
         return None
-
-    def lower_identity_test(self, node: ast.Compare) -> ir.Expr:
-        """An `is` test inside an expression: a bool constant."""
-        return ir.Literal(self.identity_test(node), t.bool_, self.source.span(node))
 
     def lower_static_if(self, node: ast.If, taken: bool) -> None:
         """An `if` decided at compile time: only the branch taken is compiled, in place.

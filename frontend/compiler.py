@@ -299,35 +299,13 @@ def parameter_defaults(source: FunctionSource, types: list) -> dict:
     defaults = {}
     for arg, node in zip(args.args[len(args.args) - len(args.defaults) :], args.defaults):
         ty = types[args.args.index(arg)]
-        value = _default_number(node)
-        if value is MISSING_DEFAULT:
-            raise source.error(
-                node, "a device function default is a number or None", f"e.g. {arg.arg}=0"
-            )
-        if value is not None and (isinstance(ty, t.StorageArrayType) or ty is FuncAnnotation):
-            raise source.error(node, f"parameter '{arg.arg}' can only default to None")
         if isinstance(ty, (t.StorageArrayType, GenericArray)):
             raise source.error(node, "array parameters have no defaults")
+        value = _default_value(source, node, f"parameter '{arg.arg}'", allow_none=True)
+        if value is not None and ty is FuncAnnotation:
+            raise source.error(node, f"parameter '{arg.arg}' can only default to None")
         defaults[arg.arg] = value
     return defaults
-
-
-MISSING_DEFAULT = object()
-
-
-def _default_number(node: ast.expr):
-    """None, a number or a negated number written as a default; else MISSING_DEFAULT."""
-    negate = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
-    if negate:
-        node = node.operand
-    if not isinstance(node, ast.Constant):
-        return MISSING_DEFAULT
-    value = node.value
-    if value is None and not negate:
-        return None
-    if isinstance(value, (bool, int, float)) and not (negate and isinstance(value, bool)):
-        return -value if negate else value
-    return MISSING_DEFAULT
 
 
 def lower_device_function(
@@ -520,10 +498,10 @@ def _kernel_function(source, arg, constants, defaults) -> Meta:
     None (`if map is None:` tells)."""
     name = arg.arg
     default = defaults.get(name)
-    if constants.get(name, MISSING_DEFAULT) is None:  # map=None: as if not given
+    if name in constants and constants[name] is None:  # map=None: as if not given
         constants = {k: v for k, v in constants.items() if k != name}
     if name not in constants:
-        if default is not None and _default_number(default) is None:
+        if isinstance(default, ast.Constant) and default.value is None:
             return Meta("omitted", None, name)
         if default is not None:
             raise source.error(default, f"tx.Func parameter '{name}' can only default to None")
@@ -553,7 +531,7 @@ def _constant_value(source, arg, ty, constants, defaults):
     if name in constants:
         value = constants[name]
     elif default is not None:
-        value = _default_value(source, default, name)
+        value = _default_value(source, default, f"Const parameter '{name}'")
     else:
         raise CompileError(
             f"Const parameter '{name}' has no value: pass it, e.g. {name}=..., or use"
@@ -571,12 +549,14 @@ def _constant_value(source, arg, ty, constants, defaults):
     return value
 
 
-def _default_value(source, node: ast.expr, name: str):
-    """A Const parameter's default: a number or bool literal (with a sign), or the name
-    of a module constant."""
+def _default_value(source, node: ast.expr, what: str, allow_none: bool = False):
+    """A parameter's default: a number or bool literal (with a sign), the name of a module
+    constant, or (where `allow_none`: device functions) None."""
+    if allow_none and isinstance(node, ast.Constant) and node.value is None:
+        return None
     value = None
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        operand = _default_value(source, node.operand, name)
+        operand = _default_value(source, node.operand, what)
         if not isinstance(operand, bool):
             value = -operand if isinstance(node.op, ast.USub) else operand
     elif isinstance(node, ast.Constant):
@@ -585,10 +565,11 @@ def _default_value(source, node: ast.expr, name: str):
         value = source.lookup(node.id)
     if isinstance(value, (bool, int, float)):
         return value
+    example = "e.g. init: T = None, or n: u32 = 0" if allow_none else "e.g. BLOCK: Const[int] = 64"
     raise source.error(
         node,
-        f"the default of Const parameter '{name}' must be a constant",
-        "use a literal or the name of a module constant, e.g. BLOCK: Const[int] = 64",
+        f"the default of {what} must be a constant",
+        f"use a literal or the name of a module constant, {example}",
     )
 
 
@@ -597,7 +578,6 @@ class ConstParam:
 
     def __init__(self, value):
         self.value = value
-        self.constant_value = value  # what compile-time tests read (compile_time.py)
 
     def __call__(self, span) -> ir.Literal:
         return abstract_literal(self.value, span)

@@ -324,12 +324,9 @@ class StatementLowering:
     # -- control flow ------------------------------------------------------
 
     def lower_if(self, node: ast.If) -> None:
-        taken = self.static_test(node.test)
-        if taken is not None:
-            return self.lower_static_if(node, taken)
         condition = self.condition(node.test, "if condition")
         folded = fold_expression(condition)
-        if isinstance(folded, ir.Literal):  # a constant condition: tx.workgroup_size().y > 1
+        if isinstance(folded, ir.Literal):  # `op is add`, `tx.workgroup_size().y > 1`
             return self.lower_static_if(node, bool(folded.value))
         accept = self.lower_block(node.body, [])
         reject = self.lower_block(node.orelse, [])

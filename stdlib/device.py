@@ -5,6 +5,8 @@ its passes) and takes its scratch arrays from the runtime's pool.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 import pyshader_tx as tx
@@ -51,6 +53,14 @@ def _check_op(op, name: str):
         raise TypeError(f"{name}: op must be a named op such as 'add' or a @tx.func, not {op!r}")
 
 
+def _result_dtype(x, op, map, name: str) -> np.dtype:
+    """The dtype of what a primitive computes over `x` (checked, with `op` and `map`)."""
+    ty = _element(x, name)
+    _check_op(op, name)
+    return NUMPY_DTYPES[_result_type(map, ty, name)]
+
+
+@functools.lru_cache(maxsize=256)
 def _result_type(map, ty: t.Type, name: str) -> t.Type:
     """The type `map` gives for an element of type `ty` (`ty` without a map)."""
     if map is None:
@@ -77,10 +87,7 @@ def _identity(op, dtype, name: str):
 
 def reduce(x, op="add", map=None) -> DeviceArray:
     """op over map(x): a 0-d DeviceArray (`float(r)`, `int(r)`, `r.numpy()`)."""
-    ty = _element(x, "reduce")
-    _check_op(op, "reduce")
-    result_type = _result_type(map, ty, "reduce")
-    dtype = NUMPY_DTYPES[result_type]
+    dtype = _result_dtype(x, op, map, "reduce")
     n = len(x)
     if n == 0:
         return tx.to_device(np.array(_identity(op, dtype, "reduce of an empty array")))
@@ -95,10 +102,7 @@ def reduce(x, op="add", map=None) -> DeviceArray:
 
 
 def _scan(x, op, init, map, out, exclusive: bool, name: str) -> DeviceArray:
-    ty = _element(x, name)
-    _check_op(op, name)
-    result_type = _result_type(map, ty, name)
-    dtype = NUMPY_DTYPES[result_type]
+    dtype = _result_dtype(x, op, map, name)
     n = len(x)
     if exclusive and init is None:
         init = _identity(op, dtype, name)
@@ -108,11 +112,10 @@ def _scan(x, op, init, map, out, exclusive: bool, name: str) -> DeviceArray:
         raise ValueError(f"{name}: out must be {n} elements of {dtype}")
     if n == 0:
         return out
-    items = 8
+    items = kernels.SCAN_ITEMS
     tiles = -(-n // (kernels.WORKGROUP * items))
     init_value = dtype.type(0 if init is None else init)
-    with pool.device_input(x) as dx:
-        state = pool.take(2 * tiles, np.uint32, zero=True)
+    with pool.device_input(x) as dx, pool.temporary(2 * tiles, np.uint32, zero=True) as state:
         kernels.scan_tiles(
             dx,
             out,
@@ -125,7 +128,6 @@ def _scan(x, op, init, map, out, exclusive: bool, name: str) -> DeviceArray:
             ITEMS=items,
             threads=tiles * kernels.WORKGROUP,
         )
-        pool.give_back(state)
     return out
 
 

@@ -30,6 +30,16 @@ WORKGROUP = 256
 AGGREGATE = 1
 INCLUSIVE = 2
 SPIN_LIMIT = 64
+#: Elements per invocation of `scan_tiles` (its ITEMS).
+SCAN_ITEMS = 8
+
+
+@tx.func
+def load(x: Array[T], k: u32, like: U, map: tx.Func = None) -> U:
+    """map(x[k]), or x[k] without a map (whose type is then U's)."""
+    if map is None:
+        return x[k]
+    return map(x[k])
 
 
 @tx.kernel(workgroup_size=WORKGROUP)
@@ -40,18 +50,12 @@ def reduce_tiles(x: Array[T], out: Array[U], n: u32, per: u32, op: tx.Func, map:
     base = g * per
     end = min(base + per, n)
     k = base + t
-    acc = out[0]  # any value: only invocations with elements count (see below)
+    acc = U(0)  # any value: only invocations with elements count (see below)
     if k < end:
-        if map is None:
-            acc = x[k]
-        else:
-            acc = map(x[k])
+        acc = load(x, k, acc, map)
         k += u32(WORKGROUP)
         while k < end:
-            if map is None:
-                acc = op(acc, x[k])
-            else:
-                acc = op(acc, map(x[k]))
+            acc = op(acc, load(x, k, acc, map))
             k += u32(WORKGROUP)
     # Invocations with elements are 0..m-1: their inclusive scan at m-1 is the total.
     total = workgroup_inclusive_scan(acc, op)
@@ -76,9 +80,15 @@ def scan_tiles(
     map: tx.Func = None,
     EXCLUSIVE: tx.Const[bool] = False,
     ITEMS: tx.Const[int] = 8,
+    REVERSED: tx.Const[bool] = False,
 ):
-    """The scan of map(x) into out; `state` holds two zeroed words per tile."""
+    """The scan of map(x) into out; `state` holds two zeroed words per tile. REVERSED
+    takes the tiles in reverse workgroup order: on a GPU that starts workgroups in order,
+    every predecessor then starts after its successors (the tests' check that nothing
+    waits for a workgroup that has not run)."""
     tile = tx.workgroup_id().x
+    if REVERSED:
+        tile = tx.num_workgroups().x - u32(1) - tile
     t = tx.local_invocation_id().x
     size = u32(WORKGROUP * ITEMS)
     first = tile * size + t * u32(ITEMS)
@@ -88,10 +98,7 @@ def scan_tiles(
     for j in range(ITEMS):
         k = first + u32(j)
         if k < n:
-            if map is None:
-                v = x[k]
-            else:
-                v = map(x[k])
+            v = load(x, k, init, map)
             items[j] = v
             if j == 0:
                 acc = v
@@ -103,11 +110,9 @@ def scan_tiles(
     sums = tx.workgroup_array(U, WORKGROUP)
     prefix = tx.workgroup_array(U, 1)
     sums[t] = inclusive
-    if t == u32(WORKGROUP - 1):
-        if tile == u32(0):
-            publish(state, tile, u32(INCLUSIVE), tx.bitcast(u32, inclusive))
-        else:
-            publish(state, tile, u32(AGGREGATE), tx.bitcast(u32, inclusive))
+    if t == u32(WORKGROUP - 1):  # tile 0's aggregate is its inclusive prefix
+        flag = tx.select(u32(AGGREGATE), u32(INCLUSIVE), tile == u32(0))
+        publish(state, tile, flag, tx.bitcast(u32, inclusive))
     tx.workgroup_barrier()
     if t == u32(0) and tile > u32(0):
         aggregate = sums[WORKGROUP - 1]
@@ -197,15 +202,9 @@ def tile_aggregate(
     """The fallback: op over map(x) of tile `tile`, computed by one invocation."""
     k = tile * size
     end = min(k + size, n)
-    if map is None:
-        acc = x[k]
-    else:
-        acc = map(x[k])
+    acc = load(x, k, like, map)
     k += u32(1)
     while k < end:
-        if map is None:
-            acc = op(acc, x[k])
-        else:
-            acc = op(acc, map(x[k]))
+        acc = op(acc, load(x, k, like, map))
         k += u32(1)
     return acc

@@ -75,17 +75,27 @@ def subgroup_inclusive_scan(v: T, op: tx.Func) -> T:
 def subgroup_exclusive_scan(v: T, op: tx.Func, init: T = None) -> T:
     """`init` followed by `op` over the values of lanes 0..i-1, in lane i (lane 0 gets
     `init`; without it, the named op's identity)."""
-    if init is None:
-        if op is add:
-            return tx.subgroup_exclusive_add(v)
-        if op is mul:
-            return tx.subgroup_exclusive_mul(v)
-        return shifted(shuffle_scan(v, op), op, identity(op, v))
+    start = initial(v, op, init)
     if op is add:
-        return init + tx.subgroup_exclusive_add(v)
+        return start + tx.subgroup_exclusive_add(v)
     if op is mul:
-        return init * tx.subgroup_exclusive_mul(v)
-    return shifted(shuffle_scan(v, op), op, init)
+        return start * tx.subgroup_exclusive_mul(v)
+    return shifted(shuffle_scan(v, op), op, start)
+
+
+@tx.func
+def initial(like: T, op: tx.Func, init: T = None) -> T:
+    """What an exclusive scan starts from: `init`, or the named op's identity."""
+    if init is None:
+        return identity(op, like)
+    return init
+
+
+@tx.func
+def subgroup_count() -> u32:
+    """The subgroups of the workgroup (the last may be partial)."""
+    lanes = tx.subgroup_size()
+    return (workgroup_invocations() + lanes - u32(1)) // lanes
 
 
 @tx.func
@@ -114,15 +124,11 @@ def shifted(inclusive: T, op: tx.Func, init: T) -> T:
 @tx.func
 def workgroup_reduce(v: T, op: tx.Func) -> T:
     """`op` over the values of all the workgroup's invocations, in each of them."""
-    size = workgroup_invocations()
-    index = tx.local_invocation_index()
     if tx.workgroup_size().y * tx.workgroup_size().z > 1:
-        return memory_scan(v, op, index, size, size - u32(1))
-    lanes = tx.subgroup_size()
-    count = (size + lanes - u32(1)) // lanes
-    last = count - u32(1)
+        size = workgroup_invocations()
+        return memory_scan(v, op, tx.local_invocation_index(), size, size - u32(1))
     inclusive = subgroup_inclusive_scan(v, op)
-    return subgroup_totals_scan(inclusive, op, last)
+    return subgroup_totals_scan(inclusive, op, subgroup_count() - u32(1))
 
 
 @tx.func
@@ -142,10 +148,7 @@ def workgroup_inclusive_scan(v: T, op: tx.Func) -> T:
 def workgroup_exclusive_scan(v: T, op: tx.Func, init: T = None) -> T:
     """`init` followed by `op` over the values of local invocations 0..i-1, in invocation
     i (invocation 0 gets `init`; without it, the named op's identity)."""
-    if init is None:
-        start = identity(op, v)
-    else:
-        start = init
+    start = initial(v, op, init)
     index = tx.local_invocation_index()
     if tx.workgroup_size().y * tx.workgroup_size().z > 1:
         below = memory_scan(v, op, index, workgroup_invocations(), max(index, u32(1)) - u32(1))
@@ -181,11 +184,11 @@ def subgroup_totals_scan(inclusive: T, op: tx.Func, read: u32) -> T:
     a subgroup's worth at a time (once when they fit in one), and keeps entry `read`: no
     barrier but the one after the totals are written. A partial subgroup (whose missing
     lanes a shuffle cannot read) scans them in workgroup memory instead."""
-    size = tx.workgroup_size().x
+    size = tx.workgroup_size().x  # one-dimensional here
     index = tx.local_invocation_index()
     lanes = tx.subgroup_size()
     subgroup = index // lanes
-    count = (size + lanes - u32(1)) // lanes
+    count = subgroup_count()
     is_last = index == min(subgroup * lanes + lanes, size) - u32(1)
     if size % lanes != u32(0):
         return memory_scan(inclusive, op, tx.select(count, subgroup, is_last), count, read)

@@ -258,7 +258,61 @@ def test_the_generic_kernels_pass_naga_and_tint(tint):
         calls_outer_only,
         scale.specialize(N=i32),
         block_sums(96).specialize(N=f32),
+        choices.specialize(op="min"),
     ]
     for kernel in kernels:
         assert validate_naga(kernel.wgsl_naga) == []
     tint(kernels)
+
+
+# -- what the stdlib needs: compile-time choices, defaults, built-in values in functions --
+
+CHOSEN = "max"  # a global naming an op: passed for a tx.Func
+
+
+@tx.func
+def offset(v: N, by: N = 10, scale: N = None) -> N:
+    """A number default is used where the call gives none; `scale` may be left out."""
+    if scale is None:
+        return v + by
+    return (v + by) * scale
+
+
+@tx.func
+def where_am_i(v: u32) -> u32:
+    """Reads built-in values itself (passed by each call, folded 1-D ids included)."""
+    return v + tx.global_invocation_id().x * u32(1000) + tx.workgroup_size().x
+
+
+@tx.func
+def kind(v: N) -> N:
+    if N is f32:
+        return v * 0.5
+    elif N is i32:
+        return -v
+    return v + N(1)
+
+
+@tx.kernel(workgroup_size=1)
+def choices(x: Array[u32], xf: Array[f32], out: Array[u32], out_f: Array[f32], op: tx.Func):
+    i = tx.global_invocation_id().x
+    if i < len(x):
+        out[i * 4] = offset(x[i])
+        out[i * 4 + 1] = offset(x[i], 1, 3)
+        out[i * 4 + 2] = where_am_i(x[i])
+        out[i * 4 + 3] = fold(op, x[i], u32(5)) + fold(CHOSEN, x[i], u32(7)) + kind(x[i])
+        out_f[i] = kind(xf[i]) + f32(kind(i32(x[i])))
+
+
+def test_defaults_compile_time_choices_and_builtins_in_functions():
+    n = 70000  # more workgroups (of 1) than one dimension takes: the ids are folded
+    x = np.arange(n, dtype=np.uint32) % 11
+    xf = np.arange(n, dtype=np.float32)
+    out, out_f = np.zeros(4 * n, np.uint32), np.zeros(n, np.float32)
+    choices(x, xf, out, out_f, op="min", threads=n)
+    index = np.arange(n, dtype=np.uint32)
+    np.testing.assert_array_equal(out[0::4], x + 10)
+    np.testing.assert_array_equal(out[1::4], (x + 1) * 3)
+    np.testing.assert_array_equal(out[2::4], x + index * 1000 + 1)
+    np.testing.assert_array_equal(out[3::4], np.minimum(x, 5) + np.maximum(x, 7) + x + 1)
+    np.testing.assert_array_equal(out_f, xf * 0.5 - x.astype(np.float32))

@@ -11,15 +11,9 @@ import pytest
 import pyshader_tx as tx
 from pyshader_tx import Array, u32
 from pyshader_tx.runtime import pool
+from test_recording import affine, affine_reference, submissions  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.wgpu_only("the wgpu runtime's buffer pool")
-
-
-@tx.kernel(workgroup_size=64)
-def affine(x: Array[u32], y: Array[u32], add: u32):
-    i = tx.global_invocation_id().x
-    if i < len(y):
-        y[i] = x[i] * u32(3) + add
 
 
 @tx.kernel(workgroup_size=64)
@@ -27,24 +21,6 @@ def fill_length(y: Array[u32]):
     i = tx.global_invocation_id().x
     if i < len(y):
         y[i] = len(y)
-
-
-def affine_reference(x, add):
-    return (x * np.uint32(3) + np.uint32(add)).astype(np.uint32)
-
-
-@pytest.fixture
-def submissions(monkeypatch):
-    calls = []
-    queue_type = type(tx.device().queue)
-    original = queue_type.submit
-
-    def counting(self, command_buffers):
-        calls.append(len(command_buffers))
-        return original(self, command_buffers)
-
-    monkeypatch.setattr(queue_type, "submit", counting)
-    return calls
 
 
 @pytest.fixture(autouse=True)

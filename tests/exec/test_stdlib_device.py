@@ -11,7 +11,7 @@ from pyshader_tx.stdlib import device_kernels
 pytestmark = pytest.mark.wgpu_only("device-wide primitives return DeviceArrays")
 
 T = tx.TypeVar("T", u32, i32, f32)
-TILE = device_kernels.WORKGROUP * 8
+TILE = device_kernels.WORKGROUP * device_kernels.SCAN_ITEMS
 SIZES = [0, 1, 255, 256, TILE - 1, TILE, TILE + 1, 5 * TILE + 3]
 
 
@@ -113,3 +113,35 @@ def test_bad_arguments_are_named():
     with pytest.raises(ValueError, match="init"):
         stdlib.reduce(np.zeros(0, np.float32), first_nonzero)
     assert float(stdlib.reduce(np.zeros(0, np.float32), "min")) == np.inf
+
+
+@pytest.mark.parametrize("exclusive", [False, True])
+def test_the_scan_needs_no_forward_progress(exclusive):
+    """Tiles taken in reverse workgroup order: each look-back finds predecessors that have
+    not started, and computes their aggregates itself instead of waiting (a scan that
+    waited could hang on a GPU that runs workgroups one after another)."""
+    n = 7 * TILE + 11
+    x = (np.arange(n) % 7).astype(np.int32)
+    out = np.zeros(n, np.int32)
+    state = np.zeros(2 * 8, np.uint32)
+    device_kernels.scan_tiles(
+        x, out, state, n, 0, op="add", EXCLUSIVE=exclusive, REVERSED=True, threads=8 * 256
+    )
+    want = np.cumsum(x, dtype=np.int32)
+    np.testing.assert_array_equal(out, want - x if exclusive else want)
+
+
+def test_the_device_kernels_pass_naga_and_tint(tint):
+    from pyshader_tx.validate import validate_naga
+
+    scan, reduce_ = device_kernels.scan_tiles, device_kernels.reduce_tiles
+    kernels = [
+        scan.specialize(T=u32, U=u32, op="add"),
+        scan.specialize(T=u32, U=f32, op="max", map=is_odd, EXCLUSIVE=True, REVERSED=True),
+        scan.specialize(T=i32, U=i32, op=first_nonzero),
+        reduce_.specialize(T=f32, U=f32, op="min"),
+        reduce_.specialize(T=u32, U=u32, op="add", map=square),
+    ]
+    for kernel in kernels:
+        assert validate_naga(kernel.wgsl_naga) == []
+    tint(kernels)

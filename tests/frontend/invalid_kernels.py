@@ -1206,7 +1206,7 @@ def calls_unannotated(out: Array[f32]):
 
 
 @tx.func
-def func_with_default(v: f32 = (1.0, 2.0),) -> f32:  # error `(1.0, 2.0)`: a device function default is a number or None
+def func_with_default(v: f32 = (1.0, 2.0),) -> f32:  # error `(1.0, 2.0)`: the default of parameter 'v' must be a constant
     return v
 
 
@@ -1833,3 +1833,75 @@ def divide_bool(out: Array[f32]):
 @tx.kernel(workgroup_size=64)
 def sign_of_unsigned(x: Array[u32]):
     x[1] = tx.sign(x[0])  # error `x[0]`: u32 has no sign
+
+
+# -- the stdlib's language: named ops, compile-time tests, defaults, tx.compile_error ------
+
+
+@tx.func
+def fold_op(op: tx.Func, a: f32, b: f32) -> f32:
+    return op(a, b)
+
+
+@tx.kernel(workgroup_size=64)
+def unknown_named_op(out: Array[f32]):
+    out[0] = fold_op("sum", 1.0, 2.0)  # error `"sum"`: unknown op 'sum': the named ops are 'add'
+
+
+@tx.kernel(workgroup_size=64)
+def is_between_values(n: i32, k: i32, out: Array[f32]):
+    if n is not k:  # error `n is not k`: 'is' compares compile-time objects
+        out[0] = 1.0
+
+
+@tx.kernel(workgroup_size=64)
+def is_chained_with_less(out: Array[f32]):
+    if fold_op is fold_op < 3:  # error: 'is' cannot be chained with other comparisons
+        out[0] = 1.0
+
+
+@tx.func
+def scaled(v: f32, k: f32 = None) -> f32:
+    return v * k  # error `k`: parameter 'k' was not given (its default is None)
+
+
+@tx.kernel(workgroup_size=64)
+def omitted_used_as_value(out: Array[f32]):
+    out[0] = scaled(2.0)
+
+
+@tx.func
+def array_default(a: Array[f32] = None) -> f32:  # error `None`: array parameters have no defaults
+    return 1.0
+
+
+@tx.kernel(workgroup_size=64)
+def calls_array_default(out: Array[f32]):
+    out[0] = array_default(out)
+
+
+@tx.func
+def needs_named(op: tx.Func, v: f32) -> f32:
+    if op is fold_op:
+        return v
+    tx.compile_error("only fold_op here")  # error `tx.compile_error("only fold_op here")`: only fold_op here
+
+
+@tx.kernel(workgroup_size=64)
+def takes_wrong_branch(out: Array[f32]):
+    out[0] = needs_named("add", 1.0)
+
+
+@tx.kernel(workgroup_size=64)
+def compile_error_without_text(out: Array[f32]):
+    tx.compile_error(3)  # error `tx.compile_error(3)`: tx.compile_error takes one string
+
+
+@tx.kernel(workgroup_size=64)
+def kernel_func_without_value(out: Array[f32], op: tx.Func):  # error `op: tx.Func`: tx.Func parameter 'op' has no value
+    out[0] = op(1.0, 2.0)
+
+
+@tx.kernel(workgroup_size=64)
+def stdlib_host_function_in_kernel(out: Array[f32]):
+    out[0] = tx.stdlib.reduce(out)  # error `tx.stdlib.reduce`: tx.stdlib.reduce cannot be used inside a kernel
