@@ -79,7 +79,7 @@ def scan_tiles(
     op: tx.Func,
     map: tx.Func = None,
     EXCLUSIVE: tx.Const[bool] = False,
-    ITEMS: tx.Const[int] = 8,
+    ITEMS: tx.Const[int] = SCAN_ITEMS,
     REVERSED: tx.Const[bool] = False,
 ):
     """The scan of map(x) into out; `state` holds two zeroed words per tile. REVERSED
