@@ -383,6 +383,11 @@ class FunctionWriter:
             self._line(depth, f"return {self.expressions.write(stmt.value)};")
 
     def _if(self, stmt: If, depth: int) -> None:
+        if _is_true(stmt.condition) and not stmt.reject:  # a block (tx.static_range's copies)
+            self._line(depth, "{")
+            self._block(stmt.accept, depth + 1)
+            self._line(depth, "}")
+            return
         self._line(depth, f"if {self.expressions.write(stmt.condition)} {{")
         self._block(stmt.accept, depth + 1)
         reject = stmt.reject
@@ -467,3 +472,7 @@ def _ends_in_return(block: list) -> bool:
     if isinstance(last, Return):
         return True
     return isinstance(last, If) and _ends_in_return(last.accept) and _ends_in_return(last.reject)
+
+
+def _is_true(condition) -> bool:
+    return isinstance(condition, Literal) and condition.value is True

@@ -24,17 +24,27 @@ from pyshader_tx import Array, f32, stdlib
 REPS = 20
 
 
-def timed(call, reps=REPS) -> tuple:
-    """(seconds per call, host seconds per call): one warm-up (compiles), then `reps`
-    calls recorded back to back and one synchronize; the host part is the recording."""
-    call()
-    tx.synchronize()
+def timed(call, reps=REPS, trial_seconds=0.1) -> tuple:
+    """(seconds per call, host seconds per call): `reps` calls to warm up (compile, fill
+    the pool, clock up), then three trials of calls recorded back to back, each long
+    enough (`trial_seconds`) that the synchronize ending it (about a millisecond through
+    wgpu) costs little, and the fastest trial's time per call; the host part is the
+    recording."""
     start = time.perf_counter()
     for _ in range(reps):
         call()
-    recorded = time.perf_counter()
     tx.synchronize()
-    return (time.perf_counter() - start) / reps, (recorded - start) / reps
+    estimate = (time.perf_counter() - start) / reps
+    count = max(reps, min(2000, int(trial_seconds / max(estimate, 1e-6))))
+    trials = []
+    for _ in range(3):
+        start = time.perf_counter()
+        for _ in range(count):
+            call()
+        recorded = time.perf_counter()
+        tx.synchronize()
+        trials.append(((time.perf_counter() - start) / count, (recorded - start) / count))
+    return min(trials)
 
 
 def torch_timed(call, reps=REPS) -> float | None:

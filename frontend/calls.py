@@ -341,6 +341,13 @@ class CallLowering:
             )
         raise self.source.error(node, node.args[0].value)
 
+    def call_static_range(self, meta: Meta, node: ast.Call):
+        """`tx.static_range(...)` anywhere but as the iterable of a `for` loop."""
+        raise self.source.error(
+            node,
+            "tx.static_range is the iterable of a for loop: for i in tx.static_range(4): ...",
+        )
+
     def call_workgroup_size(self, meta: Meta, node: ast.Call):
         """`tx.workgroup_size()`: the kernel's workgroup size, a constant vec3u (also in
         device functions, which are compiled per workgroup size; it can size arrays)."""
@@ -630,6 +637,7 @@ CALL_RULES = {
 
 SPECIAL_RULES = {
     "compile_error": CallLowering.call_compile_error,
+    "static_range": CallLowering.call_static_range,
     "workgroup_size": CallLowering.call_workgroup_size,
     "local_array": CallLowering.call_local_array,
     "bitcast": CallLowering.call_bitcast,

@@ -5,6 +5,12 @@ becomes a `Loop` with an init, a condition and a continuing step; Python's seman
 are kept (the bounds are evaluated once, assigning `i` in the body does not change the
 iteration, and `i` keeps its last value after the loop). A counter over constant bounds
 takes the integer type its uses need (`frontend/counters.py`).
+
+`for i in tx.static_range(...)` (constant bounds) is unrolled: the body is compiled once
+per value, in a block of its own (`if true`), with `i` a constant in each copy, so that
+`items[i]` indexes a local array with a constant (a register after the driver's
+compiler, where a loop counter leaves it in memory), `if i == 0:` is decided at compile
+time, and every load of the copies can be in flight at once.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from pyshader_tx.ir.intrinsics import INTRINSICS
 
 from . import counters
 from . import operators as ops
+from . import analysis
 from .analysis import loop_statements
 from .annotations import evaluate_annotation
 from .expressions import Meta, WorkgroupArray
@@ -55,6 +62,31 @@ def step_may_overflow(ty: t.ScalarType, stop: ir.Expr, step: int) -> bool:
         last = stop.value - 1 + step if step > 0 else stop.value + 1 + step
         return not low <= last <= high
     return True
+
+
+#: The most copies of a loop body `tx.static_range` makes.
+STATIC_RANGE_LIMIT = 256
+
+
+class StaticCounter:
+    """The binding of a `tx.static_range` loop variable in one copy of the body: a fresh
+    literal of its value (of the bounds' type) for each use."""
+
+    def __init__(self, value: int, ty: t.Type):
+        self.value, self.ty = value, ty
+
+    def __call__(self, span) -> ir.Literal:
+        return ir.Literal(self.value, self.ty, span)
+
+
+def _loop_exits(statements: list):
+    """The `break` and `continue` statements of a loop body that belong to that loop."""
+    for statement in statements:
+        if isinstance(statement, (ast.Break, ast.Continue)):
+            yield statement
+        elif isinstance(statement, ast.If):
+            yield from _loop_exits(statement.body)
+            yield from _loop_exits(statement.orelse)
 
 
 def span_text(span) -> str:
@@ -365,6 +397,9 @@ class StatementLowering:
         span = self.source.span(node)
         name = node.target.id
         simple = id(node) in self.plan.simple_loops
+        if self.is_static_range(node):
+            self.lower_static_range(node, start, stop, step, simple)
+            return
         counter = counters.adaptive_counter(name, start, stop, step, span) if simple else None
         body = []
         if counter is not None:
@@ -391,6 +426,57 @@ class StatementLowering:
                 self.lower_loop_body(node.body, body)
         self.emit(self.counted_loop(var, start, stop, step, body, span))
 
+    def is_static_range(self, node: ast.For) -> bool:
+        callee = self.place(node.iter.func)
+        return isinstance(callee, Meta) and callee.value == "static_range"
+
+    def lower_static_range(self, node: ast.For, start, stop, step: int, simple: bool) -> None:
+        """`for i in tx.static_range(...)`: the body once per value, each copy a block."""
+        call, name = node.iter, node.target.id
+        start, stop = fold_expression(start), fold_expression(stop)
+        if not (isinstance(start, ir.Literal) and isinstance(stop, ir.Literal)):
+            bound = (
+                call.args[0] if len(call.args) == 1 or not isinstance(start, ir.Literal) else None
+            )
+            raise self.source.error(
+                bound or call.args[1],
+                "tx.static_range needs bounds known at compile time",
+                "use numbers, module constants or tx.Const parameters; or range() for a loop",
+            )
+        values = range(start.value, stop.value, step)
+        if len(values) > STATIC_RANGE_LIMIT:
+            raise self.source.error(
+                call,
+                f"tx.static_range({start.value}, {stop.value}, {step}) would copy the loop body"
+                f" {len(values)} times (at most {STATIC_RANGE_LIMIT})",
+                "use range() for a long loop",
+            )
+        if not simple:
+            raise self.source.error(
+                node.target,
+                f"'{name}' of a tx.static_range loop is a constant in each copy of the body:"
+                f" it cannot be assigned, or used after the loop",
+            )
+        for exit_node in _loop_exits(node.body):
+            kind = "break" if isinstance(exit_node, ast.Break) else "continue"
+            raise self.source.error(
+                exit_node,
+                f"'{kind}' in a tx.static_range loop: its body is copied, not looped",
+                "use range() for a loop that can break or continue",
+            )
+        ty = start.ty if start.ty == stop.ty else t.ABSTRACT_INT
+        span = self.source.span(node)
+        for value in values:
+            outer = set(self.bindings)
+            self.bindings[name] = StaticCounter(value, ty)
+            body = self.lower_block(node.body, [])
+            for declared in set(self.bindings) - outer:  # the copy's locals end with its block
+                del self.bindings[declared]
+            self.emit(ir.If(ir.Literal(True, t.bool_, span), body, [], span))
+            if analysis.always_returns(body):
+                self.block_ended = True
+                break
+
     def counted_loop(self, counter, start, stop, step: int, body: list, span) -> ir.Loop:
         """`for (var counter = start; counter < stop; counter += step) { body }` (`>` and
         `-=` for negative steps), never stepping past `stop`."""
@@ -413,9 +499,10 @@ class StatementLowering:
         """The start and stop values (not yet typed) and the constant step of a range()."""
         call = node.iter
         callee = self.place(call.func) if isinstance(call, ast.Call) else None
-        if not (isinstance(callee, Meta) and callee.kind == "builtin" and callee.value == "range"):
+        if not (isinstance(callee, Meta) and callee.value in ("range", "static_range")):
             raise self.source.error(
-                node.iter, "only range() loops are supported: for i in range(...)"
+                node.iter,
+                "only range() loops are supported: for i in range(...) (or tx.static_range)",
             )
         if call.keywords or not 1 <= len(call.args) <= 3:
             raise self.source.error(call, "range() takes 1 to 3 positional arguments")

@@ -136,5 +136,12 @@ class SpecialForm(Intrinsic):
 INTRINSIC_OBJECTS = {name: Intrinsic(name) for name in INTRINSICS}
 SPECIAL_FORMS = {
     name: SpecialForm(name)
-    for name in ("local_array", "workgroup_array", "bitcast", "workgroup_size", "compile_error")
+    for name in (
+        "local_array",
+        "workgroup_array",
+        "bitcast",
+        "workgroup_size",
+        "compile_error",
+        "static_range",
+    )
 }

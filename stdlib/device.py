@@ -91,13 +91,26 @@ def reduce(x, op="add", map=None) -> DeviceArray:
     n = len(x)
     if n == 0:
         return tx.to_device(np.array(_identity(op, dtype, "reduce of an empty array")))
+    row = kernels.WORKGROUP * kernels.REDUCE_ITEMS
     per = -(-n // REDUCE_WORKGROUPS)
-    per = -(-per // kernels.WORKGROUP) * kernels.WORKGROUP
+    per = -(-per // row) * row  # whole rows (ORDERED: whole runs)
     groups = -(-n // per)
-    result = tx.empty((), dtype)
+    ordered = not isinstance(op, str)  # the named ops are commutative
+    result = pool.result((), dtype)
     with pool.device_input(x) as dx, pool.temporary(groups, dtype) as partials:
-        kernels.reduce_tiles(dx, partials, n, per, op=op, map=map, workgroups=groups)
-        kernels.reduce_tiles(partials, result, groups, groups, op=op, workgroups=1)
+        kernels.reduce_tiles(
+            dx,
+            partials,
+            n,
+            per,
+            op=op,
+            map=map,
+            ORDERED=ordered,
+            ITEMS=kernels.REDUCE_ITEMS,
+            workgroups=groups,
+        )
+        last = -(-groups // kernels.WORKGROUP) * kernels.WORKGROUP
+        kernels.reduce_tiles(partials, result, groups, last, op=op, ORDERED=ordered, workgroups=1)
     return result
 
 
@@ -107,7 +120,7 @@ def _scan(x, op, init, map, out, exclusive: bool, name: str) -> DeviceArray:
     if exclusive and init is None:
         init = _identity(op, dtype, name)
     if out is None:
-        out = tx.empty(n, dtype)
+        out = pool.result(n, dtype)
     elif np.dtype(out.dtype) != dtype or len(out) != n:
         raise ValueError(f"{name}: out must be {n} elements of {dtype}")
     if n == 0:
@@ -126,6 +139,7 @@ def _scan(x, op, init, map, out, exclusive: bool, name: str) -> DeviceArray:
             map=map,
             EXCLUSIVE=exclusive,
             ITEMS=items,
+            SPINS=kernels.SPIN_LIMIT,
             threads=tiles * kernels.WORKGROUP,
         )
     return out
@@ -140,3 +154,52 @@ def exclusive_scan(x, op="add", init=None, map=None, out=None) -> DeviceArray:
     """out[0] = init, out[i] = op(init, op over map(x[0..i-1])); init defaults to the
     named op's identity."""
     return _scan(x, op, init, map, out, True, "exclusive_scan")
+
+
+@functools.lru_cache(maxsize=256)
+def _check_predicate(predicate, ty: t.Type) -> None:
+    """A TypeError unless `predicate` is a @tx.func of one element that returns bool."""
+    if not getattr(predicate, "__tx_func__", False):
+        raise TypeError(f"select: predicate must be a @tx.func of one element, not {predicate!r}")
+    source = predicate.function_source()
+    args = source.node.args.args
+    if len(args) != 1 or source.node.returns is None:
+        raise TypeError("select: predicate must be a @tx.func of one element that returns bool")
+    typevars = annotations.typevars_in(args[0].annotation, source)
+    bound = annotations.bind_typevars(source, {typevars[0]: ty}) if typevars else source
+    result = annotations.evaluate_annotation(source.node.returns, bound, "predicate's result")
+    if result != t.bool_:
+        raise TypeError(f"select: predicate must return bool, not {result!r}")
+
+
+def select(x, predicate) -> DeviceArray:
+    """The elements of `x` for which `predicate` holds, in order (`x[predicate(x)]`): one
+    pass (the scan's tiles and look-back over the predicate's 0/1, each selected element
+    stored at its rank), then the count is read back to size the result."""
+    ty = _element(x, "select")
+    _check_predicate(predicate, ty)
+    dtype = NUMPY_DTYPES[ty]
+    n = len(x)
+    if n == 0:
+        return pool.result(0, dtype)
+    size = kernels.WORKGROUP * kernels.SCAN_ITEMS
+    tiles = -(-n // size)
+    out = pool.take(n, dtype)
+    with (
+        pool.device_input(x) as dx,
+        pool.temporary(2 * tiles, np.uint32, zero=True) as state,
+        pool.temporary(1, np.uint32) as count,
+    ):
+        kernels.select_tiles(
+            dx,
+            out,
+            state,
+            count,
+            n,
+            predicate=predicate,
+            ITEMS=kernels.SCAN_ITEMS,
+            SPINS=kernels.SPIN_LIMIT,
+            threads=tiles * kernels.WORKGROUP,
+        )
+        selected = int(count.numpy()[0])
+    return pool.buffer_pool().keep(out, selected)

@@ -7,9 +7,10 @@ takes elements t, t+W, t+2W, ...), in two launches: the ranges, then the partial
 progress between workgroups (Decoupled Fallback: Smith, Levien, Owens, SPAA 2025). Tile b
 scans its elements, publishes its aggregate, and looks back over its predecessors' states:
 an inclusive prefix ends the look-back, an aggregate is combined and the look-back goes
-on, and a predecessor that shows no progress after `SPIN_LIMIT` reads has its aggregate
-computed by the waiting workgroup itself from the input, instead of waiting for a
-workgroup that may never run (lavapipe, any order of workgroups). The fallback's value is
+on; once the look-back has read `SPIN_LIMIT` states without progress, a predecessor
+without a state has its aggregate computed by the waiting workgroup itself from the
+input, instead of waiting for a workgroup that may never run (lavapipe, any order of
+workgroups). The fallback's value is
 used, not published, so each state word has one writer.
 
 A state is two atomic u32 words (WGSL atomics are relaxed: a value and its flag must be
@@ -22,7 +23,7 @@ import pyshader_tx as tx
 from pyshader_tx import Array, Atomic, u32
 
 from .ops import T
-from .workgroup import workgroup_inclusive_scan
+from .workgroup import subgroup_inclusive_scan, subgroup_prefix, workgroup_inclusive_scan
 
 U = tx.TypeVar("U", u32, tx.i32, tx.f32)
 
@@ -30,36 +31,76 @@ WORKGROUP = 256
 AGGREGATE = 1
 INCLUSIVE = 2
 SPIN_LIMIT = 64
+#: Loads in flight in the fallback's reduction of a stalled predecessor's tile.
+FALLBACK_LOADS = 64
 #: Elements per invocation of `scan_tiles` (its ITEMS).
-SCAN_ITEMS = 8
+SCAN_ITEMS = 16
+#: Loads in flight per invocation of `reduce_tiles` (its ITEMS).
+REDUCE_ITEMS = 8
 
 
 @tx.func
-def load(x: Array[T], k: u32, like: U, map: tx.Func = None) -> U:
-    """map(x[k]), or x[k] without a map (whose type is then U's)."""
+def load(x: Array[T], k: u32, like: U, map: tx.Func = None, predicate: tx.Func = None) -> U:
+    """map(x[k]), or x[k] without a map (whose type is then U's); with a predicate, 1 where
+    it holds for x[k] and 0 elsewhere (U is u32 then)."""
+    if predicate is not None:
+        return tx.select(U(0), U(1), predicate(x[k]))
     if map is None:
         return x[k]
     return map(x[k])
 
 
 @tx.kernel(workgroup_size=WORKGROUP)
-def reduce_tiles(x: Array[T], out: Array[U], n: u32, per: u32, op: tx.Func, map: tx.Func = None):
-    """out[g] = op over map(x[g*per : (g+1)*per]) (n elements in all)."""
+def reduce_tiles(
+    x: Array[T],
+    out: Array[U],
+    n: u32,
+    per: u32,
+    op: tx.Func,
+    map: tx.Func = None,
+    ORDERED: tx.Const[bool] = False,
+    ITEMS: tx.Const[int] = REDUCE_ITEMS,
+):
+    """out[g] = op over map(x[g*per : (g+1)*per]) (n elements in all). A commutative op
+    (the named ones) takes rows of WORKGROUP*ITEMS elements, invocation t the elements t,
+    t+W, t+2W, ... (loads coalesced, ITEMS of them in flight); an op that is only
+    associative (ORDERED) gives invocation t the t-th of WORKGROUP equal runs instead."""
     g = tx.workgroup_id().x
     t = tx.local_invocation_id().x
     base = g * per
     end = min(base + per, n)
-    k = base + t
     acc = U(0)  # any value: only invocations with elements count (see below)
-    if k < end:
-        acc = load(x, k, acc, map)
-        k += u32(WORKGROUP)
-        while k < end:
-            acc = op(acc, load(x, k, acc, map))
-            k += u32(WORKGROUP)
-    # Invocations with elements are 0..m-1: their inclusive scan at m-1 is the total.
+    has = False
+    last = min(end - base, u32(WORKGROUP)) - u32(1)  # the last invocation with elements
+    if ORDERED:
+        run = per // u32(WORKGROUP)
+        last = (end - base + run - u32(1)) // run - u32(1)
+        k = base + t * run
+        stop = min(k + run, end)
+        while k < stop:
+            v = load(x, k, acc, map)
+            acc = tx.select(v, op(acc, v), has)
+            has = True
+            k += u32(1)
+    else:
+        values = tx.local_array(U, ITEMS)
+        k = base + t
+        row = u32(WORKGROUP * ITEMS)
+        while k + u32(WORKGROUP * (ITEMS - 1)) < end:  # whole rows: no bounds checks
+            for j in tx.static_range(ITEMS):
+                values[j] = load(x, k + u32(j * WORKGROUP), acc, map)
+            for j in tx.static_range(ITEMS):
+                acc = tx.select(values[j], op(acc, values[j]), has)
+                has = True
+            k += row
+        for j in tx.static_range(ITEMS):
+            if k + u32(j * WORKGROUP) < end:
+                v = load(x, k + u32(j * WORKGROUP), acc, map)
+                acc = tx.select(v, op(acc, v), has)
+                has = True
+    # Invocations with elements are 0..last: their inclusive scan at `last` is the total.
     total = workgroup_inclusive_scan(acc, op)
-    if t == min(end - base, u32(WORKGROUP)) - u32(1):
+    if t == last:
         out[g] = total
 
 
@@ -81,74 +122,133 @@ def scan_tiles(
     EXCLUSIVE: tx.Const[bool] = False,
     ITEMS: tx.Const[int] = SCAN_ITEMS,
     REVERSED: tx.Const[bool] = False,
+    SPINS: tx.Const[int] = SPIN_LIMIT,
 ):
     """The scan of map(x) into out; `state` holds two zeroed words per tile. REVERSED
     takes the tiles in reverse workgroup order: on a GPU that starts workgroups in order,
     every predecessor then starts after its successors (the tests' check that nothing
-    waits for a workgroup that has not run)."""
+    waits for a workgroup that has not run).
+
+    Layout: subgroup s of the tile holds the `lanes * ITEMS` elements from s*lanes*ITEMS
+    on, as ITEMS rows of one element per lane (every load and store coalesced); each row is
+    scanned across the subgroup and carried into the next."""
     tile = tx.workgroup_id().x
     if REVERSED:
         tile = tx.num_workgroups().x - u32(1) - tile
     t = tx.local_invocation_id().x
+    lanes = tx.subgroup_size()
+    lane = t % lanes
     size = u32(WORKGROUP * ITEMS)
-    first = tile * size + t * u32(ITEMS)
+    first = tile * size + (t - lane) * u32(ITEMS) + lane
     items = tx.local_array(U, ITEMS)
-    count = u32(0)
-    acc = init
-    for j in range(ITEMS):
-        k = first + u32(j)
+    for j in tx.static_range(ITEMS):  # every load in flight before the first is used
+        k = first + u32(j) * lanes
         if k < n:
-            v = load(x, k, init, map)
-            items[j] = v
-            if j == 0:
-                acc = v
-            else:
-                acc = op(acc, v)
-            count += u32(1)
-    # Invocations with elements come first (blocked order): the scan over them is exact.
-    inclusive = workgroup_inclusive_scan(acc, op)
-    sums = tx.workgroup_array(U, WORKGROUP)
+            items[j] = load(x, k, init, map)
+    carry = init  # the total of the rows so far (from row 1 on)
+    for j in tx.static_range(ITEMS):
+        v = items[j]
+        scanned = subgroup_inclusive_scan(v, op)
+        if j > 0:
+            scanned = op(carry, scanned)
+        if EXCLUSIVE:  # the lane below's inclusive value, or the rows' total in lane 0
+            below = tx.subgroup_shuffle_up(scanned, u32(1))
+            items[j] = tx.select(below, carry, lane == u32(0))
+        else:
+            items[j] = scanned
+        carry = tx.subgroup_shuffle(scanned, lanes - u32(1))
+    # `carry` is the subgroup's total (elements past n only follow the ones that count).
+    before = subgroup_prefix(carry, op)  # the subgroups before this one (none in the first)
     prefix = tx.workgroup_array(U, 1)
-    sums[t] = inclusive
-    if t == u32(WORKGROUP - 1):  # tile 0's aggregate is its inclusive prefix
+    if t == u32(WORKGROUP - 1):
+        aggregate = op(before, carry)  # the tile's total (there are several subgroups)
+        if t < lanes:
+            aggregate = carry
         flag = tx.select(u32(AGGREGATE), u32(INCLUSIVE), tile == u32(0))
-        publish(state, tile, flag, tx.bitcast(u32, inclusive))
+        publish(state, tile, flag, tx.bitcast(u32, aggregate))
+        if tile > u32(0):
+            found = look_back(x, state, tile, op, aggregate, size, u32(SPINS), map)
+            prefix[0] = found
+            publish(state, tile, u32(INCLUSIVE), tx.bitcast(u32, op(found, aggregate)))
     tx.workgroup_barrier()
-    if t == u32(0) and tile > u32(0):
-        aggregate = sums[WORKGROUP - 1]
-        found = look_back(x, state, tile, n, op, aggregate, size, map)
-        prefix[0] = found
-        publish(state, tile, u32(INCLUSIVE), tx.bitcast(u32, op(found, aggregate)))
-    tx.workgroup_barrier()
+    # running: op over every element before this subgroup's chunk (init first if EXCLUSIVE)
     has = tile > u32(0)
     running = init
     if has:
         running = prefix[0]
-    if t > u32(0):
-        if has:
-            running = op(running, sums[t - u32(1)])
-        else:
-            running = sums[t - u32(1)]
+    if t >= lanes:
+        running = tx.select(before, op(running, before), has)
         has = True
     if EXCLUSIVE:
-        if has:
-            running = op(init, running)
-        else:
-            running = init
+        running = tx.select(init, op(init, running), has)
         has = True
-    for j in range(ITEMS):
-        k = first + u32(j)
-        if u32(j) < count:
+    for j in tx.static_range(ITEMS):
+        k = first + u32(j) * lanes
+        if k < n:
             v = items[j]
-            if EXCLUSIVE:
-                out[k] = running
-            if has:
-                running = op(running, v)
-            else:
-                running = v
-            has = True
-            if not EXCLUSIVE:
-                out[k] = running
+            if EXCLUSIVE and j == 0:  # lane 0's first element has nothing before it here
+                v = tx.select(op(running, v), running, lane == u32(0))
+            elif has:
+                v = op(running, v)
+            out[k] = v
+
+
+@tx.kernel(workgroup_size=WORKGROUP)
+def select_tiles(
+    x: Array[T],
+    out: Array[T],
+    state: Array[Atomic[u32]],
+    count: Array[u32],
+    n: u32,
+    predicate: tx.Func,
+    ITEMS: tx.Const[int] = SCAN_ITEMS,
+    SPINS: tx.Const[int] = SPIN_LIMIT,
+):
+    """The elements of x where `predicate` holds, in order, to the front of out, and their
+    number to count[0]: scan_tiles over the predicate's 0/1 (the same layout and
+    look-back), each selected element stored at the number selected before it."""
+    tile = tx.workgroup_id().x
+    t = tx.local_invocation_id().x
+    lanes = tx.subgroup_size()
+    lane = t % lanes
+    size = u32(WORKGROUP * ITEMS)
+    first = tile * size + (t - lane) * u32(ITEMS) + lane
+    values = tx.local_array(T, ITEMS)
+    flags = tx.local_array(u32, ITEMS)  # 1 where selected (0 past n)
+    ranks = tx.local_array(u32, ITEMS)  # the number selected before, in the subgroup's chunk
+    for j in tx.static_range(ITEMS):
+        k = first + u32(j) * lanes
+        if k < n:
+            v = x[k]
+            values[j] = v
+            flags[j] = tx.select(u32(0), u32(1), predicate(v))
+    carry = u32(0)
+    for j in tx.static_range(ITEMS):
+        scanned = tx.subgroup_inclusive_add(flags[j]) + carry
+        ranks[j] = scanned - flags[j]
+        carry = tx.subgroup_shuffle(scanned, lanes - u32(1))
+    before = subgroup_prefix(carry, "add")
+    if t < lanes:
+        before = u32(0)
+    prefix = tx.workgroup_array(u32, 1)
+    if t == u32(WORKGROUP - 1):
+        aggregate = before + carry
+        flag = tx.select(u32(AGGREGATE), u32(INCLUSIVE), tile == u32(0))
+        publish(state, tile, flag, aggregate)
+        found = u32(0)
+        if tile > u32(0):
+            found = look_back(
+                x, state, tile, "add", aggregate, size, u32(SPINS), predicate=predicate
+            )
+            publish(state, tile, u32(INCLUSIVE), found + aggregate)
+        prefix[0] = found
+        if tile == (n - u32(1)) // size:  # the last tile: the number selected
+            count[0] = found + aggregate
+    tx.workgroup_barrier()
+    start = prefix[0] + before
+    for j in tx.static_range(ITEMS):
+        if flags[j] == u32(1):
+            out[start + ranks[j]] = values[j]
 
 
 @tx.func
@@ -156,14 +256,17 @@ def look_back(
     x: Array[T],
     state: Array[Atomic[u32]],
     tile: u32,
-    n: u32,
     op: tx.Func,
     aggregate: U,
     size: u32,
+    spin_limit: u32,
     map: tx.Func = None,
+    predicate: tx.Func = None,
 ) -> U:
     """op over every element before tile `tile`: predecessors' published states, or their
-    aggregates computed here when they show no progress."""
+    aggregates computed here once the look-back has read `spin_limit` times without
+    progress (a budget for the whole look-back: a predecessor that has not published
+    after that is not waited for, nor are the ones before it)."""
     j = tile - u32(1)
     found = aggregate  # replaced by the first value found (there is at least one)
     has = False
@@ -176,12 +279,11 @@ def look_back(
         ready = flag != u32(0) and flag == high >> u32(30)
         if ready:
             value = tx.bitcast(U, ((high & u32(0xFFFF)) << u32(16)) | (low & u32(0xFFFF)))
-        elif spins < u32(SPIN_LIMIT):
+        elif spins < spin_limit:
             spins += u32(1)
             continue
-        else:
-            value = tile_aggregate(x, j, n, op, size, aggregate, map)
-        spins = u32(0)
+        else:  # the budget of waits is the look-back's, not each predecessor's
+            value = tile_aggregate(x, j, op, size, aggregate, map, predicate)
         if has:
             found = op(value, found)
         else:
@@ -197,14 +299,28 @@ def look_back(
 
 @tx.func
 def tile_aggregate(
-    x: Array[T], tile: u32, n: u32, op: tx.Func, size: u32, like: U, map: tx.Func = None
+    x: Array[T],
+    tile: u32,
+    op: tx.Func,
+    size: u32,
+    like: U,
+    map: tx.Func = None,
+    predicate: tx.Func = None,
 ) -> U:
-    """The fallback: op over map(x) of tile `tile`, computed by one invocation."""
+    """The fallback: op over map(x) of tile `tile` (a whole one), computed in order by one
+    invocation, FALLBACK_LOADS loads in flight at a time."""
     k = tile * size
-    end = min(k + size, n)
-    acc = load(x, k, like, map)
+    end = k + size
+    acc = load(x, k, like, map, predicate)
     k += u32(1)
+    while k + u32(FALLBACK_LOADS) <= end:
+        values = tx.local_array(U, FALLBACK_LOADS)
+        for j in tx.static_range(FALLBACK_LOADS):
+            values[j] = load(x, k + u32(j), like, map, predicate)
+        for j in tx.static_range(FALLBACK_LOADS):
+            acc = op(acc, values[j])
+        k += u32(FALLBACK_LOADS)
     while k < end:
-        acc = op(acc, load(x, k, like, map))
+        acc = op(acc, load(x, k, like, map, predicate))
         k += u32(1)
     return acc

@@ -18,6 +18,9 @@ that uses it:
     with pool.device_input(x) as dx:  # x itself if a DeviceArray, else a pooled upload
         reduce_tiles(dx, partials, threads=len(dx))
 
+    total = pool.result((), tx.f32)   # a result for the caller: back to the pool when
+    return total                      # the caller drops it (no give_back)
+
 Why giving back right after *recording* is safe. Every use of a buffer goes through the
 one recording (`recording.py`) in the order the host issues it: dispatches, the
 `clear`/`copy` of this module, and host writes (`Recording.write` records a copy while
@@ -50,6 +53,7 @@ from __future__ import annotations
 
 import contextlib
 import operator
+import weakref
 
 from .arrays import (
     STORAGE_USAGE,
@@ -160,6 +164,27 @@ class BufferPool:
             raise ValueError(f"pool.give_back: the DeviceArray {problem}")
         buffer = array.buffer
         array.buffer = array._binding = array._key = array._pool = None
+        self._park(buffer)
+
+    def keep(self, array: DeviceArray, shape=None) -> DeviceArray:
+        """`array` (taken from this pool, not to be given back) as a result to hand to a
+        caller, with `shape` (no more elements than it has) or its own: the buffer comes
+        back to the pool when the returned array is garbage-collected (safe for the same
+        reason `give_back` is), so results of repeated calls reuse buffers, and the bind
+        groups made for them."""
+        if array._pool is not self:
+            raise ValueError("pool.keep: the DeviceArray was not taken from the buffer pool")
+        buffer = array.buffer
+        shape = array.shape if shape is None else _shape_tuple(shape) + array._layout.shape
+        kept = DeviceArray(buffer, shape, array._layout)
+        if kept.storage_nbytes > array.storage_nbytes:
+            raise ValueError(f"pool.keep: shape {shape} is larger than the array's {array.shape}")
+        array.buffer = array._binding = array._key = array._pool = None
+        weakref.finalize(kept, self._park, buffer)
+        return kept
+
+    def _park(self, buffer) -> None:
+        """Make `buffer` idle (unless too large to keep)."""
         size = buffer.size
         if size > MAX_IDLE_BYTES:
             return
@@ -200,6 +225,13 @@ def take(shape, dtype, zero: bool = False) -> DeviceArray:
 def give_back(array: DeviceArray) -> None:
     """`BufferPool.give_back` on the current device's pool."""
     buffer_pool().give_back(array)
+
+
+def result(shape, dtype) -> DeviceArray:
+    """A pooled array to return to a caller (`BufferPool.keep` of a `take`): contents
+    undefined; its buffer comes back to the pool when the caller drops it."""
+    taken = buffer_pool().take(shape, dtype)
+    return taken._pool.keep(taken)
 
 
 def upload(array, element=None) -> DeviceArray:

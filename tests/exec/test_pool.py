@@ -191,3 +191,24 @@ def test_pool_errors():
         affine(plain, array, 1, threads=n)
     with pytest.raises(ValueError, match="given back to the buffer pool"):
         array.write(np.zeros(n, np.uint32))
+
+
+def test_results_come_back_to_the_pool_when_dropped():
+    n = 300
+    x = tx.to_device(np.arange(n, dtype=np.uint32))
+    result = pool.result(n, u32)
+    buffer = result.buffer
+    affine(x, result, 5, threads=n)
+    np.testing.assert_array_equal(
+        result.numpy(), affine_reference(np.arange(n, dtype=np.uint32), 5)
+    )
+    assert pool.buffer_pool().idle_buffers == []
+    del result  # the caller drops it: its buffer is idle again, and taken next
+    assert pool.buffer_pool().idle_buffers == [buffer]
+    taken = pool.take(n, u32)
+    fewer = pool.buffer_pool().keep(taken, 10)  # a kept view of fewer elements
+    assert fewer.buffer is buffer and fewer.shape == (10,) and taken.buffer is None
+    with pytest.raises(ValueError, match="larger than"):
+        pool.buffer_pool().keep(pool.take(4, u32), 8)
+    with pytest.raises(ValueError, match="not taken from the buffer pool"):
+        pool.buffer_pool().keep(fewer)

@@ -32,6 +32,16 @@ def is_odd(v: u32) -> f32:
     return f32(v % u32(2))
 
 
+@tx.func
+def odd(v: T) -> bool:
+    return v % T(2) != T(0)
+
+
+@tx.func
+def above_half(v: f32) -> bool:
+    return v > 0.5
+
+
 def numpy_scan(x, op):
     out, acc = np.empty_like(x), None
     for k, v in enumerate(x):
@@ -115,20 +125,60 @@ def test_bad_arguments_are_named():
     assert float(stdlib.reduce(np.zeros(0, np.float32), "min")) == np.inf
 
 
-@pytest.mark.parametrize("exclusive", [False, True])
-def test_the_scan_needs_no_forward_progress(exclusive):
+@pytest.mark.parametrize(
+    "exclusive, op, spins", [(False, "add", 64), (True, "add", 64), (False, "user", 1)]
+)
+def test_the_scan_needs_no_forward_progress(exclusive, op, spins):
     """Tiles taken in reverse workgroup order: each look-back finds predecessors that have
     not started, and computes their aggregates itself instead of waiting (a scan that
-    waited could hang on a GPU that runs workgroups one after another)."""
-    n = 7 * TILE + 11
+    waited could hang on a GPU that runs workgroups one after another). 20 tiles: the
+    look-back reads several windows (a subgroup's worth of tiles each); with spins=1
+    nearly every wait falls back, and a user op checks that what is combined stays in
+    order."""
+    tiles = 20
+    n = (tiles - 1) * TILE + 11
     x = (np.arange(n) % 7).astype(np.int32)
+    if op == "user":
+        x = ((np.arange(n) % 5000 == 4999) * (np.arange(n) // 5000 + 1)).astype(np.int32)
     out = np.zeros(n, np.int32)
-    state = np.zeros(2 * 8, np.uint32)
+    state = np.zeros(2 * tiles, np.uint32)
     device_kernels.scan_tiles(
-        x, out, state, n, 0, op="add", EXCLUSIVE=exclusive, REVERSED=True, threads=8 * 256
+        x,
+        out,
+        state,
+        n,
+        0,
+        op="add" if op == "add" else first_nonzero,
+        EXCLUSIVE=exclusive,
+        REVERSED=True,
+        SPINS=spins,
+        threads=tiles * 256,
     )
     want = np.cumsum(x, dtype=np.int32)
+    if op == "user":
+        want = numpy_scan(x, lambda a, b: a if a != 0 else b)
     np.testing.assert_array_equal(out, want - x if exclusive else want)
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_select_keeps_order_around_tile_boundaries(n):
+    x = np.random.default_rng(n).integers(-500, 500, n).astype(np.int32)
+    picked = stdlib.select(x, odd)
+    np.testing.assert_array_equal(picked.numpy(), x[x % 2 != 0])
+    assert picked.shape == (int(np.count_nonzero(x % 2)),)
+
+
+def test_select_of_floats_none_and_all_and_device_arrays():
+    x = np.random.default_rng(7).random(3 * TILE + 5).astype(np.float32)
+    np.testing.assert_array_equal(stdlib.select(x, above_half).numpy(), x[x > 0.5])
+    assert len(stdlib.select(np.zeros(TILE + 1, np.float32), above_half)) == 0
+    ones = tx.to_device(np.ones(TILE + 1, np.uint32))
+    chained = stdlib.select(stdlib.inclusive_scan(ones), odd)  # 1, 3, 5, ...
+    np.testing.assert_array_equal(chained.numpy(), np.arange(1, TILE + 2, 2, dtype=np.uint32))
+    with pytest.raises(TypeError, match="predicate must return bool"):
+        stdlib.select(x, square)
+    with pytest.raises(TypeError, match="predicate must be a @tx.func"):
+        stdlib.select(x, lambda v: v > 0)
 
 
 def test_the_device_kernels_pass_naga_and_tint(tint):
@@ -141,6 +191,8 @@ def test_the_device_kernels_pass_naga_and_tint(tint):
         scan.specialize(T=i32, U=i32, op=first_nonzero),
         reduce_.specialize(T=f32, U=f32, op="min"),
         reduce_.specialize(T=u32, U=u32, op="add", map=square),
+        reduce_.specialize(T=i32, U=i32, op=first_nonzero, ORDERED=True),
+        device_kernels.select_tiles.specialize(T=f32, predicate=above_half),
     ]
     for kernel in kernels:
         assert validate_naga(kernel.wgsl_naga) == []

@@ -1905,3 +1905,36 @@ def kernel_func_without_value(out: Array[f32], op: tx.Func):  # error `op: tx.Fu
 @tx.kernel(workgroup_size=64)
 def stdlib_host_function_in_kernel(out: Array[f32]):
     out[0] = tx.stdlib.reduce(out)  # error `tx.stdlib.reduce`: tx.stdlib.reduce cannot be used inside a kernel
+
+
+@tx.kernel(workgroup_size=64)
+def static_range_of_a_variable(out: Array[f32], count: u32):
+    for i in tx.static_range(count):  # error `count`: tx.static_range needs bounds known at compile time
+        out[i] = 1.0
+
+
+@tx.kernel(workgroup_size=64)
+def static_range_too_long(out: Array[f32]):
+    for i in tx.static_range(1000):  # error `tx.static_range(1000)`: would copy the loop body 1000 times
+        out[i] = 1.0
+
+
+@tx.kernel(workgroup_size=64)
+def static_range_with_break(out: Array[f32]):
+    for i in tx.static_range(4):
+        if out[i] > 0.0:
+            break  # error `break`: 'break' in a tx.static_range loop
+        out[i] = 1.0
+
+
+@tx.kernel(workgroup_size=64)
+def static_range_variable_used_after(out: Array[f32]):
+    for slot in tx.static_range(4):  # error `slot`: 'slot' of a tx.static_range loop is a constant
+        out[slot] = 1.0
+    out[slot] = 2.0
+
+
+@tx.kernel(workgroup_size=64)
+def static_range_outside_a_loop(out: Array[f32]):
+    r = tx.static_range(4)  # error `tx.static_range(4)`: tx.static_range is the iterable of a for loop
+    out[0] = 1.0

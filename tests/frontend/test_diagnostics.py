@@ -371,7 +371,7 @@ DIAGNOSTICS = {
     ),
     "for_over_tuple": (
         "diagnostic_kernels.py:391:14: error: only range() loops are supported: for i in "
-        "range(...)\n"
+        "range(...) (or tx.static_range)\n"
         "    for w in WEIGHTS:\n"
         "             ^^^^^^^"
     ),

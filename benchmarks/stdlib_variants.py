@@ -1,0 +1,243 @@
+"""Variants of tx.stdlib's device-wide kernels side by side on the device: the scan's
+elements per invocation (SCAN_ITEMS), the reduce's workgroup count and loads in flight
+(REDUCE_WORKGROUPS, REDUCE_ITEMS). Prints G elements/s per variant at 2^LOG2N elements;
+the defaults in stdlib/ come from this (RESULTS.md section 7).
+
+    python3 benchmarks/stdlib_variants.py [--log2n 28]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import numpy as np
+
+import pyshader_tx as tx
+from pyshader_tx import stdlib
+from pyshader_tx.stdlib import device, device_kernels
+
+from bench_stdlib import timed
+from pyshader_tx import Array, f32, u32
+from pyshader_tx.stdlib.workgroup import subgroup_prefix
+
+W = device_kernels.WORKGROUP
+
+
+@tx.kernel(workgroup_size=W)
+def reduce_loop(x: Array[f32], out: Array[f32], n: u32, per: u32):
+    """One load in flight per invocation (the first version of reduce_tiles)."""
+    g = tx.workgroup_id().x
+    t = tx.local_invocation_id().x
+    k = g * per + t
+    end = min(g * per + per, n)
+    acc = f32(0)
+    while k < end:
+        acc += x[k]
+        k += u32(W)
+    total = tx.subgroup_add(acc)
+    if tx.subgroup_invocation_id() == u32(0):
+        out[g * u32(W) + t] = total
+
+
+@tx.kernel(workgroup_size=W)
+def reduce_unrolled(x: Array[f32], out: Array[f32], n: u32, per: u32):
+    """Eight loads in flight per invocation, written out (no loop to unroll)."""
+    g = tx.workgroup_id().x
+    t = tx.local_invocation_id().x
+    k = g * per + t
+    end = min(g * per + per, n)
+    acc = f32(0)
+    while k + u32(7 * W) < end:
+        v0 = x[k]
+        v1 = x[k + u32(W)]
+        v2 = x[k + u32(2 * W)]
+        v3 = x[k + u32(3 * W)]
+        v4 = x[k + u32(4 * W)]
+        v5 = x[k + u32(5 * W)]
+        v6 = x[k + u32(6 * W)]
+        v7 = x[k + u32(7 * W)]
+        acc += ((v0 + v1) + (v2 + v3)) + ((v4 + v5) + (v6 + v7))
+        k += u32(8 * W)
+    while k < end:
+        acc += x[k]
+        k += u32(W)
+    total = tx.subgroup_add(acc)
+    if tx.subgroup_invocation_id() == u32(0):
+        out[g * u32(W) + t] = total
+
+
+def first_passes(xf, n: int) -> None:
+    """The first pass of a reduce alone, three ways, for several workgroup counts."""
+    partial = tx.empty(8192 * W, np.float32)
+    for groups in (2048, 8192):
+        per = -(-n // groups)
+        per = -(-per // (8 * W)) * (8 * W)
+        groups = -(-n // per)
+        for name, kernel in (("loop", reduce_loop), ("unrolled", reduce_unrolled)):
+            seconds, _ = timed(lambda: kernel(xf, partial, n, per, workgroups=groups))
+            print(
+                json.dumps(
+                    {"first_pass": name, "groups": groups, "g_elem_s": round(n / seconds / 1e9, 1)}
+                )
+            )
+        seconds, _ = timed(
+            lambda: device_kernels.reduce_tiles(
+                xf, partial, n, per, op="add", ITEMS=8, workgroups=groups
+            ),
+            reps=40,
+        )
+        print(
+            json.dumps(
+                {
+                    "first_pass": "reduce_tiles",
+                    "groups": groups,
+                    "g_elem_s": round(n / seconds / 1e9, 1),
+                }
+            )
+        )
+
+
+def sweep(module, name: str, values, call, n: int) -> None:
+    """Time `call` with `module.name` set to each of `values` (restored afterwards)."""
+    saved = getattr(module, name)
+    try:
+        for value in values:
+            setattr(module, name, value)
+            seconds, host = timed(call)
+            row = {name: value, "g_elem_s": round(n / seconds / 1e9, 2), "host_us": host * 1e6}
+            print(json.dumps(row), flush=True)
+    finally:
+        setattr(module, name, saved)
+
+
+ITEMS = 16
+
+
+@tx.kernel(workgroup_size=W)
+def copy_tiles(x: Array[u32], out: Array[u32], n: u32):
+    """The scan's loads and stores alone (its layout, ITEMS elements per invocation)."""
+    t = tx.local_invocation_id().x
+    lanes = tx.subgroup_size()
+    lane = t % lanes
+    first = tx.workgroup_id().x * u32(W * ITEMS) + (t - lane) * u32(ITEMS) + lane
+    items = tx.local_array(u32, ITEMS)
+    for j in tx.static_range(ITEMS):
+        k = first + u32(j) * lanes
+        if k < n:
+            items[j] = x[k]
+    for j in tx.static_range(ITEMS):
+        k = first + u32(j) * lanes
+        if k < n:
+            out[k] = items[j]
+
+
+@tx.kernel(workgroup_size=W)
+def scan_local(x: Array[u32], out: Array[u32], n: u32):
+    """The scan without its look-back: each tile scanned on its own (wrong across tiles)."""
+    t = tx.local_invocation_id().x
+    lanes = tx.subgroup_size()
+    lane = t % lanes
+    first = tx.workgroup_id().x * u32(W * ITEMS) + (t - lane) * u32(ITEMS) + lane
+    items = tx.local_array(u32, ITEMS)
+    for j in tx.static_range(ITEMS):
+        k = first + u32(j) * lanes
+        if k < n:
+            items[j] = x[k]
+    carry = u32(0)
+    for j in tx.static_range(ITEMS):
+        scanned = tx.subgroup_inclusive_add(items[j]) + carry
+        items[j] = scanned
+        carry = tx.subgroup_shuffle(scanned, lanes - u32(1))
+    before = subgroup_prefix(carry, "add")
+    running = u32(0)
+    if t >= lanes:
+        running = before
+    for j in tx.static_range(ITEMS):
+        k = first + u32(j) * lanes
+        if k < n:
+            out[k] = running + items[j]
+
+
+def scan_parts(xu, out, n: int) -> None:
+    tiles = -(-n // (W * ITEMS))
+    for name, call in (
+        ("copy", lambda: copy_tiles(xu, out, n, threads=tiles * W)),
+        ("local_scan", lambda: scan_local(xu, out, n, threads=tiles * W)),
+    ):
+        seconds, host = timed(call)
+        print(json.dumps({"scan_part": name, "g_elem_s": round(n / seconds / 1e9, 1)}), flush=True)
+
+
+def reduce_parts(xf, n: int) -> None:
+    """Where the time of a whole reduce goes: its two launches alone, then with the
+    result array made per call, then through the pool (stdlib.reduce)."""
+    groups = 8192
+    row = W * 8
+    per = -(-(-(-n // groups)) // row) * row
+    groups = -(-n // per)
+    partial = tx.empty(groups, np.float32)
+    result = tx.empty((), np.float32)
+
+    def two(fresh: bool):
+        out = tx.empty((), np.float32) if fresh else result
+        device_kernels.reduce_tiles(xf, partial, n, per, op="add", ITEMS=8, workgroups=groups)
+        device_kernels.reduce_tiles(partial, out, groups, groups, op="add", workgroups=1)
+
+    for name, call in (
+        (
+            "first",
+            lambda: device_kernels.reduce_tiles(
+                xf, partial, n, per, op="add", ITEMS=8, workgroups=groups
+            ),
+        ),
+        ("two", lambda: two(False)),
+        ("two_fresh_result", lambda: two(True)),
+        ("stdlib", lambda: stdlib.reduce(xf)),
+    ):
+        seconds, host = timed(call)
+        print(
+            json.dumps(
+                {
+                    "reduce_part": name,
+                    "g_elem_s": round(n / seconds / 1e9, 1),
+                    "host_us": round(host * 1e6, 1),
+                }
+            ),
+            flush=True,
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--log2n", type=int, default=28)
+    args = parser.parse_args()
+    n = 1 << args.log2n
+    print("adapter", tx.adapter_summary(), "n", n)
+    rng = np.random.default_rng(0)
+    xu = tx.to_device(rng.integers(0, 100, n, dtype=np.uint32))
+    xf = tx.to_device(rng.random(n, dtype=np.float32))
+    out = tx.empty(n, np.uint32)
+    for _ in range(50):  # clocks up
+        stdlib.inclusive_scan(xu, out=out)
+    tx.synchronize()
+    first_passes(xf, n)
+    reduce_parts(xf, n)
+    scan_parts(xu, out, n)
+    want = np.cumsum(xu.numpy(), dtype=np.uint32)
+    scan = lambda: stdlib.inclusive_scan(xu, out=out)  # noqa: E731
+    for items in (8, 12, 16, 24):
+        sweep(device_kernels, "SCAN_ITEMS", (items,), scan, n)
+        device_kernels.SCAN_ITEMS, default = items, device_kernels.SCAN_ITEMS
+        print("  correct", np.array_equal(scan().numpy(), want), flush=True)
+        device_kernels.SCAN_ITEMS = default
+    sweep(device_kernels, "SPIN_LIMIT", (4, 64, 1024), scan, n)
+    total = float(xf.numpy().astype(np.float64).sum())
+    for items in (8,):
+        device_kernels.REDUCE_ITEMS = items
+        print("reduce items", items, "rel.err", abs(float(stdlib.reduce(xf)) - total) / total)
+        sweep(device, "REDUCE_WORKGROUPS", (1024, 2048, 4096, 8192), lambda: stdlib.reduce(xf), n)
+
+
+if __name__ == "__main__":
+    main()
