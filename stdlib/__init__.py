@@ -5,11 +5,13 @@ flow): `subgroup_reduce`, `subgroup_inclusive_scan`, `subgroup_exclusive_scan`,
 `workgroup_reduce`, `workgroup_inclusive_scan`, `workgroup_exclusive_scan`
 (`stdlib/workgroup.py`).
 
-On the host, device-wide: `reduce`, `inclusive_scan`, `exclusive_scan` (`stdlib/device.py`).
+On the host, device-wide: `reduce`, `inclusive_scan`, `exclusive_scan` (`stdlib/device.py`),
+`gather`, `scatter` (`stdlib/permute.py`).
 """
 
 from . import ops
 from .device import exclusive_scan, inclusive_scan, reduce
+from .permute import gather, scatter
 from .workgroup import (
     subgroup_exclusive_scan,
     subgroup_inclusive_scan,
@@ -24,6 +26,8 @@ __all__ = [
     "reduce",
     "inclusive_scan",
     "exclusive_scan",
+    "gather",
+    "scatter",
     "subgroup_reduce",
     "subgroup_inclusive_scan",
     "subgroup_exclusive_scan",
