@@ -174,20 +174,52 @@ def _indices(indices, n: int, name: str):
     return indices, INDEX_TYPES.get(indices.dtype, u32)
 
 
-def gather(x, indices) -> DeviceArray:
-    """x[indices]: a new DeviceArray of len(indices) elements of x's type (see the module
+def gather(x, indices, out=None):
+    """x[indices]: a new DeviceArray of len(indices) elements of x's type, or written into
+    `out` (a DeviceArray, or a numpy array updated in place) and returned (see the module
     doc for negative and out-of-range indices)."""
     x = _as_array(x)
     element = _element_type(x, "gather: x")
     n = _length(x, element, "gather: x")
     indices, index_type = _indices(indices, n, "gather")
     count = len(indices)
-    out = tx.empty(count, element)  # zero: what out-of-range indices give
-    if count == 0 or n == 0:
+    if out is None:
+        out = tx.empty(count, element)  # zero, what out-of-range indices give when n == 0
+    elif _writable_element(out, "gather: out") != element or len(out) != count:
+        raise ValueError(f"gather: out must hold len(indices) = {count} elements of {element!r}")
+    _check_distinct(out, x, indices, "gather")
+    if count == 0:
+        return out
+    if n == 0:  # every index is out of range (x cannot be bound without elements)
+        if isinstance(out, DeviceArray):
+            pool.clear(out)
+        else:
+            out[...] = 0
         return out
     with pool.device_input(x, element) as dx, pool.device_input(indices) as di:
         gather_kernel(dx, di, out, n, count, T=element, I=index_type, threads=count)
     return out
+
+
+def _check_distinct(out, x, indices, name: str) -> None:
+    """ValueError when the DeviceArray `out` is also passed as `x` or `indices` (a launch
+    cannot bind a buffer it writes twice; numpy arguments are copies on the GPU)."""
+    for other, what in ((x, "x"), (indices, "indices")):
+        if isinstance(other, DeviceArray) and other is out:
+            raise ValueError(f"{name}: {what} and out are the same array (pass a copy)")
+
+
+def _writable_element(out, name: str) -> t.Type:
+    """The element type of `out`, an array a primitive writes: a DeviceArray, or a numpy
+    array it can update in place."""
+    if not isinstance(out, DeviceArray):
+        if not isinstance(out, np.ndarray):
+            raise TypeError(f"{name} must be a numpy array or a DeviceArray, not {out!r}")
+        if not out.flags.writeable or not out.flags.c_contiguous:
+            raise ValueError(f"{name} must be a writeable C-contiguous numpy array")
+    element = _element_type(out, name)
+    _length(out, element, name)
+    return element
 
 
 def scatter(x, indices, out):
@@ -195,19 +227,12 @@ def scatter(x, indices, out):
     type, or one (a scalar, a 0-d or 1-element array) written at every index. A numpy
     `out` is updated in place (as a kernel launch updates the numpy arrays it writes) and
     returned; a DeviceArray `out` stays on the GPU."""
-    if not isinstance(out, DeviceArray):
-        if not isinstance(out, np.ndarray):
-            raise TypeError(f"scatter: out must be a numpy array or a DeviceArray, not {out!r}")
-        if not out.flags.writeable or not out.flags.c_contiguous:
-            raise ValueError("scatter: out must be a writeable C-contiguous numpy array")
-    element = _element_type(out, "scatter: out")
-    n = _length(out, element, "scatter: out")
+    element = _writable_element(out, "scatter: out")
+    n = len(out)
     indices, index_type = _indices(indices, n, "scatter")
     count = len(indices)
     x, broadcast = _source(x, element, count)
-    for other, what in ((x, "x"), (indices, "indices")):
-        if isinstance(other, DeviceArray) and other is out:
-            raise ValueError(f"scatter: {what} and out are the same array (pass a copy)")
+    _check_distinct(out, x, indices, "scatter")
     if count == 0 or n == 0:
         return out
     with pool.device_input(x, element) as dx, pool.device_input(indices) as di:

@@ -138,6 +138,22 @@ def test_scatter_into_numpy_and_broadcast():
     assert stdlib.gather(empty, np.zeros(0, np.uint32)).shape == (0,)
 
 
+def test_gather_into_out():
+    x = np.arange(10, 20, dtype=np.int32)
+    out = tx.to_device(np.full(3, 99, np.int32))
+    assert stdlib.gather(x, [2, -1, 0], out=out) is out
+    np.testing.assert_array_equal(out.numpy(), [12, 19, 10])
+    host = np.full(3, 99, np.int32)
+    assert stdlib.gather(tx.to_device(x), tx.to_device(np.uint32([9, 10, 1])), host) is host
+    np.testing.assert_array_equal(host, [19, 0, 11])  # updated in place; 10 is out of range
+    stdlib.gather(x[:0], tx.to_device(np.int32([0, -1, 5])), out=out)  # nothing in range
+    np.testing.assert_array_equal(out.numpy(), [0, 0, 0])
+    with pytest.raises(ValueError, match="gather: out must hold len.indices. = 2 elements of i32"):
+        stdlib.gather(x, [0, 1], out=out)
+    with pytest.raises(ValueError, match="gather: x and out are the same array"):
+        stdlib.gather(out, [0, 1, 2], out=out)
+
+
 def test_a_folded_launch(monkeypatch):
     """More workgroups than one dimension takes (here lowered to 3) fold into 2-D."""
     n = 5 * W + 1
