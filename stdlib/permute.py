@@ -4,8 +4,9 @@
 `out[indices] = x`, for arrays of the element types a TypeVar takes (scalars and vectors,
 f16 included; matrices and structs once TypeVars take them: the kernels need no change):
 one generic kernel each, specialised per element type `T` and index type `I` (u32 or
-i32), one invocation per index. Results stay on the GPU (DeviceArrays); a numpy `out` of
-scatter is updated in place, as a kernel launch updates the numpy arrays it writes.
+i32), one invocation per index. Results stay on the GPU (DeviceArrays); a numpy `out`
+(scatter's, or gather's optional one) is updated in place and returned, as a kernel launch
+updates the numpy arrays it writes.
 
 Index rules. An i32 index below zero counts from the end (numpy's `x[-1]`). Numpy index
 arrays (any integer dtype) are checked on the host, which raises IndexError as numpy does;

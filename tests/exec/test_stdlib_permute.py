@@ -8,11 +8,11 @@ import pytest
 
 import pyshader_tx as tx
 from pyshader_tx import f32, i32, stdlib, u32, vec3f
-from pyshader_tx import types as t
 from pyshader_tx.runtime.arrays import DeviceArray
 from pyshader_tx.runtime.launch import Launcher
 from pyshader_tx.stdlib import permute
 from pyshader_tx.validate import validate_naga
+from test_recording import submissions  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.wgpu_only("gather and scatter return DeviceArrays")
 
@@ -86,16 +86,19 @@ def test_vector_and_f16_elements():
         )
 
 
-def test_device_arrays_chain_on_the_gpu():
+def test_device_arrays_chain_on_the_gpu(submissions):
     rng = np.random.default_rng(11)
     n = 1000
     x = tx.to_device(rng.random(n, dtype=np.float32))
     perm = rng.permutation(n).astype(np.uint32)
     d_perm = tx.to_device(perm)
+    tx.synchronize()
+    submissions.clear()
     twice = stdlib.gather(d_perm, d_perm)  # indices made on the GPU
     got = stdlib.gather(stdlib.gather(x, d_perm), d_perm)  # a gather of a gather
     back = stdlib.scatter(got, twice, tx.empty(n, tx.f32))  # undoes it
     total = stdlib.reduce(back)
+    assert submissions == []  # all recorded: nothing was read back or submitted
     host = x.numpy()
     np.testing.assert_array_equal(twice.numpy(), perm[perm])
     np.testing.assert_array_equal(got.numpy(), host[perm][perm])
