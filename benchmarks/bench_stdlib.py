@@ -4,7 +4,8 @@ Prints one line per (primitive, size): ours in G elements/s (wall-clock over `RE
 recorded back to back, then `tx.synchronize()`) and the host time of recording a call,
 torch's in the same process, CUB's from `.bench/cub_reference` (built by
 `run_stdlib_bench.sh`), and the ratios, including to a memcpy measured by CUB in the run.
-Also the host cost per launch of a chain of 100 dependent small launches.
+Also `stdlib.gather` against torch's `x[idx]` (`gather_rows`), and the host cost per launch
+of a chain of 100 dependent small launches.
 
     python3 benchmarks/bench_stdlib.py [--cub FILE_WITH_CUB_JSON_LINES] [--json OUT]
 """
@@ -83,6 +84,46 @@ def chain_host_us(launches=100) -> float:
     return recorded / launches * 1e6
 
 
+def gather_rows(log2ns) -> list:
+    """stdlib.gather of f32 by random u32 indices against torch's `x[idx]` (as
+    index_select, with the int64 indices torch requires; no CUB row exists for a gather):
+    G elements/s, GB/s counting 12 bytes per element (x read, index read, result written)
+    and the host time of a call; both write into a result array made once (`out=`)."""
+    rows = []
+    for log2n in log2ns:
+        n = 1 << log2n
+        rng = np.random.default_rng(1)
+        host_x = rng.random(n, dtype=np.float32)
+        host_idx = rng.integers(0, n, n, dtype=np.uint32)
+        x, idx, out = tx.to_device(host_x), tx.to_device(host_idx), tx.empty(n, np.float32)
+        check = stdlib.gather(x, idx, out=out).numpy()
+        assert np.array_equal(check, host_x[host_idx]), "gather is wrong"
+        seconds, host = timed(lambda: stdlib.gather(x, idx, out=out))
+        peer = None
+        try:
+            import torch
+
+            tx_, ti = torch.from_numpy(host_x).cuda(), torch.from_numpy(host_idx.astype(np.int64))
+            ti, tout = ti.cuda(), torch.empty_like(tx_)
+            peer = torch_timed(lambda: torch.index_select(tx_, 0, ti, out=tout))
+        except Exception as error:  # noqa: BLE001 - torch is a peer, not a requirement
+            print("torch:", error)
+        rate = n / seconds / 1e9
+        row = {
+            "op": "gather_f32_random_u32",
+            "log2n": log2n,
+            "ours_g_elem_s": round(rate, 2),
+            "ours_gb_s": round(12 * rate, 1),
+            "ours_us": round(seconds * 1e6, 1),
+            "host_us": round(host * 1e6, 1),
+            "torch_g_elem_s": round(n / peer / 1e9, 2) if peer else None,
+            "vs_torch": round(rate / (n / peer / 1e9), 3) if peer else None,
+        }
+        rows.append(row)
+        print(json.dumps(row))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cub", help="file with cub_reference's JSON lines")
@@ -138,6 +179,7 @@ def main() -> None:
             }
             rows.append(row)
             print(json.dumps(row))
+    rows += gather_rows(args.log2n)
     chain = chain_host_us()
     print(json.dumps({"op": "chain_100_launches_host_us_per_launch", "us": round(chain, 2)}))
     rows.append({"op": "chain", "us": chain})

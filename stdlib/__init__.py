@@ -6,11 +6,13 @@ flow): `subgroup_reduce`, `subgroup_inclusive_scan`, `subgroup_exclusive_scan`,
 (`stdlib/workgroup.py`).
 
 On the host, device-wide: `reduce`, `inclusive_scan`, `exclusive_scan`, `select`
-(`stdlib/device.py`).
+(`stdlib/device.py`), `gather`, `scatter` (`stdlib/permute.py`), `histogram`
+(`stdlib/histogram.py`).
 """
 
 from . import ops
 from .device import exclusive_scan, inclusive_scan, reduce, select
+from .permute import gather, scatter
 from .workgroup import (
     subgroup_exclusive_scan,
     subgroup_inclusive_scan,
@@ -26,6 +28,8 @@ __all__ = [
     "inclusive_scan",
     "exclusive_scan",
     "select",
+    "gather",
+    "scatter",
     "subgroup_reduce",
     "subgroup_inclusive_scan",
     "subgroup_exclusive_scan",

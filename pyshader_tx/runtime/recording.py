@@ -55,6 +55,9 @@ __all__ = [
 MAX_RECORDED_COMMANDS = 1024
 # Bytes of one staging chunk that small host writes share.
 STAGING_CHUNK = 1 << 16
+# Offsets of writes into mapped staging memory are multiples of this (WebGPU's
+# MAP_ALIGNMENT: wgpu refuses others).
+MAP_ALIGNMENT = 8
 # Bytes of the uniform arena: room for MAX_RECORDED_COMMANDS blocks of up to 256 bytes at
 # WebGPU's default offset alignment of 256 (devices with a finer alignment fit more).
 UNIFORM_ARENA_BYTES = 1 << 18
@@ -215,7 +218,7 @@ class Recording:
         if self._chunk is None or offset + nbytes > STAGING_CHUNK:
             self._chunk = self._new_staging(STAGING_CHUNK)
             offset = 0
-        self._chunk_used = offset + nbytes  # a multiple of 4, like every write
+        self._chunk_used = offset + -(-nbytes // MAP_ALIGNMENT) * MAP_ALIGNMENT
         return self._chunk, offset
 
     def _new_staging(self, size: int):

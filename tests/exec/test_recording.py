@@ -178,6 +178,18 @@ def test_staging_chunks_filled_and_renewed(monkeypatch):
         np.testing.assert_array_equal(out.numpy(), affine_reference(x + np.uint32(step), step))
 
 
+def test_staged_writes_of_an_odd_number_of_words_share_a_chunk():
+    """Staging memory is written at offsets that are multiples of 8 (MAP_ALIGNMENT), so a
+    write of 3 words does not misplace the next one."""
+    x = np.arange(3, dtype=np.uint32)
+    a, b, c = tx.to_device(x), tx.empty(3, u32), tx.empty(3, u32)
+    affine(a, b, 1, threads=3)  # recorded: the writes below go through a staging chunk
+    b.write(x + np.uint32(10))
+    c.write(x + np.uint32(20))
+    np.testing.assert_array_equal(b.numpy(), x + 10)
+    np.testing.assert_array_equal(c.numpy(), x + 20)
+
+
 def test_arrays_dropped_while_their_launches_are_recorded():
     n = 64
     x = np.arange(n, dtype=np.uint32)
