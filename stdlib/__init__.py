@@ -10,6 +10,7 @@ On the host, device-wide: `reduce`, `inclusive_scan`, `exclusive_scan` (`stdlib/
 
 from . import ops
 from .device import exclusive_scan, inclusive_scan, reduce
+from .histogram import histogram
 from .workgroup import (
     subgroup_exclusive_scan,
     subgroup_inclusive_scan,
