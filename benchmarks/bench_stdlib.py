@@ -73,6 +73,13 @@ def chain_host_us(launches=100) -> float:
     return recorded / launches * 1e6
 
 
+def histogram_256(x) -> dict:
+    """Ours for CUB's `histogram_256_u32` row: 256 bins of u32 values in [0, 256)."""
+    counts = stdlib.histogram(x, 256).numpy()
+    assert np.array_equal(counts, np.bincount(x.numpy(), minlength=256)), "histogram is wrong"
+    return {"histogram_256_u32": timed(lambda: stdlib.histogram(x, 256))}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cub", help="file with cub_reference's JSON lines")
@@ -92,6 +99,7 @@ def main() -> None:
         rng = np.random.default_rng(0)
         xu = tx.to_device(rng.integers(0, 100, n, dtype=np.uint32))
         xf = tx.to_device(rng.random(n, dtype=np.float32))
+        xh = tx.to_device(rng.integers(0, 256, n, dtype=np.uint32))
         out = tx.empty(n, np.uint32)
         check = stdlib.inclusive_scan(xu, out=out).numpy()
         assert np.array_equal(check, np.cumsum(xu.numpy(), dtype=np.uint32)), "scan is wrong"
@@ -99,6 +107,7 @@ def main() -> None:
             "scan_inclusive_u32": timed(lambda: stdlib.inclusive_scan(xu, out=out)),
             "scan_exclusive_u32": timed(lambda: stdlib.exclusive_scan(xu, out=out)),
             "reduce_sum_f32": timed(lambda: stdlib.reduce(xf)),
+            **histogram_256(xh),
         }
         torch_ours = {}
         try:
@@ -108,6 +117,8 @@ def main() -> None:
             tf = torch.from_numpy(xf.numpy()).cuda()
             torch_ours["scan_inclusive_u32"] = torch_timed(lambda: torch.cumsum(tu, 0))
             torch_ours["reduce_sum_f32"] = torch_timed(lambda: tf.sum())
+            th = torch.from_numpy(xh.numpy().astype(np.int32)).cuda()
+            torch_ours["histogram_256_u32"] = torch_timed(lambda: torch.bincount(th, minlength=256))
         except Exception as error:  # noqa: BLE001 - torch is a peer, not a requirement
             print("torch:", error)
         memcpy = cub.get(("memcpy_u32", n), {}).get("g_elem_s")

@@ -11,15 +11,16 @@ a binary fraction one bin lower (range (0, 14) with 50 bins: 7 in bin 24, not 25
 (`np.histogram_bin_edges`, in f32, with `range` taken as Python floats; by default the
 data's min and max, found by two `reduce`s on the GPU and read back), the last bin is
 closed, values outside the range and NaN are not counted. Each value is compared with
-those edges (a guess from `(v - lo) * scale`, then corrected against the edges, as numpy
-corrects its own guess), so the counts are numpy's, whatever the rounding of the guess.
-One difference remains possible: a GPU that flushes subnormals to zero (NVIDIA does)
-compares a subnormal value as 0.
+those edges (a guess from `(v - lo) * scale`, moved until the edges agree; numpy moves
+its own guess by at most one bin, enough unless bins number in the millions), so f32
+rounding in the guess changes nothing and the counts are numpy's. One difference remains
+possible: a GPU that flushes subnormals to zero (NVIDIA does) compares a subnormal as 0.
 
 How. `count_private`: a bounded number of workgroups (`HISTOGRAM_WORKGROUPS`) each count a
-contiguous range of `x`, read as vec4 (`ITEMS` loads in flight per invocation), into a
-private histogram in workgroup memory (workgroup atomics), then add its non-zero bins to
-the result with one global atomic each. More bins than fit in workgroup memory
+contiguous range of `x`, read as vec4 (x's buffer bound a second time as an array of
+vec4; `ITEMS` loads in flight per invocation), into a private histogram in workgroup
+memory (workgroup atomics), then add its non-zero bins to the result with one global
+atomic each. More bins than fit in workgroup memory
 (`MAX_PRIVATE_BINS`, or the adapter's limit) and arrays of fewer than 4 elements go to
 `count_global`: one element per invocation, global atomics.
 """
@@ -42,7 +43,7 @@ from .device import _element, reduce
 
 T = tx.TypeVar("T", u32, i32, f32)
 V = tx.TypeVar("V", tx.vec4u, tx.vec4i, tx.vec4f)
-K = tx.TypeVar("K", u32, f32)
+K = tx.TypeVar("K", u32, i32, f32)
 
 WORKGROUP = 256
 #: Workgroups `count_private` uses at most (each then loops over its range).
@@ -53,7 +54,7 @@ ITEMS = 4
 MAX_PRIVATE_BINS = 4096
 #: The least workgroup array `count_private` is compiled with (capacities are powers of two).
 MIN_CAPACITY = 64
-#: `bin_of`'s answer for a value that is not counted.
+#: What `direct_bin` and `searched_bin` answer for a value that is not counted.
 NOT_COUNTED = 0xFFFFFFFF
 VECTORS = {ty: t.VectorType(ty, 4) for ty in (t.u32, t.i32, t.f32)}
 
@@ -92,7 +93,7 @@ def searched_bin(v: T, p: Binning, edges: Array[K]) -> u32:
     """The bin of `v` by its edges (or NOT_COUNTED): integers' offsets against the least
     offset of each bin (u32), floats against numpy's edges (f32)."""
     if T is f32:
-        if (tx.bitcast(u32, v) & u32(0x7FFFFFFF)) > u32(0x7F800000) or v < p.low or v > p.high:
+        if is_nan(v) or v < p.low or v > p.high:
             return u32(NOT_COUNTED)
         return search(v, (v - p.low) * p.scale, p.bins, edges)
     offset = tx.bitcast(u32, v) - p.first
@@ -176,9 +177,15 @@ def count_global(
 
 
 @tx.func
+def is_nan(v: f32) -> bool:
+    """By the bits: WGSL lets compilers assume that float comparisons never see a NaN."""
+    return (tx.bitcast(u32, v) & u32(0x7FFFFFFF)) > u32(0x7F800000)
+
+
+@tx.func
 def nan_lowest(v: f32) -> f32:
     """v, with NaN as -inf (a NaN in x makes the range found not finite, as in numpy)."""
-    if (tx.bitcast(u32, v) & u32(0x7FFFFFFF)) > u32(0x7F800000):
+    if is_nan(v):
         return f32(-math.inf)
     return v
 
@@ -186,7 +193,7 @@ def nan_lowest(v: f32) -> f32:
 @tx.func
 def nan_highest(v: f32) -> f32:
     """v, with NaN as +inf."""
-    if (tx.bitcast(u32, v) & u32(0x7FFFFFFF)) > u32(0x7F800000):
+    if is_nan(v):
         return f32(math.inf)
     return v
 
@@ -209,7 +216,8 @@ def histogram(x, bins, range=None) -> DeviceArray:
         else:
             binning, p, edges = _integer_binning(NUMPY_INTEGERS[ty], bins, bounds)
         if binning is not None:
-            with pool.device_input(edges) as device_edges:
+            # (direct bins read no edges: x stands in for them)
+            with pool.device_input(dx if edges is None else edges) as device_edges:
                 _count(dx, counts, device_edges, p, binning, ty)
     return counts
 
@@ -254,17 +262,17 @@ def _check_range(range, ty: t.Type):
 
 
 def _integer_binning(dtype: np.dtype, bins: int, bounds):
-    """(binning function, Binning values, edges) for integer x, or Nones when no value of
-    the type lies in the range."""
+    """(binning function, Binning record, edges or None) for integer x, or Nones when no
+    value of the type lies in the range."""
     lo, hi = (0, bins) if bounds is None else bounds
     info = np.iinfo(dtype)
     first, end = max(lo, int(info.min)), min(hi, int(info.max) + 1)
     if first >= end:
         return None, None, None
     width = hi - lo
-    p = (bins, first % (1 << 32), end - 1 - first, first - lo, 0.0, 0.0, bins / width, 0)
+    p = _binning(bins, first % (1 << 32), end - 1 - first, first - lo, 0.0, 0.0, bins / width)
     if width == bins:
-        return direct_bin, p, np.zeros(1, np.uint32)
+        return direct_bin, p, None
     # The least offset of each bin: ceil(b * width / bins).
     b = np.arange(bins, dtype=np.uint64)
     edges = (b * np.uint64(width) + np.uint64(bins - 1)) // np.uint64(bins)
@@ -272,7 +280,7 @@ def _integer_binning(dtype: np.dtype, bins: int, bounds):
 
 
 def _float_binning(dx: DeviceArray, bins: int, bounds):
-    """(binning function, Binning values, edges) for float x: numpy's edges, over `bounds`
+    """(binning function, Binning record, edges) for float x: numpy's edges, over `bounds`
     or x's min and max (two reduces on the GPU, read back)."""
     if bounds is None:
         lo, hi = float(reduce(dx, "min", map=nan_lowest)), float(reduce(dx, "max", map=nan_highest))
@@ -288,12 +296,17 @@ def _float_binning(dx: DeviceArray, bins: int, bounds):
     except ValueError as error:  # too many bins for the range's f32 values
         raise ValueError(f"histogram: {error}") from None
     low, high = float(edges[0]), float(edges[-1])
-    return searched_bin, (bins, 0, 0, 0, low, high, bins / (high - low), 0), edges
+    return searched_bin, _binning(bins, 0, 0, 0, low, high, bins / (high - low)), edges
+
+
+def _binning(*fields) -> np.ndarray:
+    """A Binning record (`per` 0; launches take a record without checking each field)."""
+    return np.array((*fields, 0), Binning.dtype)
 
 
 def _count(dx: DeviceArray, counts, edges, p, binning, ty: t.Type) -> None:
     """Launch the counting kernel: in workgroup memory when the bins fit, else global."""
-    n, bins = len(dx), p[0]
+    n, bins = len(dx), int(p["bins"])
     capacity = max(MIN_CAPACITY, 1 << (bins - 1).bit_length())
     fits = capacity * 4 <= device_limit("max-compute-workgroup-storage-size")
     if bins > MAX_PRIVATE_BINS or not fits or n < 4:
@@ -304,7 +317,7 @@ def _count(dx: DeviceArray, counts, edges, p, binning, ty: t.Type) -> None:
     per = -(-per // (WORKGROUP * ITEMS)) * (WORKGROUP * ITEMS)
     groups = -(-vectors // per)
     xv = DeviceArray(dx.buffer, (vectors, 4), element_layout(VECTORS[ty]))
-    p = (*p[:-1], per)
+    p["per"] = per
     count_private(
         xv,
         dx,

@@ -215,7 +215,7 @@ class Recording:
         if self._chunk is None or offset + nbytes > STAGING_CHUNK:
             self._chunk = self._new_staging(STAGING_CHUNK)
             offset = 0
-        self._chunk_used = offset + nbytes  # a multiple of 4, like every write
+        self._chunk_used = -(-(offset + nbytes) // 8) * 8  # wgpu maps at multiples of 8
         return self._chunk, offset
 
     def _new_staging(self, size: int):

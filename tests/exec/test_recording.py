@@ -178,6 +178,20 @@ def test_staging_chunks_filled_and_renewed(monkeypatch):
         np.testing.assert_array_equal(out.numpy(), affine_reference(x + np.uint32(step), step))
 
 
+def test_staged_writes_of_odd_word_counts():
+    """Writes of 3 words share a chunk at offsets wgpu can map (multiples of 8 bytes)."""
+    x = np.arange(3, dtype=np.uint32)
+    a, b = tx.to_device(x), tx.empty(3, u32)
+    affine(a, b, 100, threads=3)  # recorded: the writes below go through a staging chunk
+    outputs = []
+    for step in range(3):
+        a.write(x + np.uint32(step))
+        outputs.append(tx.empty(3, u32))
+        affine(a, outputs[-1], step, threads=3)
+    for step, out in enumerate(outputs):
+        np.testing.assert_array_equal(out.numpy(), affine_reference(x + np.uint32(step), step))
+
+
 def test_arrays_dropped_while_their_launches_are_recorded():
     n = 64
     x = np.arange(n, dtype=np.uint32)
