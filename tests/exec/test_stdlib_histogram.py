@@ -131,10 +131,14 @@ def test_workgroups_loop_over_many_tiles(monkeypatch):
     )
 
 
-def test_device_array_in_device_array_out():
+def test_device_array_in_device_array_out(monkeypatch):
     x = np.random.default_rng(7).standard_normal(TILE + 3).astype(np.float32)
     device_x = tx.to_device(x)
+    pool = importlib.import_module("pyshader_tx.runtime.pool")
+    uploads, upload = [], pool.upload
+    monkeypatch.setattr(pool, "upload", lambda a, e=None: uploads.append(len(a)) or upload(a, e))
     counts = stdlib.histogram(device_x, 16)
+    assert uploads == [17]  # the edges only: x stays on the GPU
     assert isinstance(counts, tx.DeviceArray)
     np.testing.assert_array_equal(counts.numpy(), numpy_counts(x, 16))
     total = stdlib.reduce(counts)  # chained on the GPU
