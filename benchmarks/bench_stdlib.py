@@ -1,7 +1,7 @@
 """tx.stdlib's device-wide primitives against NVIDIA CUB and torch, in one run on the device.
 
-Prints one line per (primitive, size): ours in G elements/s (wall-clock over `REPS` calls
-recorded back to back, then `tx.synchronize()`) and the host time of recording a call,
+Prints one line per (primitive, size): ours in G elements/s (wall-clock over calls
+recorded back to back, then `tx.synchronize()`: see `timed`) and the host time of a call,
 torch's in the same process, CUB's from `.bench/cub_reference` (built by
 `run_stdlib_bench.sh`), and the ratios, including to a memcpy measured by CUB in the run.
 Also `stdlib.gather` against torch's `x[idx]` (`gather_rows`), and the host cost per launch
@@ -20,7 +20,9 @@ import time
 import numpy as np
 
 import pyshader_tx as tx
-from pyshader_tx import Array, f32, stdlib
+from pyshader_tx import Array, f32, stdlib, u32
+from pyshader_tx.runtime import pool
+from pyshader_tx.stdlib import device_kernels
 
 REPS = 20
 
@@ -124,6 +126,39 @@ def gather_rows(log2ns) -> list:
     return rows
 
 
+@tx.func
+def is_odd(v: u32) -> bool:
+    return v % u32(2) == u32(1)
+
+
+def select_odd(x) -> dict:
+    """Ours for CUB's `select_if_odd_u32` row: stdlib.select (which reads the count back,
+    a wait per call), and its kernel alone (the count left on the GPU, as CUB leaves it)."""
+    n = len(x)
+    picked = stdlib.select(x, is_odd).numpy()
+    assert np.array_equal(picked, x.numpy()[x.numpy() % 2 == 1]), "select is wrong"
+    tiles = -(-n // (device_kernels.WORKGROUP * device_kernels.SCAN_ITEMS))
+    out, state, count = tx.empty(n, np.uint32), tx.empty(2 * tiles, np.uint32), tx.empty(1, u32)
+
+    def kernel_only():
+        pool.clear(state)
+        device_kernels.select_tiles(
+            x, out, state, count, n, predicate=is_odd, threads=tiles * device_kernels.WORKGROUP
+        )
+
+    return {
+        "select_if_odd_u32": timed(lambda: stdlib.select(x, is_odd)),
+        "select_if_odd_u32 (kernel, count on the GPU)": timed(kernel_only),
+    }
+
+
+def histogram_256(x) -> dict:
+    """Ours for CUB's `histogram_256_u32` row: 256 bins of u32 values in [0, 256)."""
+    counts = stdlib.histogram(x, 256).numpy()
+    assert np.array_equal(counts, np.bincount(x.numpy(), minlength=256)), "histogram is wrong"
+    return {"histogram_256_u32": timed(lambda: stdlib.histogram(x, 256))}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cub", help="file with cub_reference's JSON lines")
@@ -143,6 +178,7 @@ def main() -> None:
         rng = np.random.default_rng(0)
         xu = tx.to_device(rng.integers(0, 100, n, dtype=np.uint32))
         xf = tx.to_device(rng.random(n, dtype=np.float32))
+        xh = tx.to_device(rng.integers(0, 256, n, dtype=np.uint32))
         out = tx.empty(n, np.uint32)
         check = stdlib.inclusive_scan(xu, out=out).numpy()
         assert np.array_equal(check, np.cumsum(xu.numpy(), dtype=np.uint32)), "scan is wrong"
@@ -150,6 +186,8 @@ def main() -> None:
             "scan_inclusive_u32": timed(lambda: stdlib.inclusive_scan(xu, out=out)),
             "scan_exclusive_u32": timed(lambda: stdlib.exclusive_scan(xu, out=out)),
             "reduce_sum_f32": timed(lambda: stdlib.reduce(xf)),
+            **select_odd(xu),
+            **histogram_256(xh),
         }
         torch_ours = {}
         try:
@@ -159,12 +197,14 @@ def main() -> None:
             tf = torch.from_numpy(xf.numpy()).cuda()
             torch_ours["scan_inclusive_u32"] = torch_timed(lambda: torch.cumsum(tu, 0))
             torch_ours["reduce_sum_f32"] = torch_timed(lambda: tf.sum())
+            th = torch.from_numpy(xh.numpy().astype(np.int32)).cuda()
+            torch_ours["histogram_256_u32"] = torch_timed(lambda: torch.bincount(th, minlength=256))
         except Exception as error:  # noqa: BLE001 - torch is a peer, not a requirement
             print("torch:", error)
         memcpy = cub.get(("memcpy_u32", n), {}).get("g_elem_s")
         for op, (seconds, host) in ours.items():
             rate = n / seconds / 1e9
-            ref = cub.get((op, n), {}).get("g_elem_s")
+            ref = cub.get((op.split(" ")[0], n), {}).get("g_elem_s")
             peer = torch_ours.get(op)
             row = {
                 "op": op,

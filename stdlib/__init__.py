@@ -13,6 +13,7 @@ On the host, device-wide: `reduce`, `inclusive_scan`, `exclusive_scan`, `select`
 from . import ops
 from .device import exclusive_scan, inclusive_scan, reduce, select
 from .permute import gather, scatter
+from .histogram import histogram
 from .workgroup import (
     subgroup_exclusive_scan,
     subgroup_inclusive_scan,
@@ -30,6 +31,7 @@ __all__ = [
     "select",
     "gather",
     "scatter",
+    "histogram",
     "subgroup_reduce",
     "subgroup_inclusive_scan",
     "subgroup_exclusive_scan",
