@@ -9,6 +9,7 @@ the defaults in stdlib/ come from this (RESULTS.md section 7).
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 
 import numpy as np
@@ -19,6 +20,8 @@ from pyshader_tx.stdlib import device, device_kernels
 
 from bench_stdlib import timed
 from pyshader_tx import Array, f32, u32
+from pyshader_tx.runtime import pool
+from pyshader_tx.stdlib.device_kernels import look_back, publish
 from pyshader_tx.stdlib.workgroup import subgroup_prefix
 
 W = device_kernels.WORKGROUP
@@ -68,34 +71,28 @@ def reduce_unrolled(x: Array[f32], out: Array[f32], n: u32, per: u32):
 
 
 def first_passes(xf, n: int) -> None:
-    """The first pass of a reduce alone, three ways, for several workgroup counts."""
+    """A reduce's first pass two ways (one load in flight per invocation, eight written
+    out), for two workgroup counts; then the stdlib's two launches into one result."""
     partial = tx.empty(8192 * W, np.float32)
+    result = tx.empty((), np.float32)
     for groups in (2048, 8192):
         per = -(-n // groups)
         per = -(-per // (8 * W)) * (8 * W)
         groups = -(-n // per)
-        for name, kernel in (("loop", reduce_loop), ("unrolled", reduce_unrolled)):
-            seconds, _ = timed(lambda: kernel(xf, partial, n, per, workgroups=groups))
-            print(
-                json.dumps(
-                    {"first_pass": name, "groups": groups, "g_elem_s": round(n / seconds / 1e9, 1)}
-                )
-            )
-        seconds, _ = timed(
-            lambda: device_kernels.reduce_tiles(
-                xf, partial, n, per, op="add", ITEMS=8, workgroups=groups
-            ),
-            reps=40,
-        )
-        print(
-            json.dumps(
-                {
-                    "first_pass": "reduce_tiles",
-                    "groups": groups,
-                    "g_elem_s": round(n / seconds / 1e9, 1),
-                }
-            )
-        )
+        last = -(-groups // W) * W
+
+        def whole(groups=groups, per=per, last=last):
+            device_kernels.reduce_tiles(xf, partial, n, per, op="add", ITEMS=8, workgroups=groups)
+            device_kernels.reduce_tiles(partial, result, groups, last, op="add", workgroups=1)
+
+        for name, call in (
+            ("loop", lambda: reduce_loop(xf, partial, n, per, workgroups=groups)),
+            ("unrolled", lambda: reduce_unrolled(xf, partial, n, per, workgroups=groups)),
+            ("reduce_tiles (whole)", whole),
+        ):
+            seconds, _ = timed(call)
+            row = {"first_pass": name, "groups": groups, "g_elem_s": round(n / seconds / 1e9, 1)}
+            print(json.dumps(row), flush=True)
 
 
 def sweep(module, name: str, values, call, n: int) -> None:
@@ -159,58 +156,116 @@ def scan_local(x: Array[u32], out: Array[u32], n: u32):
             out[k] = running + items[j]
 
 
+@tx.func
+def look_back_waiting(state: Array[tx.Atomic[u32]], tile: u32) -> u32:
+    """The look-back without its fallback (waits for every predecessor: fine in order)."""
+    j = tile - u32(1)
+    found = u32(0)
+    while True:
+        low = tx.atomic_load(state[2 * j])
+        high = tx.atomic_load(state[2 * j + 1])
+        flag = low >> u32(30)
+        if flag == u32(0) or flag != high >> u32(30):
+            continue
+        found += ((high & u32(0xFFFF)) << u32(16)) | (low & u32(0xFFFF))
+        if flag == u32(2) or j == u32(0):
+            break
+        j -= u32(1)
+    return found
+
+
+@tx.kernel(workgroup_size=W)
+def scan_modes(
+    x: Array[u32], out: Array[u32], state: Array[tx.Atomic[u32]], n: u32, MODE: tx.Const[int] = 2
+):
+    """scan_tiles (inclusive, add) with its look-back: none (MODE 0), one that only waits
+    (1), the stdlib's, with the fallback (2)."""
+    tile = tx.workgroup_id().x
+    t = tx.local_invocation_id().x
+    lanes = tx.subgroup_size()
+    lane = t % lanes
+    size = u32(W * ITEMS)
+    first = tile * size + (t - lane) * u32(ITEMS) + lane
+    items = tx.local_array(u32, ITEMS)
+    for j in tx.static_range(ITEMS):
+        k = first + u32(j) * lanes
+        if k < n:
+            items[j] = x[k]
+    carry = u32(0)
+    for j in tx.static_range(ITEMS):
+        scanned = tx.subgroup_inclusive_add(items[j]) + carry
+        items[j] = scanned
+        carry = tx.subgroup_shuffle(scanned, lanes - u32(1))
+    before = subgroup_prefix(carry, "add")
+    if t < lanes:
+        before = u32(0)
+    prefix = tx.workgroup_array(u32, 1)
+    if t == u32(W - 1) and MODE > 0:
+        aggregate = before + carry
+        publish(state, tile, tx.select(u32(1), u32(2), tile == u32(0)), aggregate)
+        found = u32(0)
+        if tile > u32(0):
+            if MODE == 1:
+                found = look_back_waiting(state, tile)
+            else:
+                found = look_back(x, state, tile, "add", aggregate, size, u32(64))
+            publish(state, tile, u32(2), found + aggregate)
+        prefix[0] = found
+    tx.workgroup_barrier()
+    running = prefix[0] + before
+    for j in tx.static_range(ITEMS):
+        k = first + u32(j) * lanes
+        if k < n:
+            out[k] = running + items[j]
+
+
 def scan_parts(xu, out, n: int) -> None:
     tiles = -(-n // (W * ITEMS))
+    state = tx.empty(2 * tiles, u32)
+
+    def modes(mode):
+        pool.clear(state)
+        scan_modes(xu, out, state, n, MODE=mode, threads=tiles * W)
+
     for name, call in (
         ("copy", lambda: copy_tiles(xu, out, n, threads=tiles * W)),
         ("local_scan", lambda: scan_local(xu, out, n, threads=tiles * W)),
-    ):
+    ) + tuple((f"scan_mode_{mode}", lambda mode=mode: modes(mode)) for mode in (0, 1, 2)):
         seconds, host = timed(call)
         print(json.dumps({"scan_part": name, "g_elem_s": round(n / seconds / 1e9, 1)}), flush=True)
 
 
-def reduce_parts(xf, n: int) -> None:
-    """Where the time of a whole reduce goes: its two launches alone, then with the
-    result array made per call, then through the pool (stdlib.reduce)."""
-    groups = 8192
-    row = W * 8
-    per = -(-(-(-n // groups)) // row) * row
-    groups = -(-n // per)
-    partial = tx.empty(groups, np.float32)
-    result = tx.empty((), np.float32)
+def scan_sweeps(xu, out, n: int) -> None:
+    want = np.cumsum(xu.numpy(), dtype=np.uint32)
+    scan = lambda: stdlib.inclusive_scan(xu, out=out)  # noqa: E731
+    for items in (8, 12, 16, 24):
+        sweep(device_kernels, "SCAN_ITEMS", (items,), scan, n)
+        device_kernels.SCAN_ITEMS, default = items, device_kernels.SCAN_ITEMS
+        print("  correct", np.array_equal(scan().numpy(), want), flush=True)
+        device_kernels.SCAN_ITEMS = default
+    sweep(device_kernels, "SPIN_LIMIT", (4, 64, 1024), scan, n)
 
-    def two(fresh: bool):
-        out = tx.empty((), np.float32) if fresh else result
-        device_kernels.reduce_tiles(xf, partial, n, per, op="add", ITEMS=8, workgroups=groups)
-        device_kernels.reduce_tiles(partial, out, groups, groups, op="add", workgroups=1)
 
-    for name, call in (
-        (
-            "first",
-            lambda: device_kernels.reduce_tiles(
-                xf, partial, n, per, op="add", ITEMS=8, workgroups=groups
-            ),
-        ),
-        ("two", lambda: two(False)),
-        ("two_fresh_result", lambda: two(True)),
-        ("stdlib", lambda: stdlib.reduce(xf)),
-    ):
-        seconds, host = timed(call)
-        print(
-            json.dumps(
-                {
-                    "reduce_part": name,
-                    "g_elem_s": round(n / seconds / 1e9, 1),
-                    "host_us": round(host * 1e6, 1),
-                }
-            ),
-            flush=True,
-        )
+def reduce_sweeps(xf, n: int) -> None:
+    total = float(xf.numpy().astype(np.float64).sum())
+    print("reduce rel.err", abs(float(stdlib.reduce(xf)) - total) / total)
+    sweep(device, "REDUCE_WORKGROUPS", (1024, 2048, 4096, 8192), lambda: stdlib.reduce(xf), n)
+
+
+def histogram_sweeps(n: int) -> None:
+    histogram = importlib.import_module("pyshader_tx.stdlib.histogram")  # the module
+    xh = tx.to_device(np.random.default_rng(2).integers(0, 256, n, dtype=np.uint32))
+    call = lambda: stdlib.histogram(xh, 256)  # noqa: E731
+    sweep(histogram, "HISTOGRAM_WORKGROUPS", (1024, 2048, 4096, 8192, 16384), call, n)
+
+
+PARTS = ("first_passes", "scan_parts", "scan_sweeps", "reduce_sweeps", "histogram_sweeps")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--log2n", type=int, default=28)
+    parser.add_argument("--parts", nargs="*", default=PARTS, choices=PARTS)
     args = parser.parse_args()
     n = 1 << args.log2n
     print("adapter", tx.adapter_summary(), "n", n)
@@ -221,22 +276,15 @@ def main() -> None:
     for _ in range(50):  # clocks up
         stdlib.inclusive_scan(xu, out=out)
     tx.synchronize()
-    first_passes(xf, n)
-    reduce_parts(xf, n)
-    scan_parts(xu, out, n)
-    want = np.cumsum(xu.numpy(), dtype=np.uint32)
-    scan = lambda: stdlib.inclusive_scan(xu, out=out)  # noqa: E731
-    for items in (8, 12, 16, 24):
-        sweep(device_kernels, "SCAN_ITEMS", (items,), scan, n)
-        device_kernels.SCAN_ITEMS, default = items, device_kernels.SCAN_ITEMS
-        print("  correct", np.array_equal(scan().numpy(), want), flush=True)
-        device_kernels.SCAN_ITEMS = default
-    sweep(device_kernels, "SPIN_LIMIT", (4, 64, 1024), scan, n)
-    total = float(xf.numpy().astype(np.float64).sum())
-    for items in (8,):
-        device_kernels.REDUCE_ITEMS = items
-        print("reduce items", items, "rel.err", abs(float(stdlib.reduce(xf)) - total) / total)
-        sweep(device, "REDUCE_WORKGROUPS", (1024, 2048, 4096, 8192), lambda: stdlib.reduce(xf), n)
+    calls = {
+        "first_passes": lambda: first_passes(xf, n),
+        "scan_parts": lambda: scan_parts(xu, out, n),
+        "scan_sweeps": lambda: scan_sweeps(xu, out, n),
+        "reduce_sweeps": lambda: reduce_sweeps(xf, n),
+        "histogram_sweeps": lambda: histogram_sweeps(n),
+    }
+    for part in args.parts:
+        calls[part]()
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ from .ops import NAMED_OPS
 DTYPES = {np.dtype(np.uint32): t.u32, np.dtype(np.int32): t.i32, np.dtype(np.float32): t.f32}
 NUMPY_DTYPES = {ty: dtype for dtype, ty in DTYPES.items()}
 #: Workgroups the first pass of `reduce` uses at most (each then loops over its range).
-REDUCE_WORKGROUPS = 2048
+REDUCE_WORKGROUPS = 8192
 
 IDENTITIES = {
     "add": lambda d: 0,

@@ -47,7 +47,7 @@ K = tx.TypeVar("K", u32, i32, f32)
 
 WORKGROUP = 256
 #: Workgroups `count_private` uses at most (each then loops over its range).
-HISTOGRAM_WORKGROUPS = 2048
+HISTOGRAM_WORKGROUPS = 8192
 #: vec4 loads each invocation issues before counting them.
 ITEMS = 4
 #: The most bins counted in workgroup memory (16 KiB, WebGPU's default limit).
@@ -135,10 +135,10 @@ def count_private(
     k = g * p.per + t
     loaded = tx.local_array(V, ITEMS)
     while k + u32(WORKGROUP * (ITEMS - 1)) < end:
-        for j in range(ITEMS):
+        for j in tx.static_range(ITEMS):
             loaded[j] = xv[k + u32(WORKGROUP * j)]
-        for j in range(ITEMS):
-            for c in range(4):
+        for j in tx.static_range(ITEMS):
+            for c in tx.static_range(4):
                 b = binning(loaded[j][c], p, edges)
                 if b < p.bins:
                     tx.atomic_add(local[b], u32(1))

@@ -59,6 +59,18 @@ def test_sum_and_scans_around_tile_boundaries(n):
     np.testing.assert_array_equal(exclusive, (np.cumsum(x) - x).astype(np.uint32))
 
 
+def test_reduce_combines_hundreds_of_workgroups_in_order():
+    """More workgroups than invocations: the last workgroup to finish combines runs of
+    totals per invocation, in order (a user op that is not commutative)."""
+    n = 300 * device_kernels.WORKGROUP * device_kernels.REDUCE_ITEMS + 5
+    x = np.arange(n, dtype=np.uint32) % 1000
+    assert int(stdlib.reduce(x)) == int(x.sum(dtype=np.uint64) % (1 << 32))
+    sparse = np.zeros(n, np.int32)
+    sparse[[n // 3, n // 2, n - 1]] = [7, 8, 9]
+    assert int(stdlib.reduce(sparse, first_nonzero)) == 7
+    assert int(stdlib.reduce(sparse[: n // 3], first_nonzero)) == 0
+
+
 @pytest.mark.parametrize(
     "op, dtype",
     [("min", np.int32), ("max", np.float32), ("xor", np.uint32), ("mul", np.int32)],
