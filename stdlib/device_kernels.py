@@ -23,7 +23,12 @@ import pyshader_tx as tx
 from pyshader_tx import Array, Atomic, u32
 
 from .ops import T
-from .workgroup import subgroup_inclusive_scan, subgroup_prefix, workgroup_inclusive_scan
+from .workgroup import (
+    memory_scan,
+    subgroup_inclusive_scan,
+    subgroup_prefix,
+    workgroup_inclusive_scan,
+)
 
 U = tx.TypeVar("U", u32, tx.i32, tx.f32)
 
@@ -31,10 +36,10 @@ WORKGROUP = 256
 AGGREGATE = 1
 INCLUSIVE = 2
 SPIN_LIMIT = 64
-#: Loads in flight in the fallback's reduction of a stalled predecessor's tile.
-FALLBACK_LOADS = 64
+#: Loads in flight per invocation in the fallback's reduction of a stalled predecessor's tile.
+FALLBACK_LOADS = 4
 #: Elements per invocation of `scan_tiles` (its ITEMS).
-SCAN_ITEMS = 16
+SCAN_ITEMS = 24
 #: Loads in flight per invocation of `reduce_tiles` (its ITEMS).
 REDUCE_ITEMS = 8
 
@@ -159,15 +164,16 @@ def scan_tiles(
         carry = tx.subgroup_shuffle(scanned, lanes - u32(1))
     # `carry` is the subgroup's total (elements past n only follow the ones that count).
     before = subgroup_prefix(carry, op)  # the subgroups before this one (none in the first)
-    prefix = tx.workgroup_array(U, 1)
-    if t == u32(WORKGROUP - 1):
-        aggregate = op(before, carry)  # the tile's total (there are several subgroups)
-        if t < lanes:
-            aggregate = carry
+    aggregate = op(before, carry)  # in the last subgroup: the tile's total
+    if t < lanes:
+        aggregate = carry
+    if t == u32(WORKGROUP - 1):  # tile 0's aggregate is its inclusive prefix
         flag = tx.select(u32(AGGREGATE), u32(INCLUSIVE), tile == u32(0))
         publish(state, tile, flag, tx.bitcast(u32, aggregate))
-        if tile > u32(0):
-            found = look_back(x, state, tile, op, aggregate, size, u32(SPINS), map)
+    prefix = tx.workgroup_array(U, 1)
+    if tile > u32(0):
+        found = look_back(x, state, tile, op, init, size, u32(SPINS), map)
+        if t == u32(WORKGROUP - 1):
             prefix[0] = found
             publish(state, tile, u32(INCLUSIVE), tx.bitcast(u32, op(found, aggregate)))
     tx.workgroup_barrier()
@@ -230,16 +236,16 @@ def select_tiles(
     before = subgroup_prefix(carry, "add")
     if t < lanes:
         before = u32(0)
-    prefix = tx.workgroup_array(u32, 1)
+    aggregate = before + carry  # in the last subgroup: the tile's count
     if t == u32(WORKGROUP - 1):
-        aggregate = before + carry
         flag = tx.select(u32(AGGREGATE), u32(INCLUSIVE), tile == u32(0))
         publish(state, tile, flag, aggregate)
-        found = u32(0)
+    found = u32(0)
+    if tile > u32(0):
+        found = look_back(x, state, tile, "add", u32(0), size, u32(SPINS), predicate=predicate)
+    prefix = tx.workgroup_array(u32, 1)
+    if t == u32(WORKGROUP - 1):
         if tile > u32(0):
-            found = look_back(
-                x, state, tile, "add", aggregate, size, u32(SPINS), predicate=predicate
-            )
             publish(state, tile, u32(INCLUSIVE), found + aggregate)
         prefix[0] = found
         if tile == (n - u32(1)) // size:  # the last tile: the number selected
@@ -251,54 +257,73 @@ def select_tiles(
             out[start + ranks[j]] = values[j]
 
 
+#: `look_back`'s answer when its walk is done (no predecessor left to reduce).
+DONE = 0xFFFFFFFF
+
+
 @tx.func
 def look_back(
     x: Array[T],
     state: Array[Atomic[u32]],
     tile: u32,
     op: tx.Func,
-    aggregate: U,
+    like: U,
     size: u32,
     spin_limit: u32,
     map: tx.Func = None,
     predicate: tx.Func = None,
 ) -> U:
-    """op over every element before tile `tile`: predecessors' published states, or their
-    aggregates computed here once the look-back has read `spin_limit` times without
-    progress (a budget for the whole look-back: a predecessor that has not published
-    after that is not waited for, nor are the ones before it)."""
+    """op over every element before tile `tile` (> 0), in the tile's last invocation:
+    called by the whole workgroup, in uniform control flow.
+
+    The last invocation walks back over the predecessors' published states; once the
+    walk has read `spin_limit` times without progress (a budget for the whole walk), a
+    predecessor without a state stops it, and the whole workgroup reduces that tile from
+    the input (`workgroup_tile_total`), then the walk goes on before it. Sharing the
+    fallback keeps each invocation's loops short: a workgroup that falls back over
+    thousands of tiles (one that starts long before its predecessors) loops a few times
+    per tile, where one invocation would loop over every element (lavapipe leaves the
+    loops of an invocation after 65535 iterations in all)."""
+    index = tx.local_invocation_index()
+    stalled = tx.workgroup_array(u32, 1)
     j = tile - u32(1)
-    found = aggregate  # replaced by the first value found (there is at least one)
+    found = like  # replaced by the first value found (there is at least one)
     has = False
     spins = u32(0)
     while True:
-        low = tx.atomic_load(state[2 * j])
-        high = tx.atomic_load(state[2 * j + 1])
-        flag = low >> u32(30)
-        value = aggregate
-        ready = flag != u32(0) and flag == high >> u32(30)
-        if ready:
-            value = tx.bitcast(U, ((high & u32(0xFFFF)) << u32(16)) | (low & u32(0xFFFF)))
-        elif spins < spin_limit:
-            spins += u32(1)
-            continue
-        else:  # the budget of waits is the look-back's, not each predecessor's
-            value = tile_aggregate(x, j, op, size, aggregate, map, predicate)
-        if has:
-            found = op(value, found)
-        else:
-            found = value
+        if index == u32(WORKGROUP - 1):
+            stop = u32(DONE)
+            while True:
+                low = tx.atomic_load(state[2 * j])
+                high = tx.atomic_load(state[2 * j + 1])
+                flag = low >> u32(30)
+                if flag == u32(0) or flag != high >> u32(30):
+                    if spins < spin_limit:
+                        spins += u32(1)
+                        continue
+                    stop = j  # the budget of waits is spent: reduce tile j instead
+                    break
+                value = tx.bitcast(U, ((high & u32(0xFFFF)) << u32(16)) | (low & u32(0xFFFF)))
+                found = tx.select(value, op(value, found), has)
+                has = True
+                if flag == u32(INCLUSIVE) or j == u32(0):
+                    break
+                j -= u32(1)
+            stalled[0] = stop
+        reduce = tx.workgroup_uniform_load(stalled[0])
+        if reduce == u32(DONE):
+            break
+        value = workgroup_tile_total(x, reduce, op, size, like, map, predicate)
+        found = tx.select(value, op(value, found), has)
         has = True
-        if ready and flag == u32(INCLUSIVE):
+        if reduce == u32(0):
             break
-        if j == u32(0):
-            break
-        j -= u32(1)
+        j = reduce - u32(1)
     return found
 
 
 @tx.func
-def tile_aggregate(
+def workgroup_tile_total(
     x: Array[T],
     tile: u32,
     op: tx.Func,
@@ -307,20 +332,25 @@ def tile_aggregate(
     map: tx.Func = None,
     predicate: tx.Func = None,
 ) -> U:
-    """The fallback: op over map(x) of tile `tile` (a whole one), computed in order by one
-    invocation, FALLBACK_LOADS loads in flight at a time."""
-    k = tile * size
-    end = k + size
+    """The fallback: op over map(x) of tile `tile` (a whole one), in order, by the whole
+    workgroup: invocation i reduces the i-th of WORKGROUP equal runs, FALLBACK_LOADS loads
+    at a time, then the runs are combined in workgroup memory (no subgroup operation:
+    the walk before it left the last subgroup's lanes diverged)."""
+    index = tx.local_invocation_index()
+    run = size // u32(WORKGROUP)
+    k = tile * size + index * run
+    end = k + run
     acc = load(x, k, like, map, predicate)
     k += u32(1)
     while k + u32(FALLBACK_LOADS) <= end:
         values = tx.local_array(U, FALLBACK_LOADS)
-        for j in tx.static_range(FALLBACK_LOADS):
-            values[j] = load(x, k + u32(j), like, map, predicate)
-        for j in tx.static_range(FALLBACK_LOADS):
-            acc = op(acc, values[j])
+        for i in tx.static_range(FALLBACK_LOADS):
+            values[i] = load(x, k + u32(i), like, map, predicate)
+        for i in tx.static_range(FALLBACK_LOADS):
+            acc = op(acc, values[i])
         k += u32(FALLBACK_LOADS)
     while k < end:
         acc = op(acc, load(x, k, like, map, predicate))
         k += u32(1)
-    return acc
+    last = u32(WORKGROUP - 1)
+    return memory_scan(acc, op, index, u32(WORKGROUP), last)

@@ -149,19 +149,28 @@ def test_workgroup_arrays_of_vec3f_and_struct():
 @tx.kernel(workgroup_size=64)
 def read_before_write(out: Array[u32]):
     """Workgroup memory starts at zero (WGSL's rule; the SPIR-V and the naga-dialect WGSL
-    zero it explicitly, see `ir.legalize`)."""
-    counts = tx.workgroup_array(u32, 64)
+    zero it explicitly, see `ir.legalize`), also arrays longer than the workgroup and
+    atomics; each workgroup then fills them, so a later one would see what was left."""
+    counts = tx.workgroup_array(u32, 150)
+    flags = tx.workgroup_array(tx.Atomic[u32], 100)
     lid = tx.local_invocation_index()
-    before = counts[lid]
+    before = counts[lid] + counts[lid + 64] + counts[min(lid + 128, 149)]
+    before += tx.atomic_load(flags[min(lid + 64, 99)])
     tx.workgroup_barrier()
-    counts[lid] = 7
+    k = lid
+    while k < 150:
+        counts[k] = 7
+        if k < 100:
+            tx.atomic_store(flags[k], 5)
+        k += 64
+    tx.workgroup_barrier()
     out[tx.global_invocation_id().x] = before + counts[lid]
 
 
 def test_workgroup_memory_starts_at_zero():
-    out = np.zeros(128, np.uint32)
-    read_before_write(out, threads=128)
-    np.testing.assert_array_equal(out, np.full(128, 7, np.uint32))
+    out = np.zeros(64 * 40, np.uint32)
+    read_before_write(out, threads=64 * 40)
+    np.testing.assert_array_equal(out, np.full(64 * 40, 7, np.uint32))
 
 
 def test_reflection_lists_workgroup_memory_and_no_binding():
