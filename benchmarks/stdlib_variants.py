@@ -260,10 +260,36 @@ def histogram_sweeps(n: int) -> None:
     sweep(histogram, "HISTOGRAM_WORKGROUPS", (1024, 2048, 4096, 8192, 16384), call, n)
 
 
+def scan_workgroups(xu, out, n: int) -> None:
+    """scan_tiles compiled for other workgroup sizes (its tile is the workgroup size times
+    ITEMS): more, smaller workgroups have more look-backs in flight per SM."""
+    want = np.cumsum(xu.numpy(), dtype=np.uint32)
+    for size, items in ((128, 24), (128, 32), (256, 24), (512, 12)):
+        kernel = tx.kernel(workgroup_size=size)(device_kernels.scan_tiles.fn)
+        tiles = -(-n // (size * items))
+        state = tx.empty(2 * tiles, u32)
+
+        def call(kernel=kernel, tiles=tiles, state=state, size=size, items=items):
+            pool.clear(state)
+            kernel(xu, out, state, n, np.uint32(0), op="add", ITEMS=items, threads=tiles * size)
+
+        seconds, _ = timed(call)
+        ok = np.array_equal(out.numpy(), want)
+        row = {"workgroup": size, "items": items, "g_elem_s": round(n / seconds / 1e9, 1)}
+        print(json.dumps({**row, "correct": ok}), flush=True)
+
+
 #: Whether scan_sweeps also tries spin limits (they changed nothing on the H100).
 SPINS = False
 
-PARTS = ("first_passes", "scan_parts", "scan_sweeps", "reduce_sweeps", "histogram_sweeps")
+PARTS = (
+    "first_passes",
+    "scan_parts",
+    "scan_sweeps",
+    "scan_workgroups",
+    "reduce_sweeps",
+    "histogram_sweeps",
+)
 
 
 def main() -> None:
@@ -284,6 +310,7 @@ def main() -> None:
         "first_passes": lambda: first_passes(xf, n),
         "scan_parts": lambda: scan_parts(xu, out, n),
         "scan_sweeps": lambda: scan_sweeps(xu, out, n),
+        "scan_workgroups": lambda: scan_workgroups(xu, out, n),
         "reduce_sweeps": lambda: reduce_sweeps(xf, n),
         "histogram_sweeps": lambda: histogram_sweeps(n),
     }

@@ -143,7 +143,7 @@ def scan_tiles(
     t = tx.local_invocation_id().x
     lanes = tx.subgroup_size()
     lane = t % lanes
-    size = u32(WORKGROUP * ITEMS)
+    size = tx.workgroup_size().x * u32(ITEMS)
     first = tile * size + (t - lane) * u32(ITEMS) + lane
     items = tx.local_array(U, ITEMS)
     for j in tx.static_range(ITEMS):  # every load in flight before the first is used
@@ -167,13 +167,13 @@ def scan_tiles(
     aggregate = op(before, carry)  # in the last subgroup: the tile's total
     if t < lanes:
         aggregate = carry
-    if t == u32(WORKGROUP - 1):  # tile 0's aggregate is its inclusive prefix
+    if t == tx.workgroup_size().x - u32(1):  # tile 0's aggregate is its inclusive prefix
         flag = tx.select(u32(AGGREGATE), u32(INCLUSIVE), tile == u32(0))
         publish(state, tile, flag, tx.bitcast(u32, aggregate))
     prefix = tx.workgroup_array(U, 1)
     if tile > u32(0):
         found = look_back(x, state, tile, op, init, size, u32(SPINS), map)
-        if t == u32(WORKGROUP - 1):
+        if t == tx.workgroup_size().x - u32(1):
             prefix[0] = found
             publish(state, tile, u32(INCLUSIVE), tx.bitcast(u32, op(found, aggregate)))
     tx.workgroup_barrier()
@@ -217,7 +217,7 @@ def select_tiles(
     t = tx.local_invocation_id().x
     lanes = tx.subgroup_size()
     lane = t % lanes
-    size = u32(WORKGROUP * ITEMS)
+    size = tx.workgroup_size().x * u32(ITEMS)
     first = tile * size + (t - lane) * u32(ITEMS) + lane
     values = tx.local_array(T, ITEMS)
     flags = tx.local_array(u32, ITEMS)  # 1 where selected (0 past n)
@@ -237,14 +237,14 @@ def select_tiles(
     if t < lanes:
         before = u32(0)
     aggregate = before + carry  # in the last subgroup: the tile's count
-    if t == u32(WORKGROUP - 1):
+    if t == tx.workgroup_size().x - u32(1):
         flag = tx.select(u32(AGGREGATE), u32(INCLUSIVE), tile == u32(0))
         publish(state, tile, flag, aggregate)
     found = u32(0)
     if tile > u32(0):
         found = look_back(x, state, tile, "add", u32(0), size, u32(SPINS), predicate=predicate)
     prefix = tx.workgroup_array(u32, 1)
-    if t == u32(WORKGROUP - 1):
+    if t == tx.workgroup_size().x - u32(1):
         if tile > u32(0):
             publish(state, tile, u32(INCLUSIVE), found + aggregate)
         prefix[0] = found
@@ -291,7 +291,7 @@ def look_back(
     has = False
     spins = u32(0)
     while True:
-        if index == u32(WORKGROUP - 1):
+        if index == tx.workgroup_size().x - u32(1):
             stop = u32(DONE)
             while True:
                 low = tx.atomic_load(state[2 * j])
@@ -333,11 +333,11 @@ def workgroup_tile_total(
     predicate: tx.Func = None,
 ) -> U:
     """The fallback: op over map(x) of tile `tile` (a whole one), in order, by the whole
-    workgroup: invocation i reduces the i-th of WORKGROUP equal runs, FALLBACK_LOADS loads
+    workgroup: invocation i reduces the i-th of equal runs, FALLBACK_LOADS loads
     at a time, then the runs are combined in workgroup memory (no subgroup operation:
     the walk before it left the last subgroup's lanes diverged)."""
     index = tx.local_invocation_index()
-    run = size // u32(WORKGROUP)
+    run = size // tx.workgroup_size().x
     k = tile * size + index * run
     end = k + run
     acc = load(x, k, like, map, predicate)
@@ -352,5 +352,5 @@ def workgroup_tile_total(
     while k < end:
         acc = op(acc, load(x, k, like, map, predicate))
         k += u32(1)
-    last = u32(WORKGROUP - 1)
-    return memory_scan(acc, op, index, u32(WORKGROUP), last)
+    last = tx.workgroup_size().x - u32(1)
+    return memory_scan(acc, op, index, tx.workgroup_size().x, last)
