@@ -108,52 +108,7 @@ def sweep(module, name: str, values, call, n: int) -> None:
         setattr(module, name, saved)
 
 
-ITEMS = 16
-
-
-@tx.kernel(workgroup_size=W)
-def copy_tiles(x: Array[u32], out: Array[u32], n: u32):
-    """The scan's loads and stores alone (its layout, ITEMS elements per invocation)."""
-    t = tx.local_invocation_id().x
-    lanes = tx.subgroup_size()
-    lane = t % lanes
-    first = tx.workgroup_id().x * u32(W * ITEMS) + (t - lane) * u32(ITEMS) + lane
-    items = tx.local_array(u32, ITEMS)
-    for j in tx.static_range(ITEMS):
-        k = first + u32(j) * lanes
-        if k < n:
-            items[j] = x[k]
-    for j in tx.static_range(ITEMS):
-        k = first + u32(j) * lanes
-        if k < n:
-            out[k] = items[j]
-
-
-@tx.kernel(workgroup_size=W)
-def scan_local(x: Array[u32], out: Array[u32], n: u32):
-    """The scan without its look-back: each tile scanned on its own (wrong across tiles)."""
-    t = tx.local_invocation_id().x
-    lanes = tx.subgroup_size()
-    lane = t % lanes
-    first = tx.workgroup_id().x * u32(W * ITEMS) + (t - lane) * u32(ITEMS) + lane
-    items = tx.local_array(u32, ITEMS)
-    for j in tx.static_range(ITEMS):
-        k = first + u32(j) * lanes
-        if k < n:
-            items[j] = x[k]
-    carry = u32(0)
-    for j in tx.static_range(ITEMS):
-        scanned = tx.subgroup_inclusive_add(items[j]) + carry
-        items[j] = scanned
-        carry = tx.subgroup_shuffle(scanned, lanes - u32(1))
-    before = subgroup_prefix(carry, "add")
-    running = u32(0)
-    if t >= lanes:
-        running = before
-    for j in tx.static_range(ITEMS):
-        k = first + u32(j) * lanes
-        if k < n:
-            out[k] = running + items[j]
+ITEMS = device_kernels.SCAN_ITEMS
 
 
 @tx.func
@@ -178,8 +133,8 @@ def look_back_waiting(state: Array[tx.Atomic[u32]], tile: u32) -> u32:
 def scan_modes(
     x: Array[u32], out: Array[u32], state: Array[tx.Atomic[u32]], n: u32, MODE: tx.Const[int] = 2
 ):
-    """scan_tiles (inclusive, add) with its look-back: none (MODE 0), one that only waits
-    (1), the stdlib's, with the fallback (2)."""
+    """scan_tiles (inclusive, add) by parts: its loads and stores alone (MODE -1), its
+    look-back none (0), one that only waits (1), the stdlib's, with the fallback (2)."""
     tile = tx.workgroup_id().x
     t = tx.local_invocation_id().x
     lanes = tx.subgroup_size()
@@ -191,6 +146,12 @@ def scan_modes(
         k = first + u32(j) * lanes
         if k < n:
             items[j] = x[k]
+    if MODE < 0:
+        for j in tx.static_range(ITEMS):
+            k = first + u32(j) * lanes
+            if k < n:
+                out[k] = items[j]
+        return
     carry = u32(0)
     for j in tx.static_range(ITEMS):
         scanned = tx.subgroup_inclusive_add(items[j]) + carry
@@ -200,16 +161,18 @@ def scan_modes(
     if t < lanes:
         before = u32(0)
     prefix = tx.workgroup_array(u32, 1)
-    if t == u32(W - 1) and MODE > 0:
-        aggregate = before + carry
+    last = t == u32(W - 1)
+    aggregate = before + carry
+    if last and MODE > 0:
         publish(state, tile, tx.select(u32(1), u32(2), tile == u32(0)), aggregate)
-        found = u32(0)
-        if tile > u32(0):
-            if MODE == 1:
-                found = look_back_waiting(state, tile)
-            else:
-                found = look_back(x, state, tile, "add", aggregate, size, u32(64))
-            publish(state, tile, u32(2), found + aggregate)
+    found = u32(0)
+    if MODE == 1 and tile > u32(0) and last:
+        found = look_back_waiting(state, tile)
+    if MODE == 2 and tile > u32(0):
+        found = look_back(x, state, tile, "add", u32(0), size, u32(64))
+    if last and MODE > 0 and tile > u32(0):
+        publish(state, tile, u32(2), found + aggregate)
+    if last:
         prefix[0] = found
     tx.workgroup_barrier()
     running = prefix[0] + before
@@ -227,10 +190,9 @@ def scan_parts(xu, out, n: int) -> None:
         pool.clear(state)
         scan_modes(xu, out, state, n, MODE=mode, threads=tiles * W)
 
-    for name, call in (
-        ("copy", lambda: copy_tiles(xu, out, n, threads=tiles * W)),
-        ("local_scan", lambda: scan_local(xu, out, n, threads=tiles * W)),
-    ) + tuple((f"scan_mode_{mode}", lambda mode=mode: modes(mode)) for mode in (0, 1, 2)):
+    for name, call in tuple(
+        (f"scan_mode_{mode}", lambda mode=mode: modes(mode)) for mode in (-1, 0, 1, 2)
+    ):
         seconds, host = timed(call)
         print(json.dumps({"scan_part": name, "g_elem_s": round(n / seconds / 1e9, 1)}), flush=True)
 
