@@ -1,9 +1,12 @@
-"""Variants of tx.stdlib's device-wide kernels side by side on the device: the scan's
-elements per invocation (SCAN_ITEMS), the reduce's workgroup count and loads in flight
-(REDUCE_WORKGROUPS, REDUCE_ITEMS). Prints G elements/s per variant at 2^LOG2N elements;
-the defaults in stdlib/ come from this (RESULTS.md section 7).
+"""Variants of tx.stdlib's device-wide kernels side by side on the device: a reduce's
+first pass with and without loads in flight (`first_passes`), the scan by parts
+(`scan_parts`: loads and stores alone, without its look-back, with one that only waits,
+ours), the scan's elements per invocation and tile shape (`scan_sweeps`,
+`scan_workgroups`), the reduce's and the histogram's workgroup counts. Prints G
+elements/s per variant at 2^LOG2N elements; the defaults in stdlib/ come from this
+(RESULTS.md section 7).
 
-    python3 benchmarks/stdlib_variants.py [--log2n 28]
+    python3 benchmarks/stdlib_variants.py [--log2n 28] [--parts scan_parts ...]
 """
 
 from __future__ import annotations
