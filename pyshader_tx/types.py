@@ -9,6 +9,7 @@ numpy view of one element with exactly that layout.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -390,7 +391,8 @@ def array_stride(element: Type) -> int:
     return round_up(size_of(element), align_of(element))
 
 
-def struct_offsets(ty: StructType) -> list[int]:
+@functools.lru_cache(maxsize=4096)  # types are immutable (structs hash by identity)
+def struct_offsets(ty: StructType) -> tuple[int, ...]:
     """Byte offset of each member of a struct (explicit `member_aligns` included)."""
     offsets = []
     offset = 0
@@ -399,7 +401,7 @@ def struct_offsets(ty: StructType) -> list[int]:
         offset = round_up(offset, max(align_of(member), explicit))
         offsets.append(offset)
         offset += size_of(member)
-    return offsets
+    return tuple(offsets)
 
 
 def uniform_layout_problem(ty: Type) -> str | None:
@@ -423,6 +425,7 @@ def uniform_layout_problem(ty: Type) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=4096)  # launches encode struct arguments with it
 def numpy_dtype(ty: Type) -> np.dtype:
     """The numpy dtype of one element of type `ty` in a storage buffer, padding included.
 

@@ -207,7 +207,7 @@ def histogram(x, bins, range=None) -> DeviceArray:
     ty = _element(x, "histogram")
     bins = _check_bins(bins)
     bounds = _check_range(range, ty)
-    counts = tx.zeros(bins, np.uint32)
+    counts = pool.result(bins, np.uint32, zero=True)
     if len(x) == 0:
         return counts
     with pool.device_input(x) as dx:

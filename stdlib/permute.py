@@ -185,7 +185,7 @@ def gather(x, indices, out=None):
     indices, index_type = _indices(indices, n, "gather")
     count = len(indices)
     if out is None:
-        out = tx.empty(count, element)  # zero, what out-of-range indices give when n == 0
+        out = pool.result(count, element, zero=(n == 0))  # zero: what no x gives
     elif _writable_element(out, "gather: out") != element or len(out) != count:
         raise ValueError(f"gather: out must hold len(indices) = {count} elements of {element!r}")
     _check_distinct(out, x, indices, "gather")

@@ -227,10 +227,10 @@ def give_back(array: DeviceArray) -> None:
     buffer_pool().give_back(array)
 
 
-def result(shape, dtype) -> DeviceArray:
+def result(shape, dtype, zero: bool = False) -> DeviceArray:
     """A pooled array to return to a caller (`BufferPool.keep` of a `take`): contents
-    undefined; its buffer comes back to the pool when the caller drops it."""
-    taken = buffer_pool().take(shape, dtype)
+    undefined unless `zero`; its buffer comes back to the pool when the caller drops it."""
+    taken = buffer_pool().take(shape, dtype, zero)
     return taken._pool.keep(taken)
 
 

@@ -78,7 +78,7 @@ class _TypeReader:
     def _check_layout(ty: t.Type, layout: dict, what: str) -> None:
         expected = {"size": t.size_of(ty), "align": t.align_of(ty), "stride": t.array_stride(ty)}
         if isinstance(ty, t.StructType):
-            offsets = t.struct_offsets(ty)
+            offsets = list(t.struct_offsets(ty))
             given = [member["offset"] for member in layout["members"]]
             if offsets != given:
                 raise ValueError(
