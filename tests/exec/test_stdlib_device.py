@@ -1,6 +1,8 @@
 """tx.stdlib's device-wide reduce and scans on the adapter, against numpy: sizes around
 the workgroup and tile boundaries, named and user ops, map=, init=, DeviceArrays."""
 
+import importlib
+
 import numpy as np
 import pytest
 
@@ -209,3 +211,37 @@ def test_the_device_kernels_pass_naga_and_tint(tint):
     for kernel in kernels:
         assert validate_naga(kernel.wgsl_naga) == []
     tint(kernels)
+
+
+def test_scan_and_select_launches_fold(monkeypatch):
+    """More tiles than one dimension of workgroups takes (lowered here to 3): 8 tiles
+    fold into 3 x 3 workgroups and the tiles still find their predecessors. A specialisation of its
+    own (ITEMS=3) gets a launcher made under the lowered limit."""
+    launch = importlib.import_module("pyshader_tx.runtime.launch")  # the module
+    limit = launch.device_limit
+    monkeypatch.setattr(
+        launch,
+        "device_limit",
+        lambda name: 3 if name == "max-compute-workgroups-per-dimension" else limit(name),
+    )
+    tiles = 8
+    n = tiles * 256 * 3 - 5
+    x = (np.arange(n) % 7).astype(np.uint32)
+    out = np.zeros(n, np.uint32)
+    state = np.zeros(2 * tiles, np.uint32)
+    device_kernels.scan_tiles(x, out, state, n, 0, op="add", ITEMS=3, threads=tiles * 256)
+    np.testing.assert_array_equal(out, np.cumsum(x, dtype=np.uint32))
+    picked, count = np.zeros(n, np.uint32), np.zeros(1, np.uint32)
+    device_kernels.select_tiles(
+        x,
+        picked,
+        np.zeros(2 * tiles, np.uint32),
+        count,
+        n,
+        predicate=odd,
+        ITEMS=3,
+        threads=tiles * 256,
+    )
+    want = x[x % 2 == 1]
+    assert count[0] == len(want)
+    np.testing.assert_array_equal(picked[: len(want)], want)
