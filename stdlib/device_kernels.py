@@ -8,10 +8,14 @@ progress between workgroups (Decoupled Fallback: Smith, Levien, Owens, SPAA 2025
 scans its elements, publishes its aggregate, and looks back over its predecessors' states:
 an inclusive prefix ends the look-back, an aggregate is combined and the look-back goes
 on; once the look-back has read `SPIN_LIMIT` states without progress, a predecessor
-without a state has its aggregate computed by the waiting workgroup itself from the
+without a state has its aggregate computed by the whole waiting workgroup from the
 input, instead of waiting for a workgroup that may never run (lavapipe, any order of
-workgroups). The fallback's value is
-used, not published, so each state word has one writer.
+workgroups). The fallback's value is used, not published, so each state word has one
+writer. Tiles are laid out per subgroup (`scan_tiles`), so every load and store is
+coalesced.
+
+`select_tiles`: the scan's tiles and look-back over a predicate's 0/1, each selected
+element stored at its rank.
 
 A state is two atomic u32 words (WGSL atomics are relaxed: a value and its flag must be
 read together): each holds a flag in its top two bits (1 aggregate, 2 inclusive prefix)
