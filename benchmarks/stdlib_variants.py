@@ -225,11 +225,15 @@ def histogram_sweeps(n: int) -> None:
     sweep(histogram, "HISTOGRAM_WORKGROUPS", (1024, 2048, 4096, 8192, 16384), call, n)
 
 
+#: (workgroup size, elements per invocation) for `scan_workgroups`.
+SCAN_SHAPES = ((128, 24), (128, 32), (256, 24), (256, 32), (512, 12))
+
+
 def scan_workgroups(xu, out, n: int) -> None:
     """scan_tiles compiled for other workgroup sizes (its tile is the workgroup size times
     ITEMS): more, smaller workgroups have more look-backs in flight per SM."""
     want = np.cumsum(xu.numpy(), dtype=np.uint32)
-    for size, items in ((128, 24), (128, 32), (256, 24), (512, 12)):
+    for size, items in SCAN_SHAPES:
         kernel = tx.kernel(workgroup_size=size)(device_kernels.scan_tiles.fn)
         tiles = -(-n // (size * items))
         state = tx.empty(2 * tiles, u32)
