@@ -393,11 +393,11 @@ class StatementLowering:
             raise self.source.error(node.orelse[0], "for/else is not supported in kernels")
         if not isinstance(node.target, ast.Name):
             raise self.source.error(node.target, "the loop variable must be a single name")
-        start, stop, step = self.range_arguments(node)
+        start, stop, step, static = self.range_arguments(node)
         span = self.source.span(node)
         name = node.target.id
         simple = id(node) in self.plan.simple_loops
-        if self.is_static_range(node):
+        if static:
             self.lower_static_range(node, start, stop, step, simple)
             return
         counter = counters.adaptive_counter(name, start, stop, step, span) if simple else None
@@ -425,10 +425,6 @@ class StatementLowering:
                     self.assign_name(name, load, node)
                 self.lower_loop_body(node.body, body)
         self.emit(self.counted_loop(var, start, stop, step, body, span))
-
-    def is_static_range(self, node: ast.For) -> bool:
-        callee = self.place(node.iter.func)
-        return isinstance(callee, Meta) and callee.value == "static_range"
 
     def lower_static_range(self, node: ast.For, start, stop, step: int, simple: bool) -> None:
         """`for i in tx.static_range(...)`: the body once per value, each copy a block."""
@@ -496,7 +492,8 @@ class StatementLowering:
         return ir.Loop(ir.Declare(counter, start, span), condition, body, continuing, span)
 
     def range_arguments(self, node: ast.For) -> tuple:
-        """The start and stop values (not yet typed) and the constant step of a range()."""
+        """The start and stop values (not yet typed), the constant step of a range(), and
+        whether it is a `tx.static_range`."""
         call = node.iter
         callee = self.place(call.func) if isinstance(call, ast.Call) else None
         if not (isinstance(callee, Meta) and callee.value in ("range", "static_range")):
@@ -525,7 +522,7 @@ class StatementLowering:
             step = step_value.value
             if step == 0:
                 raise self.source.error(call.args[2], "the range step must not be zero")
-        return args[0], args[1], step
+        return args[0], args[1], step, callee.value == "static_range"
 
     def typed_bounds(self, start: ir.Expr, stop: ir.Expr, node: ast.For) -> tuple:
         """Bounds of one integer type (a loop over typed bounds counts in their type)."""

@@ -65,18 +65,24 @@ def _result_type(map, ty: t.Type, name: str) -> t.Type:
     """The type `map` gives for an element of type `ty` (`ty` without a map)."""
     if map is None:
         return ty
-    if not getattr(map, "__tx_func__", False):
-        raise TypeError(f"{name}: map must be a @tx.func of one element, not {map!r}")
-    source = map.function_source()
-    args = source.node.args.args
-    if len(args) != 1 or source.node.returns is None:
-        raise TypeError(f"{name}: map must be a @tx.func of one element that returns a value")
-    typevars = annotations.typevars_in(args[0].annotation, source)
-    bound = annotations.bind_typevars(source, {typevars[0]: ty}) if typevars else source
-    result = annotations.evaluate_annotation(source.node.returns, bound, "map's result")
+    result = _one_element_result(map, ty, f"{name}: map", "a value")
     if result not in NUMPY_DTYPES:
         raise TypeError(f"{name}: map must return u32, i32 or f32, not {result!r}")
     return result
+
+
+def _one_element_result(func, ty: t.Type, what: str, returns: str) -> t.Type:
+    """The result type of `func`, a @tx.func of one element, for an element of type `ty`
+    (its TypeVar bound to it); a TypeError naming `what` otherwise."""
+    if not getattr(func, "__tx_func__", False):
+        raise TypeError(f"{what} must be a @tx.func of one element, not {func!r}")
+    source = func.function_source()
+    args = source.node.args.args
+    if len(args) != 1 or source.node.returns is None:
+        raise TypeError(f"{what} must be a @tx.func of one element that returns {returns}")
+    typevars = annotations.typevars_in(args[0].annotation, source)
+    bound = annotations.bind_typevars(source, {typevars[0]: ty}) if typevars else source
+    return annotations.evaluate_annotation(source.node.returns, bound, f"{what}'s result")
 
 
 def _identity(op, dtype, name: str):
@@ -159,15 +165,7 @@ def exclusive_scan(x, op="add", init=None, map=None, out=None) -> DeviceArray:
 @functools.lru_cache(maxsize=256)
 def _check_predicate(predicate, ty: t.Type) -> None:
     """A TypeError unless `predicate` is a @tx.func of one element that returns bool."""
-    if not getattr(predicate, "__tx_func__", False):
-        raise TypeError(f"select: predicate must be a @tx.func of one element, not {predicate!r}")
-    source = predicate.function_source()
-    args = source.node.args.args
-    if len(args) != 1 or source.node.returns is None:
-        raise TypeError("select: predicate must be a @tx.func of one element that returns bool")
-    typevars = annotations.typevars_in(args[0].annotation, source)
-    bound = annotations.bind_typevars(source, {typevars[0]: ty}) if typevars else source
-    result = annotations.evaluate_annotation(source.node.returns, bound, "predicate's result")
+    result = _one_element_result(predicate, ty, "select: predicate", "bool")
     if result != t.bool_:
         raise TypeError(f"select: predicate must return bool, not {result!r}")
 

@@ -148,7 +148,7 @@ def scan_tiles(
     lanes = tx.subgroup_size()
     lane = t % lanes
     size = tx.workgroup_size().x * u32(ITEMS)
-    first = tile * size + (t - lane) * u32(ITEMS) + lane
+    first = tile * size + (t - lane) * u32(ITEMS) + lane  # rows of `lanes` from here
     items = tx.local_array(U, ITEMS)
     for j in tx.static_range(ITEMS):  # every load in flight before the first is used
         k = first + u32(j) * lanes
@@ -171,21 +171,10 @@ def scan_tiles(
     aggregate = op(before, carry)  # in the last subgroup: the tile's total
     if t < lanes:
         aggregate = carry
-    if t == tx.workgroup_size().x - u32(1):  # tile 0's aggregate is its inclusive prefix
-        flag = tx.select(u32(AGGREGATE), u32(INCLUSIVE), tile == u32(0))
-        publish(state, tile, flag, tx.bitcast(u32, aggregate))
-    prefix = tx.workgroup_array(U, 1)
-    if tile > u32(0):
-        found = look_back(x, state, tile, op, init, size, u32(SPINS), map)
-        if t == tx.workgroup_size().x - u32(1):
-            prefix[0] = found
-            publish(state, tile, u32(INCLUSIVE), tx.bitcast(u32, op(found, aggregate)))
-    tx.workgroup_barrier()
+    prefix = chain_tile(x, state, tile, op, aggregate, init, size, u32(SPINS), map)
     # running: op over every element before this subgroup's chunk (init first if EXCLUSIVE)
     has = tile > u32(0)
-    running = init
-    if has:
-        running = prefix[0]
+    running = prefix
     if t >= lanes:
         running = tx.select(before, op(running, before), has)
         has = True
@@ -222,7 +211,7 @@ def select_tiles(
     lanes = tx.subgroup_size()
     lane = t % lanes
     size = tx.workgroup_size().x * u32(ITEMS)
-    first = tile * size + (t - lane) * u32(ITEMS) + lane
+    first = tile * size + (t - lane) * u32(ITEMS) + lane  # rows of `lanes` from here
     values = tx.local_array(T, ITEMS)
     flags = tx.local_array(u32, ITEMS)  # 1 where selected (0 past n)
     ranks = tx.local_array(u32, ITEMS)  # the number selected before, in the subgroup's chunk
@@ -241,21 +230,13 @@ def select_tiles(
     if t < lanes:
         before = u32(0)
     aggregate = before + carry  # in the last subgroup: the tile's count
-    if t == tx.workgroup_size().x - u32(1):
-        flag = tx.select(u32(AGGREGATE), u32(INCLUSIVE), tile == u32(0))
-        publish(state, tile, flag, aggregate)
-    found = u32(0)
-    if tile > u32(0):
-        found = look_back(x, state, tile, "add", u32(0), size, u32(SPINS), predicate=predicate)
-    prefix = tx.workgroup_array(u32, 1)
-    if t == tx.workgroup_size().x - u32(1):
-        if tile > u32(0):
-            publish(state, tile, u32(INCLUSIVE), found + aggregate)
-        prefix[0] = found
-        if tile == (n - u32(1)) // size:  # the last tile: the number selected
-            count[0] = found + aggregate
-    tx.workgroup_barrier()
-    start = prefix[0] + before
+    found = chain_tile(
+        x, state, tile, "add", aggregate, u32(0), size, u32(SPINS), predicate=predicate
+    )
+    last_tile = (n - u32(1)) // size
+    if t == tx.workgroup_size().x - u32(1) and tile == last_tile:  # the number selected
+        count[0] = found + aggregate
+    start = found + before
     for j in tx.static_range(ITEMS):
         if flags[j] == u32(1):
             out[start + ranks[j]] = values[j]
@@ -263,6 +244,39 @@ def select_tiles(
 
 #: `look_back`'s answer when its walk is done (no predecessor left to reduce).
 DONE = 0xFFFFFFFF
+
+
+@tx.func
+def chain_tile(
+    x: Array[T],
+    state: Array[Atomic[u32]],
+    tile: u32,
+    op: tx.Func,
+    aggregate: U,
+    like: U,
+    size: u32,
+    spin_limit: u32,
+    map: tx.Func = None,
+    predicate: tx.Func = None,
+) -> U:
+    """The tile's link in the chain, by the whole workgroup (uniform control flow): the
+    last invocation publishes `aggregate` (tile 0's as its inclusive prefix), the
+    look-back finds op over every element before the tile, and the inclusive prefix is
+    published. Every invocation gets that prefix (`like` in tile 0)."""
+    last = tx.local_invocation_index() == tx.workgroup_size().x - u32(1)
+    if last:
+        flag = tx.select(u32(AGGREGATE), u32(INCLUSIVE), tile == u32(0))
+        publish(state, tile, flag, tx.bitcast(u32, aggregate))
+    prefix = tx.workgroup_array(U, 1)
+    if tile > u32(0):
+        found = look_back(x, state, tile, op, like, size, spin_limit, map, predicate)
+        if last:
+            prefix[0] = found
+            publish(state, tile, u32(INCLUSIVE), tx.bitcast(u32, op(found, aggregate)))
+    tx.workgroup_barrier()
+    if tile == u32(0):
+        return like
+    return prefix[0]
 
 
 @tx.func

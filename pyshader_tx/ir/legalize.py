@@ -4,8 +4,8 @@
 workgroup. Vulkan 1.1 does not, and wgpu-py 0.32 does not do it for WGSL modules either on
 every driver (seen on lavapipe), so the SPIR-V backend and the WGSL dialect that wgpu runs
 (naga's) add it to the entry point, as naga's own polyfill does: the invocations share
-the elements of each workgroup array (atomics with `atomic_store`), the first one stores
-any other workgroup variable, then the workgroup meets at a barrier.
+the elements of each workgroup array (atomics with `atomic_store`), then the workgroup
+meets at a barrier.
 
 `emulate_float_atomics`: `Atomic[f32]` exists in WGSL only with naga's
 `shader-float32-atomic` extension, and only in storage buffers; Vulkan needs an extension
@@ -72,32 +72,18 @@ __all__ = [
 def zero_workgroup_memory(module: Module) -> Module:
     """`module` with its workgroup variables zeroed at the start of the entry point (the
     module itself when it has none): the invocations share the elements of each array
-    (invocation i stores elements i, i + W, i + 2W, ... of a workgroup of W), invocation
-    0 stores any other variable whole, then the workgroup meets at a barrier."""
+    (invocation i stores elements i, i + W, i + 2W, ... of a workgroup of W; workgroup
+    variables are arrays, `tx.workgroup_array`), then the workgroup meets at a barrier."""
     shared = [variable for variable in module.globals if variable.space == "workgroup"]
     if not shared:
         return module
     entry = module.entry_point
     span = entry.span
     invocations = math.prod(entry.workgroup_size)
-    arrays = [v for v in shared if isinstance(v.ty, t.FixedArrayType)]
-    whole = [_zero_whole(v, span) for v in shared if not isinstance(v.ty, t.FixedArrayType)]
-    prologue = [_zero_shared(variable, invocations, span) for variable in arrays]
-    if whole:
-        first = Binary("eq", _local_index(span), Literal(0, t.u32, span), t.bool_, span)
-        prologue.append(If(first, whole, [], span))
+    prologue = [_zero_shared(variable, invocations, span) for variable in shared]
     prologue.append(CallStatement(Intrinsic("workgroup_barrier", (), t.VOID, span), span))
     entry = dataclasses.replace(entry, body=prologue + entry.body)
     return dataclasses.replace(module, entry_point=entry)
-
-
-def _local_index(span):
-    return Intrinsic("local_invocation_index", (), t.u32, span)
-
-
-def _zero_whole(variable: GlobalVariable, span):
-    """`v = T()` for a workgroup variable that is not an array."""
-    return Store(GlobalRef(variable, variable.ty, span), Compose(variable.ty, (), span), None, span)
 
 
 def _zero_shared(variable: GlobalVariable, invocations: int, span):
@@ -109,15 +95,16 @@ def _zero_shared(variable: GlobalVariable, invocations: int, span):
     def i():
         return Load(LocalRef(counter, t.u32, span), t.u32, span)
 
-    element = Index(GlobalRef(variable, ty, span), i(), ty.element, span)
+    element = Index(GlobalRef(variable, ty, span), i(), ty.element, span)  # ty: an array
     if isinstance(ty.element, t.AtomicType):
         scalar = ty.element.scalar
         zero = Literal(0.0 if scalar.kind == "float" else 0, scalar, span)
         store = CallStatement(Intrinsic("atomic_store", (element, zero), t.VOID, span), span)
     else:
         store = Store(element, Compose(ty.element, (), span), None, span)
+    index = Intrinsic("local_invocation_index", (), t.u32, span)
     return Loop(
-        Declare(counter, _local_index(span), span),
+        Declare(counter, index, span),
         Binary("lt", i(), Literal(ty.length, t.u32, span), t.bool_, span),
         [store],
         [Store(LocalRef(counter, t.u32, span), Literal(invocations, t.u32, span), "add", span)],
