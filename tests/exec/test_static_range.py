@@ -48,3 +48,11 @@ def test_static_range_unrolls_with_constant_counters():
     np.testing.assert_array_equal(found, want)
     wgsl = weighted.specialize().wgsl
     assert "for (" not in wgsl and "values[3]" in wgsl
+
+
+def test_unrolled_blocks_pass_naga_and_tint(tint):
+    from pyshader_tx.validate import validate_naga
+
+    kernel = weighted.specialize()
+    assert validate_naga(kernel.wgsl_naga) == []
+    tint([kernel])
