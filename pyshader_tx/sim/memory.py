@@ -1,0 +1,277 @@
+"""Every memory access of the simulator goes through here: locations, loads, stores, atomics.
+
+A `Location` is what a reference expression evaluates to for the invocations executing it:
+a numpy `view` of the memory (local variables: (N, ...) per frame; workgroup memory:
+(G, ...) for the G workgroups of a batch; a storage buffer: (n, ...) elements; the uniform
+block: a 0-d struct) in the value layout of `values.py`, and an `index` tuple that picks
+one element per invocation (numpy advanced indexing: arrays of one entry per invocation,
+or Python ints for constant struct members and components). Struct members narrow the
+view (`view[field]`), array, vector and matrix indices extend the index.
+
+`Memory` performs the accesses: `load`, `store` and `atomic` (read-modify-writes applied in
+invocation order within one vector step, as if the invocations ran one after another).
+Each access knows the invocations (`lanes`), the element indices and its kind, so the
+checks that watch memory (data races) attach here. `writes` counts changes of shared
+(workgroup and storage) memory: a loop whose locals and that count stay the same for an
+iteration spins forever (`executor.py`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import types as t
+from .values import field_view, value_dtype, zeros
+
+__all__ = ["Location", "Memory", "ATOMIC_UPDATES"]
+
+
+class Location:
+    """One element of memory per executing invocation (see the module doc)."""
+
+    __slots__ = ("view", "index", "ty", "space", "whole", "name")
+
+    def __init__(self, view, index: tuple, ty, space: str, whole: bool = False, name: str = ""):
+        self.view = view
+        self.index = index
+        self.ty = ty
+        self.space = space  # 'function' | 'workgroup' | 'storage' | 'uniform'
+        self.whole = whole  # a local variable of every invocation of its frame: `view` itself
+        self.name = name
+
+    @property
+    def length(self) -> int:
+        """The length of the dimension the next index picks from."""
+        return self.view.shape[len(self.index)]
+
+    def indexed(self, index, ty) -> "Location":
+        return Location(self.view, self.index + (index,), ty, self.space, False, self.name)
+
+    def member(self, field: str, ty) -> "Location":
+        view = field_view(self.view[field], ty)
+        return Location(view, self.index, ty, self.space, self.whole, self.name)
+
+    def component(self, k: int, ty) -> "Location":
+        return Location(self.view, self.index + (k,), ty, self.space, False, self.name)
+
+
+def _wrapping(ufunc):
+    def update(old, value):
+        with np.errstate(over="ignore"):
+            return ufunc(old, value).astype(old.dtype, copy=False)
+
+    return update
+
+
+#: Read-modify-write atomics: the new value from the old one and the operand.
+ATOMIC_UPDATES = {
+    "atomic_add": _wrapping(np.add),
+    "atomic_sub": _wrapping(np.subtract),
+    "atomic_min": np.minimum,
+    "atomic_max": np.maximum,
+    "atomic_and_": np.bitwise_and,
+    "atomic_or_": np.bitwise_or,
+    "atomic_xor": np.bitwise_xor,
+    "atomic_exchange": lambda old, value: value,
+}
+
+
+class Memory:
+    """The accesses of one dispatch (see the module doc)."""
+
+    def __init__(self):
+        self.writes = 0
+
+    # -- plain accesses -------------------------------------------------------------------
+
+    def load(self, loc: Location, count: int) -> np.ndarray:
+        """The values at `loc` for `count` invocations."""
+        if loc.whole:
+            return loc.view
+        ty = loc.ty
+        if isinstance(ty, t.StructType) and loc.view.dtype != value_dtype(ty):
+            value = zeros(ty, count)  # storage layout (offsets, padding) to value layout
+            for name, member in ty.fields:
+                value[name] = self.load(loc.member(name, member), count)
+            return value
+        if not loc.index:
+            value = loc.view
+        else:
+            value = loc.view[loc.index]
+        if not _has_lanes(loc.index):
+            value = np.broadcast_to(value, (count,) + np.shape(value))
+        return value
+
+    def store(self, loc: Location, value) -> None:
+        """Write `value` (one per invocation) at `loc`; duplicate elements take the value of
+        the last invocation (invocation order)."""
+        if loc.space != "function":
+            self.writes += 1
+        if isinstance(loc.ty, t.StructType) and not _same_layout(loc.view.dtype, value.dtype):
+            for name, member in loc.ty.fields:
+                self.store(loc.member(name, member), value[name])
+            return
+        if loc.whole:
+            loc.view[...] = value
+        else:
+            loc.view[loc.index] = value
+
+    # -- atomics --------------------------------------------------------------------------
+
+    def atomic(self, name: str, loc: Location, operands: list, count: int):
+        """Atomic `name` at `loc` with `operands` (one array each), as if the `count`
+        invocations ran it one after another: their old values (compare-exchange: (old
+        values, exchanged)); `atomic_store` returns None."""
+        if name == "atomic_load":
+            return np.array(self.load(loc, count))
+        self.writes += 1
+        keys = _element_keys(loc, count)
+        order = np.argsort(keys, kind="stable")
+        sorted_keys = keys[order]
+        starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
+        segmented = SEGMENTED.get(name)
+        if len(starts) == count or (segmented is not None and _segmentable(name, loc)):
+            if len(starts) == count:
+                return _apply_distinct(name, loc, operands)
+            return segmented(loc, operands, order, starts, count)
+        return _apply_in_rounds(name, loc, operands, keys)
+
+
+def _has_lanes(index: tuple) -> bool:
+    return any(isinstance(i, np.ndarray) for i in index)
+
+
+def _same_layout(a: np.dtype, b: np.dtype) -> bool:
+    return a == b
+
+
+def _element_keys(loc: Location, count: int) -> np.ndarray:
+    """(count,) one int per invocation naming the element it touches."""
+    index = loc.index
+    if not _has_lanes(index):
+        return np.zeros(count, np.int64)
+    dims = loc.view.shape[: len(index)]
+    arrays = [np.broadcast_to(np.asarray(i, np.int64), (count,)) for i in index]
+    return np.ravel_multi_index(arrays, dims)
+
+
+def _subset(index: tuple, chosen) -> tuple:
+    return tuple(i[chosen] if isinstance(i, np.ndarray) else i for i in index)
+
+
+def _update(name: str, old, operands):
+    """(new value, result) of atomic `name` on elements holding `old`."""
+    if name == "atomic_store":
+        return operands[0], None
+    if name == "atomic_compare_exchange":
+        compare, value = operands
+        exchanged = old == compare
+        return np.where(exchanged, value, old), (old, exchanged)
+    return ATOMIC_UPDATES[name](old, operands[0]), old
+
+
+def _apply_distinct(name: str, loc: Location, operands: list):
+    """Atomics of invocations that touch distinct elements: one vector step."""
+    old = np.array(loc.view[loc.index] if loc.index else loc.view)
+    new, result = _update(name, old, operands)
+    loc.view[loc.index if loc.index else ...] = new
+    return result
+
+
+def _apply_in_rounds(name: str, loc: Location, operands: list, keys: np.ndarray):
+    """Atomics with shared elements: each round applies the first remaining invocation of
+    every element, so each sees the effect of the ones before it."""
+    count = len(keys)
+    olds = None
+    exchanged = np.zeros(count, bool)
+    remaining = np.arange(count)
+    while remaining.size:
+        _, first = np.unique(keys[remaining], return_index=True)
+        first.sort()
+        chosen = remaining[first]
+        index = _subset(loc.index, chosen)
+        old = np.array(loc.view[index] if index else loc.view)
+        if olds is None:
+            olds = np.zeros((count,) + old.shape[1:], old.dtype)
+        new, result = _update(name, old, [np.asarray(o)[chosen] for o in operands])
+        loc.view[index if index else ...] = new
+        olds[chosen] = old
+        if name == "atomic_compare_exchange":
+            exchanged[chosen] = result[1]
+        keep = np.ones(remaining.size, bool)
+        keep[first] = False
+        remaining = remaining[keep]
+    if name == "atomic_store":
+        return None
+    if name == "atomic_compare_exchange":
+        return olds, exchanged
+    return olds
+
+
+def _segmentable(name: str, loc: Location) -> bool:
+    """Whether the vectorised form of `name` is exact for the element type (integer sums
+    wrap and are associative; float sums are not, so they go in rounds)."""
+    if name in ("atomic_add", "atomic_sub"):
+        return value_dtype(loc.ty).kind in "iu"
+    return True
+
+
+def _segments(loc, order, starts, count):
+    """(segment of each sorted invocation, index of each segment's element)."""
+    segment = np.zeros(count, np.int64)
+    segment[starts[1:]] = 1
+    segment = np.cumsum(segment)
+    first = order[starts]
+    return segment, _subset(loc.index, first)
+
+
+def _segmented_sum(sign: int):
+    def apply(loc, operands, order, starts, count):
+        segment, index = _segments(loc, order, starts, count)
+        values = np.asarray(operands[0])[order]
+        with np.errstate(over="ignore"):
+            if sign < 0:
+                values = np.negative(values)
+            running = np.cumsum(values, dtype=values.dtype)
+            before = running - values  # exclusive running sum over all segments
+            start_sum = before[starts]
+            base = np.array(loc.view[index] if index else loc.view).reshape(-1)
+            old_sorted = base[segment] + (before - start_sum[segment])
+            ends = np.r_[starts[1:], count] - 1
+            total = running[ends] - start_sum
+            loc.view[index if index else ...] = (base + total).reshape(np.shape(loc.view[index]))
+        old = np.empty_like(old_sorted)
+        old[order] = old_sorted
+        return old
+
+    return apply
+
+
+def _segmented_replace(returns_old: bool):
+    """atomic_exchange (old values: the previous invocation's value) and atomic_store."""
+
+    def apply(loc, operands, order, starts, count):
+        segment, index = _segments(loc, order, starts, count)
+        values = np.asarray(operands[0])[order]
+        ends = np.r_[starts[1:], count] - 1
+        base = np.array(loc.view[index] if index else loc.view).reshape(-1)
+        loc.view[index if index else ...] = values[ends].reshape(np.shape(loc.view[index]))
+        if not returns_old:
+            return None
+        old_sorted = np.empty_like(values)
+        old_sorted[1:] = values[:-1]
+        old_sorted[starts] = base
+        old = np.empty_like(old_sorted)
+        old[order] = old_sorted
+        return old
+
+    return apply
+
+
+#: Atomics with a vectorised form for invocations that share elements.
+SEGMENTED = {
+    "atomic_add": _segmented_sum(1),
+    "atomic_sub": _segmented_sum(-1),
+    "atomic_exchange": _segmented_replace(True),
+    "atomic_store": _segmented_replace(False),
+}
