@@ -9,19 +9,22 @@ from __future__ import annotations
 
 import functools
 import linecache
+from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 import pytest
 
 import pyshader_tx as tx
+from pyshader_tx import types as t
 from pyshader_tx import vulkan_host
+from pyshader_tx.sim import ops
 
-HEADER = """\
+HEADER = f"""\
 import math
 import pyshader_tx as tx
 from pyshader_tx import Array, Array2D, f16, f32, i32, u32
-from pyshader_tx import vec2f, vec3f, vec4f, vec2h, vec3h, vec4h, vec2i, vec3i, vec4i
-from pyshader_tx import vec2u, vec3u, vec4u, mat2x2f, mat3x3f, mat4x4f, mat2x3f, mat3x2f
+from pyshader_tx import {", ".join(sorted(t.VECTORS) + sorted(t.MATRICES))}
 """
 
 
@@ -112,3 +115,86 @@ def launch(path: str, kernel, *arrays, threads: int) -> None:
         vulkan_host.run_kernel(kernel, *arrays, threads=threads)
     else:
         kernel(*arrays, threads=threads)
+
+
+# ---------------------------------------------------------------------------------------
+# Kernels from tables of cases
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Case:
+    """One column of a case kernel: the Python expression `text` of `x`, `y`, `z` (values
+    of the element type), `o` and `k` (u32 scalars), where `{T}` stands for the element
+    type and `{u32}` ... `{bool}` for that scalar in the element's shape (`vec3u`), its result type (`"T"`: the element
+    type, `"S"`: its scalar type, a scalar type name: that scalar in the element's shape,
+    `"=name"`: exactly that type), the simulator's value `reference(x, y, z, o, k, T)`,
+    and how close the GPU must be: `ulps` of the simulator's value or an `absolute` error,
+    only where `defined(x, y, z)` (None: everywhere)."""
+
+    text: str
+    result: str
+    reference: Callable
+    ulps: float = 0
+    absolute: float = 0.0
+    defined: Callable | None = None
+
+
+def type_named(name: str):
+    return t.SCALARS.get(name) or t.VECTORS[name]
+
+
+def result_name(case: Case, element: str) -> str:
+    ty = type_named(element)
+    if case.result.startswith("="):  # exactly this type
+        return case.result[1:]
+    if case.result == "T":
+        return element
+    if case.result == "S":
+        return t.scalar_of(ty).name
+    if isinstance(ty, t.VectorType) and case.result in t.SCALARS:  # the same shape
+        return repr(t.with_scalar(ty, t.SCALARS[case.result]))
+    return case.result
+
+
+def case_kernel(name: str, element: str, cases: tuple):
+    """A kernel writing case j to column j of the output array of its result type
+    (`r_<type>`), and the (result type, column) of each case."""
+    lines = ["x = a[i]", "y = b[i]", "z = c[i]", "o = p[i]", "k = q[i]"]
+    counts: dict = {}
+    places = []
+    ty = type_named(element)
+    names = {"T": element, **{n: repr(t.with_scalar(ty, s)) for n, s in t.SCALARS.items()}}
+    for case in cases:
+        result = result_name(case, element)
+        column = counts.get(result, 0)
+        counts[result] = column + 1
+        places.append((result, column))
+        lines.append(f"r_{result}[i, {column}] = {case.text.format(**names)}")
+    parameters = tuple(f"{n}: Array[{element}]" for n in "abc") + ("p: Array[u32]", "q: Array[u32]")
+    parameters += tuple(f"r_{result}: Array2D[{result}]" for result in counts)
+    return table_kernel(name, parameters, tuple(lines)), counts, places
+
+
+def run_cases(path, name, element, cases, x, y, z, o, k):
+    """Run the case kernel of `cases` on the inputs and compare each column with the
+    simulator's."""
+    kernel, counts, places = case_kernel(name, element, tuple(cases))
+    outputs = {}
+    for result, count in counts.items():
+        ty = type_named(result)
+        shape = (len(x), count) + ((ty.size,) if isinstance(ty, t.VectorType) else ())
+        outputs[result] = np.zeros(shape, ops.dtype_of(ty))
+    launch(path, kernel, x, y, z, o, k, *outputs.values(), threads=len(x))
+    ty = type_named(element)
+    for case, (result, column) in zip(cases, places):
+        got = outputs[result][:, column]
+        with np.errstate(all="ignore"):
+            want = np.asarray(case.reference(x, y, z, o, k, ty))
+        if case.defined is not None:
+            with np.errstate(all="ignore"):
+                defined = case.defined(x, y, z)
+            defined = defined.reshape(defined.shape + (1,) * (got.ndim - defined.ndim))
+            got = np.where(defined, got, 0).astype(got.dtype)
+            want = np.where(defined, want, 0).astype(want.dtype)
+        assert_matches(got, want, f"{element} {case.text}", (x, y, z), case.ulps, case.absolute)
