@@ -1,0 +1,245 @@
+"""The simulator's executor and schedules: workgroup orders, the errors it reports at the
+Python line (out of bounds, deadlocks), any subgroup size, the stdlib and DeviceArrays on
+it, and the switch between the simulator and the GPU."""
+
+import inspect
+
+import numpy as np
+import pytest
+
+import pyshader_tx as tx
+from pyshader_tx import Array, Atomic, f32, i32, u32
+from pyshader_tx.runtime import device as runtime_device
+from pyshader_tx.sim import activate_from_environment
+from pyshader_tx.sim.device import SimDevice
+
+SUBGROUP_SIZES = (1, 2, 4, 8, 16, 32, 64, 128)
+
+
+def line_of(fn, text: str) -> int:
+    """The file line of the first line of `fn`'s source holding `text`."""
+    lines, first = inspect.getsourcelines(fn.fn if hasattr(fn, "fn") else fn)
+    return first + next(i for i, line in enumerate(lines) if text in line)
+
+
+# ---------------------------------------------------------------------------------------
+# schedules
+# ---------------------------------------------------------------------------------------
+
+
+@tx.kernel(workgroup_size=4)
+def arrival_order(counter: Array[Atomic[u32]], order: Array[u32]):
+    if tx.local_invocation_index() == u32(0):
+        slot = tx.atomic_add(counter[0], u32(1))
+        order[slot] = tx.workgroup_id().x
+
+
+def run_order(schedule: str, seed: int = 0, groups: int = 8) -> np.ndarray:
+    counter, order = np.zeros(1, np.uint32), np.zeros(groups, np.uint32)
+    with tx.simulator(schedule=schedule, seed=seed):
+        arrival_order(counter, order, workgroups=groups)
+    assert counter[0] == groups
+    return order
+
+
+def test_schedules_order_the_workgroups():
+    np.testing.assert_array_equal(run_order("in-order"), np.arange(8))
+    np.testing.assert_array_equal(run_order("reverse"), np.arange(8)[::-1])
+    np.testing.assert_array_equal(run_order("concurrent"), np.arange(8))
+    shuffled = run_order("random", seed=1)
+    assert sorted(shuffled) == list(range(8)) and list(shuffled) != list(range(8))
+    np.testing.assert_array_equal(run_order("random", seed=1), shuffled)  # seeded
+    assert any(list(run_order("random", seed=s)) != list(shuffled) for s in (2, 3, 4))
+
+
+@tx.kernel(workgroup_size=1)
+def wait_for_successor(flags: Array[Atomic[u32]], out: Array[u32]):
+    g = tx.workgroup_id().x
+    if g + u32(1) < tx.num_workgroups().x:
+        while tx.atomic_load(flags[g + u32(1)]) == u32(0):  # spins until the next one ran
+            pass
+    tx.atomic_store(flags[g], u32(1))
+    out[g] = g + u32(1)
+
+
+def test_a_spin_on_a_later_workgroup_deadlocks_in_order_and_runs_otherwise():
+    for schedule in ("reverse", "concurrent"):
+        flags, out = np.zeros(5, np.uint32), np.zeros(5, np.uint32)
+        with tx.simulator(schedule=schedule):
+            wait_for_successor(flags, out, workgroups=5)
+        np.testing.assert_array_equal(out, np.arange(1, 6))
+    flags, out = np.zeros(5, np.uint32), np.zeros(5, np.uint32)
+    with tx.simulator(schedule="in-order"), pytest.raises(tx.DeadlockError) as caught:
+        wait_for_successor(flags, out, workgroups=5)
+    error = caught.value
+    assert error.lineno == line_of(wait_for_successor, "while tx.atomic_load")
+    assert error.invocations == [(0, 0, 0)]
+    assert "while tx.atomic_load(flags[g + u32(1)])" in str(error)
+
+
+@tx.kernel(workgroup_size=2)
+def wait_for_nobody(flags: Array[Atomic[u32]]):
+    while tx.atomic_load(flags[0]) == u32(0):
+        pass
+
+
+def test_a_spin_nobody_ends_deadlocks_under_the_concurrent_schedule():
+    with tx.simulator(schedule="concurrent"), pytest.raises(tx.DeadlockError) as caught:
+        wait_for_nobody(np.zeros(1, np.uint32), workgroups=3)
+    assert caught.value.lineno == line_of(wait_for_nobody, "while")
+    assert sorted(caught.value.invocations) == [(i, 0, 0) for i in range(6)]
+
+
+# ---------------------------------------------------------------------------------------
+# out of bounds
+# ---------------------------------------------------------------------------------------
+
+
+@tx.kernel(workgroup_size=64)
+def off_by_one(x: Array[f32], out: Array[f32]):
+    i = tx.global_invocation_id().x
+    if i < len(out):
+        out[i] = x[i + u32(1)]
+
+
+@tx.kernel(workgroup_size=8)
+def shared_off_by_one(out: Array[u32]):
+    tile = tx.workgroup_array(u32, 8)
+    i = tx.local_invocation_index()
+    tile[i] = i
+    tx.workgroup_barrier()
+    out[tx.global_invocation_id().x] = tile[(i + u32(1)) % u32(9)]
+
+
+@tx.kernel(workgroup_size=4)
+def local_off_by_one(out: Array[i32]):
+    values = tx.local_array(i32, 3)
+    i = i32(tx.global_invocation_id().x)
+    values[i - 1] = i
+    out[i] = values[0]
+
+
+def test_out_of_bounds_reports_the_line_and_the_invocations():
+    x, out = np.arange(100, dtype=np.float32), np.zeros(100, np.float32)
+    with tx.simulator(), pytest.raises(tx.OutOfBoundsError) as caught:
+        off_by_one(x, out, threads=100)
+    error = caught.value
+    assert isinstance(error, tx.SimulationError)
+    assert error.lineno == line_of(off_by_one, "x[i + u32(1)]")
+    assert error.filename == __file__
+    assert error.invocations == [(99, 0, 0)]
+    text = str(error)
+    assert "index 100 is out of bounds for storage array 'x' of length 100" in text
+    assert "out[i] = x[i + u32(1)]" in text and "^^^" in text
+
+    with tx.simulator(), pytest.raises(tx.OutOfBoundsError) as caught:
+        shared_off_by_one(np.zeros(16, np.uint32), threads=16)
+    assert caught.value.lineno == line_of(shared_off_by_one, "% u32(9)")
+    assert caught.value.invocations == [(7, 0, 0), (15, 0, 0)]
+    assert "workgroup array 'tile'" in str(caught.value)
+
+    with tx.simulator(), pytest.raises(tx.OutOfBoundsError) as caught:
+        local_off_by_one(np.zeros(4, np.int32), threads=4)
+    assert caught.value.lineno == line_of(local_off_by_one, "values[i - 1] = i")
+    assert caught.value.invocations == [(0, 0, 0)]
+    assert "index -1 is out of bounds for local 'values' of length 3" in str(caught.value)
+
+
+# ---------------------------------------------------------------------------------------
+# subgroups
+# ---------------------------------------------------------------------------------------
+
+
+@tx.kernel(workgroup_size=48)
+def subgroup_sums(x: Array[u32], sums: Array[u32], lanes: Array[u32]):
+    i = tx.global_invocation_id().x
+    sums[i] = tx.subgroup_add(x[i])
+    lanes[i] = tx.subgroup_invocation_id() + u32(1000) * tx.subgroup_size()
+
+
+@pytest.mark.parametrize("size", SUBGROUP_SIZES)
+def test_subgroups_of_every_size(size):
+    """Subgroups are runs of `size` invocations by local_invocation_index; the last one of a
+    workgroup of 48 is partial when `size` does not divide 48."""
+    n = 96
+    x = np.arange(n, dtype=np.uint32) ** 2
+    sums, lanes = np.zeros(n, np.uint32), np.zeros(n, np.uint32)
+    with tx.simulator(subgroup_size=size):
+        subgroup_sums(x, sums, lanes, threads=n)
+    local = np.arange(n) % 48
+    subgroup = np.arange(n) // 48 * 1000 + local // size
+    want = np.array([x[subgroup == s].sum() for s in subgroup], np.uint32)
+    np.testing.assert_array_equal(sums, want)
+    np.testing.assert_array_equal(lanes, local % size + 1000 * size)
+
+
+# ---------------------------------------------------------------------------------------
+# the stdlib, DeviceArrays and the runtime
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "schedule, size", [("in-order", 32), ("reverse", 8), ("random", 1), ("concurrent", 128)]
+)
+def test_stdlib_scan_and_reduce(schedule, size):
+    x = (np.arange(3000) % 13).astype(np.uint32)
+    with tx.simulator(subgroup_size=size, schedule=schedule, seed=5):
+        scanned = tx.stdlib.inclusive_scan(x)
+        total = tx.stdlib.reduce(tx.to_device(x))
+        assert isinstance(scanned, tx.DeviceArray)
+        np.testing.assert_array_equal(scanned.numpy(), np.cumsum(x, dtype=np.uint32))
+        assert int(total) == int(x.sum())
+
+
+@tx.kernel(workgroup_size=64)
+def scale(x: Array[f32], factor: f32, out: Array[f32]):
+    i = tx.global_invocation_id().x
+    if i < len(out):
+        out[i] = x[i] * factor
+
+
+def test_device_arrays_chain_on_the_simulator():
+    x = np.arange(10, dtype=np.float32)
+    with tx.simulator():
+        a = tx.to_device(x)
+        b = tx.empty(10, tx.f32)
+        c = tx.zeros(10, tx.f32)
+        scale(a, 2.0, b, threads=10)
+        scale(b, 3.0, c, threads=10)
+        tx.synchronize()
+        assert isinstance(tx.device(), SimDevice)
+        assert "simulator" in tx.adapter_summary()
+        np.testing.assert_array_equal(c.numpy(), x * 6)
+        with tx.simulator(schedule="reverse"):  # nested: the same device, its own settings
+            assert tx.device().settings.schedule == "reverse"
+            scale(c, 0.5, b, threads=10)
+        assert tx.device().settings.schedule == "in-order"
+        np.testing.assert_array_equal(b.numpy(), x * 3)
+    assert not isinstance(tx.device(), SimDevice)
+    on_gpu = tx.to_device(x)
+    with tx.simulator(), pytest.raises(ValueError, match="lives on the GPU, not on the sim"):
+        scale(on_gpu, 1.0, b, threads=10)
+
+
+def test_settings_are_checked():
+    for bad in (0, 3, 256, 2.0):
+        with pytest.raises(ValueError, match="subgroup_size must be a power of two"):
+            tx.simulator(subgroup_size=bad)
+    with pytest.raises(ValueError, match="schedule must be one of"):
+        tx.simulator(schedule="fastest")
+
+
+def test_the_environment_variable_turns_it_on(monkeypatch):
+    monkeypatch.setenv("PYSHADER_TX_DEVICE", "sim")
+    previous = runtime_device.simulated_device()
+    try:
+        activate_from_environment()
+        assert isinstance(tx.device(), SimDevice)
+        out = np.zeros(4, np.float32)
+        scale(np.ones(4, np.float32), 2.0, out, threads=4)
+        np.testing.assert_array_equal(out, 2.0)
+    finally:
+        runtime_device.set_simulated_device(previous)
+    monkeypatch.setenv("PYSHADER_TX_DEVICE", "tpu")
+    with pytest.raises(ValueError, match="PYSHADER_TX_DEVICE must be one of"):
+        activate_from_environment()
