@@ -173,10 +173,11 @@ class Frame:
 
 
 class LoopState:
-    __slots__ = ("broke", "continued")
+    """The lanes of a loop that executed `Continue` in this iteration."""
+
+    __slots__ = ("continued",)
 
     def __init__(self):
-        self.broke = []
         self.continued = []
 
 
@@ -356,8 +357,7 @@ class Executor:
         )
 
     def exec_break(self, stmt, lanes):
-        self.frame.loops[-1].broke.append(lanes)
-        return _NO_LANES
+        return _NO_LANES  # the loop ends for them: it continues with the lanes still in it
         yield  # a generator
 
     def exec_continue(self, stmt, lanes):
@@ -381,6 +381,7 @@ class Executor:
     def barrier(self, call, lanes) -> None:
         """Check that every invocation of each workgroup that reaches the barrier does."""
         ids = self.frame.ids(lanes)
+        self.memory.barrier(call.name, ids)
         inv = self.inv
         reached = np.bincount(inv.group_row[ids], minlength=len(inv.groups))
         short = (reached > 0) & (reached < inv.group_size)
@@ -472,15 +473,16 @@ class Executor:
         if storage is None:
             storage = frame.locals[expr.var] = zeros(expr.var.ty, frame.size)
         whole = len(lanes) == frame.size
-        return Location(storage, (lanes,), expr.ty, "function", whole, expr.var.name)
+        return Location(storage, (lanes,), expr.ty, "function", None, whole, expr.var.name)
 
     def ref_global(self, expr: ir.GlobalRef, lanes) -> Location:
         var = expr.var
         root = self.roots[var]
+        ids = self.frame.ids(lanes)
         if var.space == "workgroup":
-            rows = self.inv.group_row[self.frame.ids(lanes)]
-            return Location(root, (rows,), expr.ty, "workgroup", name=var.name)
-        return Location(root, (), expr.ty, var.space, name=var.name)
+            rows = self.inv.group_row[ids]
+            return Location(root, (rows,), expr.ty, "workgroup", ids, name=var.name)
+        return Location(root, (), expr.ty, var.space, ids, name=var.name)
 
     def ref_index(self, expr: ir.Index, lanes) -> Location:
         base = self.locate(expr.base, lanes)

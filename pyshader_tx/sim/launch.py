@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import types as t
+from ..errors import SimulationError
 from ..runtime.arrays import DeviceArray
 from ..runtime.device import get_device
 from ..runtime.launch import Launcher
@@ -74,7 +75,10 @@ class SimLauncher(Launcher):
                 block = self._packer.pack(args)
                 raw = np.frombuffer(bytearray(block), np.uint8)
                 storage[var] = raw[: t.size_of(var.ty)].view(t.numpy_dtype(var.ty)).reshape(())
-        run_dispatch(module, storage, counts, get_device().settings)
+        try:
+            run_dispatch(module, storage, counts, get_device().settings)
+        except SimulationError as error:  # reported at the kernel's line: no executor frames
+            raise error.with_traceback(None) from None
 
         for param, buffer, array in readbacks:
             param.read_back(buffer, array)

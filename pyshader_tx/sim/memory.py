@@ -10,8 +10,9 @@ view (`view[field]`), array, vector and matrix indices extend the index.
 
 `Memory` performs the accesses: `load`, `store` and `atomic` (read-modify-writes applied in
 invocation order within one vector step, as if the invocations ran one after another).
-Each access knows the invocations (`lanes`), the element indices and its kind, so the
-checks that watch memory (data races) attach here. `writes` counts changes of shared
+Each access knows the invocations (`Location.ids`), the element indices and its kind, and
+is shown to the `observers` (with the barriers): the checks that watch memory (data races)
+attach there. `writes` counts changes of shared
 (workgroup and storage) memory: a loop whose locals and that count stay the same for an
 iteration spins forever (`executor.py`).
 """
@@ -29,13 +30,14 @@ __all__ = ["Location", "Memory", "ATOMIC_UPDATES"]
 class Location:
     """One element of memory per executing invocation (see the module doc)."""
 
-    __slots__ = ("view", "index", "ty", "space", "whole", "name")
+    __slots__ = ("view", "index", "ty", "space", "ids", "whole", "name")
 
-    def __init__(self, view, index: tuple, ty, space: str, whole: bool = False, name: str = ""):
+    def __init__(self, view, index: tuple, ty, space: str, ids, whole=False, name=""):
         self.view = view
         self.index = index
         self.ty = ty
         self.space = space  # 'function' | 'workgroup' | 'storage' | 'uniform'
+        self.ids = ids  # the batch invocations accessing it (one per index row)
         self.whole = whole  # a local variable of every invocation of its frame: `view` itself
         self.name = name
 
@@ -45,14 +47,16 @@ class Location:
         return self.view.shape[len(self.index)]
 
     def indexed(self, index, ty) -> "Location":
-        return Location(self.view, self.index + (index,), ty, self.space, False, self.name)
+        return Location(
+            self.view, self.index + (index,), ty, self.space, self.ids, False, self.name
+        )
 
     def member(self, field: str, ty) -> "Location":
         view = field_view(self.view[field], ty)
-        return Location(view, self.index, ty, self.space, self.whole, self.name)
+        return Location(view, self.index, ty, self.space, self.ids, self.whole, self.name)
 
     def component(self, k: int, ty) -> "Location":
-        return Location(self.view, self.index + (k,), ty, self.space, False, self.name)
+        return Location(self.view, self.index + (k,), ty, self.space, self.ids, False, self.name)
 
 
 def _wrapping(ufunc):
@@ -77,10 +81,23 @@ ATOMIC_UPDATES = {
 
 
 class Memory:
-    """The accesses of one dispatch (see the module doc)."""
+    """The accesses of one dispatch (see the module doc). `observers` see every access of
+    shared memory, `access(kind, loc)` with kind 'read', 'write' or 'atomic' (before it
+    happens), and every barrier, `barrier(name, ids)`: where the checks of accesses attach."""
 
     def __init__(self):
         self.writes = 0
+        self.observers = []
+
+    def _observe(self, kind: str, loc: Location) -> None:
+        if loc.space in SHARED_SPACES:
+            for observer in self.observers:
+                observer.access(kind, loc)
+
+    def barrier(self, name: str, ids) -> None:
+        """The invocations `ids` (batch indices) met at barrier `name`."""
+        for observer in self.observers:
+            observer.barrier(name, ids)
 
     # -- plain accesses -------------------------------------------------------------------
 
@@ -88,6 +105,8 @@ class Memory:
         """The values at `loc` for `count` invocations."""
         if loc.whole:
             return loc.view
+        if self.observers:
+            self._observe("read", loc)
         ty = loc.ty
         if isinstance(ty, t.StructType) and loc.view.dtype != value_dtype(ty):
             value = zeros(ty, count)  # storage layout (offsets, padding) to value layout
@@ -107,6 +126,8 @@ class Memory:
         the last invocation (invocation order)."""
         if loc.space != "function":
             self.writes += 1
+            if self.observers:
+                self._observe("write", loc)
         if isinstance(loc.ty, t.StructType) and not _same_layout(loc.view.dtype, value.dtype):
             for name, member in loc.ty.fields:
                 self.store(loc.member(name, member), value[name])
@@ -122,8 +143,10 @@ class Memory:
         """Atomic `name` at `loc` with `operands` (one array each), as if the `count`
         invocations ran it one after another: their old values (compare-exchange: (old
         values, exchanged)); `atomic_store` returns None."""
+        if self.observers:
+            self._observe("atomic", loc)
         if name == "atomic_load":
-            return np.array(self.load(loc, count))
+            return np.array(loc.view[loc.index])
         self.writes += 1
         keys = _element_keys(loc, count)
         order = np.argsort(keys, kind="stable")
@@ -135,6 +158,9 @@ class Memory:
                 return _apply_distinct(name, loc, operands)
             return segmented(loc, operands, order, starts, count)
         return _apply_in_rounds(name, loc, operands, keys)
+
+
+SHARED_SPACES = ("workgroup", "storage")
 
 
 def _has_lanes(index: tuple) -> bool:
