@@ -9,9 +9,10 @@ the executor.
 Math follows WGSL as both backends lower it (GLSL.std.450 instructions; `select`, `mix`,
 integer `dot`, `extract_bits`, `insert_bits` as in `backend_spirv.intrinsics`):
 transcendentals are computed in float64 and rounded once to the type (a GPU is within
-WGSL's error bounds of that); `round` is half to even; `fract(x)` is `x - floor(x)`;
+WGSL's error bounds of that); `fma` rounds the product, then the sum (lavapipe; a fused
+`fma` is within WGSL's bounds); `round` is half to even; `fract(x)` is `x - floor(x)`;
 `min`, `max` and `clamp` on floats return the other operand where one is NaN (`fmin`,
-as lavapipe's LLVM `minnum`); `step(edge, x)` is 1 where `edge <= x`; `sign(NaN)` is 0;
+as lavapipe's LLVM `minnum`); `step(edge, x)` is 0 where `x < edge`, else 1 (NaN: 1, as GLSL's Step); `sign(NaN)` is 0;
 bit-field offsets and counts are clamped (`o = min(offset, 32)`, `c = min(count, 32 - o)`);
 `first_leading_bit` of a signed value finds the highest bit that differs from the sign
 bit; no bit found is -1 (all ones).
@@ -67,7 +68,8 @@ def _inverse_sqrt(x):
 
 
 def _step(edge, x):
-    return np.where(edge <= x, np.asarray(1, x.dtype), np.asarray(0, x.dtype))
+    """GLSL.std.450 Step, which both backends emit: 0 where x < edge, else 1 (1 for NaN)."""
+    return np.where(x < edge, np.asarray(0, x.dtype), np.asarray(1, x.dtype))
 
 
 def _smoothstep(low, high, x):
@@ -77,10 +79,9 @@ def _smoothstep(low, high, x):
 
 
 def _fma(a, b, c):
-    """`a * b + c` with one rounding: the product is exact in float64 (f32 and f16)."""
-    dtype = np.asarray(a).dtype
-    wide = [np.asarray(v, np.float64) for v in (a, b, c)]
-    return (wide[0] * wide[1] + wide[2]).astype(dtype)
+    """`a * b + c` rounded twice, as lavapipe computes GLSL's Fma for f32 (WGSL and GLSL
+    allow the fused, once-rounded result too)."""
+    return a * b + c
 
 
 def _mix(start, end, factor, factor_ty):
@@ -126,8 +127,10 @@ def _dot(a, b):
 
 
 def _length(x, ty):
+    """`sqrt(dot(x, x))` in the type, also for scalars (GLSL's Length: `length(1e-40)`
+    underflows to 0, where WGSL's `abs` would not; its accuracy is inherited from it)."""
     if not _is_vector(ty):
-        return np.abs(x)
+        return np.sqrt(x * x)
     return np.sqrt(_dot(x, x))
 
 
