@@ -185,6 +185,8 @@ def reference(name: str, values: np.ndarray, flags: np.ndarray, lanes: Subgroups
                 "subgroup_mul": x.prod(dtype=x.dtype),
                 "subgroup_min": x.min(),
                 "subgroup_max": x.max(),
+                "subgroup_and_": np.bitwise_and.reduce(x),
+                "subgroup_or_": np.bitwise_or.reduce(x),
                 "subgroup_xor": np.bitwise_xor.reduce(x),
                 "subgroup_broadcast_first": x[0],
                 "subgroup_all": flags[members].all(),
@@ -194,6 +196,9 @@ def reference(name: str, values: np.ndarray, flags: np.ndarray, lanes: Subgroups
                 "subgroup_inclusive_add": np.cumsum(x, dtype=x.dtype),
                 "subgroup_exclusive_add": np.cumsum(x, dtype=x.dtype) - x,
                 "subgroup_inclusive_mul": np.cumprod(x, dtype=x.dtype),
+                "subgroup_exclusive_mul": np.cumprod(
+                    np.r_[1, x[:-1]].astype(x.dtype), dtype=x.dtype
+                ),
                 "subgroup_elect": lane == lane[0],
             }
         if name in totals:
@@ -219,11 +224,14 @@ NUMPY_CASES = [
     "subgroup_mul",
     "subgroup_min",
     "subgroup_max",
+    "subgroup_and_",
+    "subgroup_or_",
     "subgroup_xor",
     "subgroup_broadcast_first",
     "subgroup_inclusive_add",
     "subgroup_exclusive_add",
     "subgroup_inclusive_mul",
+    "subgroup_exclusive_mul",
     "subgroup_all",
     "subgroup_any",
     "subgroup_elect",
