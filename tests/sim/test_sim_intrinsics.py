@@ -19,7 +19,7 @@ from pyshader_tx import types as t
 from pyshader_tx.sim import intrinsics
 
 from sim_kernels import Case, gpu_path, run_cases  # noqa: F401
-from test_ops import EDGES, pairs, pow_defined
+from test_sim_ops import EDGES, pairs, pow_defined
 
 #: Operand letters of `call`: the element-type values x, y, z, the u32 scalars o and k, and
 #: Z: the first component of z (a scalar argument of a vector call).
