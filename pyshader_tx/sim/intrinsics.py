@@ -7,22 +7,30 @@ barriers, atomics and `workgroup_uniform_load` need launch state or memory and b
 the executor.
 
 Math follows WGSL as both backends lower it (GLSL.std.450 instructions; `select`, `mix`,
-integer `dot`, `extract_bits`, `insert_bits` as in `backend_spirv.intrinsics`):
-transcendentals are computed in float64 and rounded once to the type (a GPU is within
-WGSL's error bounds of that); `round` is half to even; `fract(x)` is `x - floor(x)`;
-`min`, `max` and `clamp` on floats return the other operand where one is NaN (`fmin`,
-as lavapipe's LLVM `minnum`); `step(edge, x)` is 1 where `edge <= x`; `sign(NaN)` is 0;
-bit-field offsets and counts are clamped (`o = min(offset, 32)`, `c = min(count, 32 - o)`);
-`first_leading_bit` of a signed value finds the highest bit that differs from the sign
-bit; no bit found is -1 (all ones).
+integer `dot`, `extract_bits`, `insert_bits` as in `backend_spirv.intrinsics`), and where
+WGSL leaves a choice, as lavapipe computes it (the differential tests in `tests/sim`):
+
+- transcendentals are computed in float64 and rounded once to the type (a GPU is within
+  WGSL's error bounds of that); `pow(x, y)` is `exp2(y * log2(x))` (`ops.gpu_pow`);
+- `fma` rounds the product, then the sum (a fused `fma` is within WGSL's bounds too);
+- `length` is `sqrt(dot(x, x))`, scalars included; `step(edge, x)` is 0 where
+  `x < edge`, else 1 (also for NaN); `round` is half to even; `fract(x)` is
+  `x - floor(x)`; `sign(NaN)` is 0;
+- `min`, `max` and `clamp` on floats return the other operand where one is NaN (`fmin`,
+  as LLVM's `minnum`);
+- bit-field offsets and counts are clamped (`o = min(offset, 32)`,
+  `c = min(count, 32 - o)`); `first_leading_bit` of a signed value finds the highest bit
+  that differs from the sign bit; no bit found is -1 (all ones).
 
 Subgroup operations combine the *active* invocations of each subgroup (`Subgroups`: the
 invocations with one `index`; a subgroup may be partial). Each call lays the values out
 as a (subgroups, size) table, the lanes that are inactive or absent holding the
-operation's identity, and reduces or scans along the lanes (in lane order: float sums are
-rounded in that order, a GPU may use another). Shuffles and broadcasts from a lane that is
-inactive, absent or out of range read a value WGSL leaves indeterminate: here the zero of
-the type (`invalid_sources` says which invocations did, for the executor to report).
+operation's identity, and reduces or scans along the lanes (scans in lane order; float
+sums may be rounded in another order than a GPU's). Shuffles and broadcasts from a lane
+that is inactive, absent or out of range read a value WGSL leaves indeterminate: here the
+zero of the type (`invalid_sources` says which invocations did, for the executor to
+report). Inactive invocations get a value too (their subgroup's, or zero): the executor
+masks them.
 """
 
 from __future__ import annotations
@@ -67,7 +75,8 @@ def _inverse_sqrt(x):
 
 
 def _step(edge, x):
-    return np.where(edge <= x, np.asarray(1, x.dtype), np.asarray(0, x.dtype))
+    """GLSL.std.450 Step, which both backends emit: 0 where x < edge, else 1 (1 for NaN)."""
+    return np.where(x < edge, np.asarray(0, x.dtype), np.asarray(1, x.dtype))
 
 
 def _smoothstep(low, high, x):
@@ -77,10 +86,9 @@ def _smoothstep(low, high, x):
 
 
 def _fma(a, b, c):
-    """`a * b + c` with one rounding: the product is exact in float64 (f32 and f16)."""
-    dtype = np.asarray(a).dtype
-    wide = [np.asarray(v, np.float64) for v in (a, b, c)]
-    return (wide[0] * wide[1] + wide[2]).astype(dtype)
+    """`a * b + c` rounded twice, as lavapipe computes GLSL's Fma for f32 (WGSL and GLSL
+    allow the fused, once-rounded result too)."""
+    return a * b + c
 
 
 def _mix(start, end, factor, factor_ty):
@@ -126,8 +134,10 @@ def _dot(a, b):
 
 
 def _length(x, ty):
+    """`sqrt(dot(x, x))` in the type, also for scalars (GLSL's Length: `length(1e-40)`
+    underflows to 0, where WGSL's `abs` would not; its accuracy is inherited from it)."""
     if not _is_vector(ty):
-        return np.abs(x)
+        return np.sqrt(x * x)
     return np.sqrt(_dot(x, x))
 
 
@@ -329,25 +339,46 @@ class Subgroups:
 
 
 class _Table:
-    """The values of one subgroup call as a (subgroups, size, ...) table."""
+    """The values of one subgroup call as a (subgroups, size, ...) table: invocation j
+    holds slot `row * size + lane`; slots of inactive or absent lanes hold `identity`.
+    When the invocations are whole subgroups in lane order, all active (the common
+    case), the table is the values reshaped."""
 
     def __init__(self, lanes: Subgroups, values: np.ndarray, identity=0):
-        self.lanes = lanes
+        self.size = lanes.size
         self.row = lanes.rows()
-        self.lane = np.asarray(lanes.lane, np.int64)
-        self.active = np.asarray(lanes.active, bool)
+        lane = np.asarray(lanes.lane, np.int64)
+        self.slot = self.row * self.size + lane
+        active = np.asarray(lanes.active, bool)
         count = int(self.row.max()) + 1 if self.row.size else 0
         values = np.asarray(values)
-        self.values = values
-        self.table = np.full((count, lanes.size) + values.shape[1:], identity, values.dtype)
-        self.present = np.zeros((count, lanes.size), bool)
-        where = self.active
-        self.table[self.row[where], self.lane[where]] = values[where]
-        self.present[self.row[where], self.lane[where]] = True
+        tail = values.shape[1:]
+        self.in_order = (
+            len(values) == count * self.size
+            and bool(active.all())
+            and np.array_equal(self.slot, np.arange(len(values)))
+        )
+        if self.in_order:
+            self.table = values.reshape((count, self.size) + tail)
+            self.present = np.ones((count, self.size), bool)
+            return
+        flat = np.full((count * self.size,) + tail, identity, values.dtype)
+        flat[self.slot[active]] = values[active]
+        present = np.zeros(count * self.size, bool)
+        present[self.slot[active]] = True
+        self.table = flat.reshape((count, self.size) + tail)
+        self.present = present.reshape(count, self.size)
 
     def per_invocation(self, per_row: np.ndarray) -> np.ndarray:
         """One value per subgroup, given to each of its invocations."""
+        if self.in_order:
+            return np.repeat(per_row, self.size, axis=0)
         return per_row[self.row]
+
+    def per_slot(self, table: np.ndarray) -> np.ndarray:
+        """The entry of each invocation's own slot in a table shaped like `self.table`."""
+        flat = table.reshape((-1,) + table.shape[2:])
+        return flat if self.in_order else flat[self.slot]
 
     def first_lane(self) -> np.ndarray:
         """(subgroups,) the lowest active lane of each subgroup (0 where none is)."""
@@ -356,17 +387,20 @@ class _Table:
     def read(self, source: np.ndarray) -> np.ndarray:
         """Each invocation's value from lane `source` of its subgroup (the zero of the type
         where that lane is out of range, absent or inactive)."""
-        valid = self.valid(source)
-        clipped = np.where(valid, source, 0)
-        values = self.table[self.row, clipped]
+        valid, slot = self._source_slots(source)
+        values = self.table.reshape((-1,) + self.table.shape[2:])[slot]
         zero = np.zeros((), values.dtype)
         return np.where(ops._lift(valid, values.ndim), values, zero)
 
     def valid(self, source: np.ndarray) -> np.ndarray:
+        """Whether lane `source` of each invocation's subgroup exists and is active."""
+        return self._source_slots(source)[0]
+
+    def _source_slots(self, source: np.ndarray) -> tuple:
         source = np.broadcast_to(np.asarray(source, np.int64), self.row.shape)
-        in_range = (source >= 0) & (source < self.lanes.size)
-        clipped = np.where(in_range, source, 0)
-        return in_range & self.present[self.row, clipped]
+        in_range = (source >= 0) & (source < self.size)
+        slot = self.row * self.size + np.where(in_range, source, 0)
+        return in_range & self.present.reshape(-1)[slot], slot
 
 
 def _identity(operation: str, values: np.ndarray):
@@ -412,7 +446,7 @@ def _reduce(operation):
         values = np.asarray(args[0])
         table = _Table(lanes, values, _identity(operation, values))
         ufunc = _ufunc(operation, values.dtype)
-        return table.per_invocation(_accumulate(ufunc, table.table)[:, -1])
+        return table.per_invocation(ufunc.reduce(table.table, axis=1, dtype=values.dtype))
 
     return rule
 
@@ -434,19 +468,19 @@ def _scan(operation, inclusive: bool):
             shifted = np.full_like(scanned, identity)
             shifted[:, 1:] = scanned[:, :-1]
             scanned = shifted
-        return scanned[table.row, table.lane]
+        return table.per_slot(scanned)
 
     return rule
 
 
 def _broadcast_first(args, lanes):
     table = _Table(lanes, args[0])
-    return table.read(table.first_lane()[table.row])
+    return table.read(table.per_invocation(table.first_lane()))
 
 
 def _elect(args, lanes):
     table = _Table(lanes, np.zeros(len(lanes.lane), bool))
-    return table.lane == table.first_lane()[table.row]
+    return np.asarray(lanes.lane) == table.per_invocation(table.first_lane())
 
 
 def _all(args, lanes):

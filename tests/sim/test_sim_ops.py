@@ -358,3 +358,79 @@ def naga_ne(case: Case) -> Case:
     if "bool" in case.text:
         return dataclasses.replace(case, defined=nan_free)
     return case
+
+
+# ---------------------------------------------------------------------------------------
+# Matrices
+# ---------------------------------------------------------------------------------------
+
+#: (Python expression, result: "M" the matrix type, "C"/"R" vectors of its column/row
+#: count; simulator's value of (m, n, v, w, s, M)).
+MATRIX_CASES = [
+    (
+        "m @ v",
+        "R",
+        lambda m, n, v, w, s, M: ops.binary(
+            "mul", m, v, M, vector(M, M.columns), vector(M, M.rows)
+        ),
+    ),
+    (
+        "w @ m",
+        "C",
+        lambda m, n, v, w, s, M: ops.binary(
+            "mul", w, m, vector(M, M.rows), M, vector(M, M.columns)
+        ),
+    ),
+    ("m + n", "M", lambda m, n, v, w, s, M: ops.binary("add", m, n, M, M, M)),
+    ("m - n", "M", lambda m, n, v, w, s, M: ops.binary("sub", m, n, M, M, M)),
+    ("m * s", "M", lambda m, n, v, w, s, M: ops.binary("mul", m, s, M, M.scalar, M)),
+    ("s * m", "M", lambda m, n, v, w, s, M: ops.binary("mul", s, m, M.scalar, M, M)),
+    ("-m", "M", lambda m, n, v, w, s, M: ops.unary("neg", m, M, M)),
+]
+#: Only for square matrices (n's rows must be m's columns).
+SQUARE_CASES = [("m @ n", "M", lambda m, n, v, w, s, M: ops.binary("mul", m, n, M, M, M))]
+
+
+def vector(matrix, size):
+    return t.VectorType(matrix.scalar, size)
+
+
+@pytest.mark.parametrize("shape", [(2, 2), (3, 3), (4, 4), (2, 3), (3, 2), (4, 2)])
+def test_matrix_operators(gpu_path, shape):
+    """Small integers (every order of summation and fusion gives the same value) and random
+    values in [-1, 1] (within a few ulps of the largest product)."""
+    M = t.MatrixType(t.f32, *shape)
+    cases = MATRIX_CASES + (SQUARE_CASES if shape[0] == shape[1] else [])
+    names = {"M": repr(M), "C": repr(vector(M, M.columns)), "R": repr(vector(M, M.rows))}
+    counts, lines, places = {}, ["m = a[i]", "n = b[i]", "v = c[i]", "w = d[i]", "s = e[i]"], []
+    for text, result, _ in cases:
+        column = counts.get(result, 0)
+        counts[result] = column + 1
+        places.append((result, column))
+        lines.append(f"r{result}[i, {column}] = {text}")
+    parameters = (
+        f"a: Array[{names['M']}]",
+        f"b: Array[{names['M']}]",
+        f"c: Array[{names['C']}]",
+        f"d: Array[{names['R']}]",
+        "e: Array[f32]",
+        *(f"r{result}: Array2D[{names[result]}]" for result in counts),
+    )
+    kernel = table_kernel(f"matrices_{names['M']}", parameters, tuple(lines))
+    rng = np.random.default_rng(shape[0] * 10 + shape[1])
+    n = 256
+    for exact in (True, False):
+        draw = (lambda *s: rng.integers(-8, 9, s)) if exact else (lambda *s: rng.uniform(-1, 1, s))
+        m, m2 = draw(n, *shape).astype(np.float32), draw(n, *shape).astype(np.float32)
+        v, w, s = (
+            draw(n, shape[0]).astype(np.float32),
+            draw(n, shape[1]).astype(np.float32),
+            draw(n).astype(np.float32),
+        )
+        dims = {"M": shape, "C": (shape[0],), "R": (shape[1],)}
+        outputs = {r: np.zeros((n, count, *dims[r]), np.float32) for r, count in counts.items()}
+        launch(gpu_path, kernel, m, m2, v, w, s, *outputs.values(), threads=n)
+        for (text, result, reference), (_, column) in zip(cases, places):
+            want = reference(m, m2, v, w, s, M)
+            absolute = 0.0 if exact else 4 * 2.0**-23
+            assert_matches(outputs[result][:, column], want, f"{M!r} {text}", (), absolute=absolute)
