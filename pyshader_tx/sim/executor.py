@@ -98,24 +98,37 @@ class Invocations:
             "group_row", lambda: np.repeat(np.arange(len(self.groups)), self.group_size)
         )
 
+    def _per_group(self, values: np.ndarray) -> np.ndarray:
+        """(count, ...) `values` ((G, S, ...) broadcastable) listed invocation by invocation."""
+        shape = (len(self.groups), self.group_size) + values.shape[2:]
+        return np.ascontiguousarray(np.broadcast_to(values, shape)).reshape(
+            (self.count,) + values.shape[2:]
+        )
+
     @property
-    def local_id(self) -> np.ndarray:
+    def local_ids(self) -> np.ndarray:
+        """(S, 3) the local_invocation_id of each local_invocation_index."""
+
         def make():
             x, y, _ = self.workgroup_size
-            index = self.local_index
-            return np.stack([index % x, index // x % y, index // (x * y)], axis=1).astype(np.uint32)
+            index = np.arange(self.group_size, dtype=np.uint32)
+            return np.stack([index % x, index // x % y, index // (x * y)], axis=1)
 
-        return self._cached("local_id", make)
+        return self._cached("local_ids", make)
+
+    @property
+    def local_id(self) -> np.ndarray:
+        return self._cached("local_id", lambda: self._per_group(self.local_ids[None]))
 
     @property
     def workgroup_id(self) -> np.ndarray:
-        return self._cached("workgroup_id", lambda: np.repeat(self.groups, self.group_size, 0))
+        return self._cached("workgroup_id", lambda: self._per_group(self.groups[:, None]))
 
     @property
     def global_id(self) -> np.ndarray:
         def make():
             size = np.asarray(self.workgroup_size, np.uint32)
-            return (self.workgroup_id * size + self.local_id).astype(np.uint32)
+            return self._per_group(self.groups[:, None] * size + self.local_ids[None])
 
         return self._cached("global_id", make)
 
@@ -137,15 +150,25 @@ class Invocations:
         )
 
 
+def _gathered(name: str):
+    """The built-in value `name` (an Invocations property) of invocations `ids`."""
+
+    def values(inv, ids):
+        every = getattr(inv, name)
+        return every if len(ids) == inv.count else every[ids]
+
+    return values
+
+
 #: Built-in values: name -> its values for batch invocations `ids`.
 BUILTINS = {
-    "global_invocation_id": lambda inv, ids: inv.global_id[ids],
-    "local_invocation_id": lambda inv, ids: inv.local_id[ids],
-    "local_invocation_index": lambda inv, ids: inv.local_index[ids],
-    "workgroup_id": lambda inv, ids: inv.workgroup_id[ids],
+    "global_invocation_id": _gathered("global_id"),
+    "local_invocation_id": _gathered("local_id"),
+    "local_invocation_index": _gathered("local_index"),
+    "workgroup_id": _gathered("workgroup_id"),
     "num_workgroups": lambda inv, ids: np.tile(inv.num_workgroups, (len(ids), 1)),
     "subgroup_size": lambda inv, ids: np.full(len(ids), inv.subgroup_size, np.uint32),
-    "subgroup_invocation_id": lambda inv, ids: inv.subgroup_lane[ids],
+    "subgroup_invocation_id": _gathered("subgroup_lane"),
 }
 
 
@@ -489,7 +512,7 @@ class Executor:
         index = self.eval(expr.index, lanes)
         length = base.length
         self.check_index(index, length, expr, lanes, _describe(base))
-        return base.indexed(index.astype(np.int64, copy=False), expr.ty)
+        return base.indexed(index, expr.ty)
 
     def ref_member(self, expr: ir.Member, lanes) -> Location:
         base = self.locate(expr.base, lanes)
@@ -516,7 +539,7 @@ class Executor:
         base = self.eval(expr.base, lanes)
         index = self.eval(expr.index, lanes)
         self.check_index(index, base.shape[1], expr, lanes, repr(expr.base.ty))
-        return base[np.arange(len(lanes)), index.astype(np.int64, copy=False)]
+        return base[np.arange(len(lanes)), index]
 
     def eval_member(self, expr: ir.Member, lanes):
         if expr.is_ref:

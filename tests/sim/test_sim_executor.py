@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import pyshader_tx as tx
-from pyshader_tx import Array, Atomic, f32, i32, u32
+from pyshader_tx import Array, Array2D, Atomic, f32, i32, u32
 from pyshader_tx.runtime import device as runtime_device
 from pyshader_tx.sim import activate_from_environment
 from pyshader_tx.sim.device import SimDevice
@@ -243,3 +243,60 @@ def test_the_environment_variable_turns_it_on(monkeypatch):
     monkeypatch.setenv("PYSHADER_TX_DEVICE", "tpu")
     with pytest.raises(ValueError, match="PYSHADER_TX_DEVICE must be one of"):
         activate_from_environment()
+
+
+# ---------------------------------------------------------------------------------------
+# atomics in invocation order
+# ---------------------------------------------------------------------------------------
+
+
+@tx.kernel(workgroup_size=64)
+def contended_atomics(
+    counter: Array[Atomic[u32]],
+    olds: Array2D[u32],
+    floats: Array[Atomic[f32]],
+    float_olds: Array[f32],
+    shared_olds: Array[u32],
+):
+    i = tx.global_invocation_id().x
+    olds[0, i] = tx.atomic_add(counter[0], u32(2))
+    olds[1, i] = tx.atomic_sub(counter[1], u32(1))
+    olds[2, i] = tx.atomic_exchange(counter[2], i)
+    olds[3, i] = tx.atomic_max(counter[3], i % u32(5))
+    olds[4, i] = tx.atomic_or_(counter[4], u32(1) << (i % u32(32)))
+    swapped = tx.atomic_compare_exchange(counter[5], i, i + u32(1))
+    olds[5, i] = tx.select(u32(0), u32(1), swapped.exchanged)
+    float_olds[i] = tx.atomic_add(floats[0], 0.1)
+    shared = tx.workgroup_array(Atomic[u32], 1)
+    shared_olds[i] = tx.atomic_add(shared[0], u32(1))
+
+
+def test_atomics_apply_in_invocation_order():
+    """Every invocation of a launch hits one element: each sees the ones before it, as if
+    they ran one after another in the order of their global ids."""
+    n = 128
+    counter = np.zeros(6, np.uint32)
+    olds, floats, float_olds = (
+        np.zeros((6, n), np.uint32),
+        np.zeros(1, np.float32),
+        np.zeros(n, np.float32),
+    )
+    shared_olds = np.zeros(n, np.uint32)
+    with tx.simulator():
+        contended_atomics(counter, olds, floats, float_olds, shared_olds, threads=n)
+    ids = np.arange(n, dtype=np.uint32)
+    np.testing.assert_array_equal(olds[0], 2 * ids)
+    np.testing.assert_array_equal(olds[1], -ids.astype(np.int64) & 0xFFFFFFFF)
+    np.testing.assert_array_equal(olds[2], np.r_[0, ids[:-1]])
+    np.testing.assert_array_equal(olds[3], np.maximum.accumulate(np.r_[0, ids[:-1] % 5]))
+    bits = np.bitwise_or.accumulate(np.r_[0, (1 << (ids[:-1] % 32)).astype(np.uint32)])
+    np.testing.assert_array_equal(olds[4], bits)
+    np.testing.assert_array_equal(olds[5], 1)
+    # compare-exchange: invocation k swaps k -> k + 1, so every one finds its value
+    assert counter[5] == n and counter[0] == 2 * n and counter[2] == n - 1
+    running = np.float32(0)
+    for k in range(n):  # f32 sums rounded one at a time, in order
+        assert float_olds[k] == running
+        running = np.float32(running + np.float32(0.1))
+    assert floats[0] == running
+    np.testing.assert_array_equal(shared_olds, np.arange(n) % 64)  # per workgroup
