@@ -27,6 +27,9 @@ no suspension: a workgroup's invocations are always in one vector and execute in
 lockstep, so a barrier only checks that every invocation of the workgroup reached it
 (else `DeadlockError`).
 
+`print()` (`ir.Print`) formats one line per executing invocation (`pyshader_tx.printing`);
+the dispatch writes its lines in invocation order when it ends (`schedule.py`).
+
 Spin loops. Every `SPIN_CHECK` iterations a loop compares its frame's local state and
 the count of shared-memory writes with those of the iteration before: unchanged, the
 loop cannot end unless another workgroup writes memory. Under the sequential schedules
@@ -232,8 +235,11 @@ class Executor:
     `storage` maps global variables to their memory (views of the bound buffers and the
     uniform block); workgroup memory is made here, zeroed, one row per workgroup."""
 
-    def __init__(self, module, invocations: Invocations, storage: dict, memory: Memory, mode):
+    def __init__(
+        self, module, invocations: Invocations, storage: dict, memory: Memory, mode, output=None
+    ):
         self.module = module
+        self.output = [] if output is None else output  # (line order, text) of prints
         self.inv = invocations
         self.memory = memory
         self.concurrent = mode == "concurrent"
@@ -276,7 +282,26 @@ class Executor:
         for stmt in block:
             if not lanes.size:
                 break
-            lanes = yield from STATEMENTS[type(stmt)](self, stmt, lanes)
+            execute = STATEMENTS.get(type(stmt))
+            if execute is None:
+                raise NotImplementedError(
+                    f"the simulator cannot execute {type(stmt).__name__} statements yet"
+                )
+            lanes = yield from execute(self, stmt, lanes)
+        return lanes
+
+    def exec_print(self, stmt, lanes):
+        """`print(...)` (`ir.Print`): one line per executing invocation, collected for the
+        dispatch, which writes them in invocation order (`schedule.run_dispatch`)."""
+        from ..printing import format_print, line_order
+
+        values = []
+        for expr in stmt.values:
+            values.append((yield from self.eval_gen(expr, lanes)))
+        invocation = yield from self.eval_gen(stmt.invocation, lanes)
+        for k in range(len(lanes)):
+            line = format_print(stmt, [value[k] for value in values])
+            self.output.append((line_order(invocation[k]), line))
         return lanes
 
     def exec_declare(self, stmt: ir.Declare, lanes):
@@ -680,6 +705,11 @@ def _suspending_functions(module) -> set:
 
 BARRIERS = ("workgroup_barrier", "storage_barrier")
 
+if hasattr(ir, "Print"):  # print() in kernels (issue 13, item 4)
+    STATEMENTS_EXTRA = {ir.Print: Executor.exec_print}
+else:
+    STATEMENTS_EXTRA = {}
+
 STATEMENTS = {
     ir.Declare: Executor.exec_declare,
     ir.Store: Executor.exec_store,
@@ -689,6 +719,7 @@ STATEMENTS = {
     ir.Break: Executor.exec_break,
     ir.Continue: Executor.exec_continue,
     ir.Return: Executor.exec_return,
+    **STATEMENTS_EXTRA,
 }
 
 EXPRESSIONS = {

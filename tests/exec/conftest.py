@@ -74,11 +74,15 @@ def native_launch(interface, get_code, args, threads=None, workgroups=None) -> N
     vulkan_host.launch(interface, get_code, args, threads=threads, workgroups=workgroups)
 
 
-def simulator_launch(interface, get_code, args, threads=None, workgroups=None) -> None:
+def simulator_launch(launch):
     """`runtime.launch` on the simulator: a kernel written as WGSL text has no IR to run."""
-    if isinstance(get_code(False), (str, bytes)):
-        pytest.skip("a kernel written as shader text: the simulator runs pyshader_tx IR")
-    runtime.launch.__wrapped__(interface, get_code, args, threads=threads, workgroups=workgroups)
+
+    def run(interface, get_code, args, threads=None, workgroups=None) -> None:
+        if isinstance(get_code(False), (str, bytes)):
+            pytest.skip("a kernel written as shader text: the simulator runs pyshader_tx IR")
+        launch(interface, get_code, args, threads=threads, workgroups=workgroups)
+
+    return run
 
 
 def _check_spirv_on_the_way(monkeypatch) -> None:
@@ -99,8 +103,7 @@ def shader_source(request, monkeypatch):
         marker = request.node.get_closest_marker("sim_skip")
         if marker is not None:
             pytest.skip(f"not on the simulator: {marker.args[0]}")
-        simulator_launch.__wrapped__ = runtime.launch
-        monkeypatch.setattr(runtime, "launch", simulator_launch)
+        monkeypatch.setattr(runtime, "launch", simulator_launch(runtime.launch))
         with tx.simulator():
             yield request.param
         return
