@@ -342,8 +342,9 @@ class Executor:
             return (yield from self.exec_block(stmt.accept, lanes))
         if not condition.any():
             return (yield from self.exec_block(stmt.reject, lanes))
-        accepted = yield from self.exec_block(stmt.accept, lanes[condition])
-        rejected = yield from self.exec_block(stmt.reject, lanes[~condition])
+        taken, others = lanes[condition], lanes[~condition]  # before the blocks change it
+        accepted = yield from self.exec_block(stmt.accept, taken)
+        rejected = yield from self.exec_block(stmt.reject, others)
         return _merge(accepted, rejected)
 
     def exec_loop(self, stmt: ir.Loop, lanes):

@@ -300,3 +300,37 @@ def test_atomics_apply_in_invocation_order():
         running = np.float32(running + np.float32(0.1))
     assert floats[0] == running
     np.testing.assert_array_equal(shared_olds, np.arange(n) % 64)  # per workgroup
+
+
+# ---------------------------------------------------------------------------------------
+# control flow
+# ---------------------------------------------------------------------------------------
+
+
+@tx.kernel(workgroup_size=4)
+def branches_on_changed_locals(out: Array[u32]):
+    i = tx.global_invocation_id().x
+    flag = i % u32(2) == u32(0)
+    if flag:
+        flag = False  # the else branch still runs for the odd invocations only
+        out[i] = u32(1)
+    else:
+        out[i] = u32(2)
+    total = u32(0)
+    for k in range(i):
+        if k == u32(3):
+            continue
+        if k == u32(5):
+            break
+        total += k
+    out[i] += u32(10) * total
+
+
+def test_divergent_branches_and_loops():
+    out = np.zeros(8, np.uint32)
+    with tx.simulator():
+        branches_on_changed_locals(out, threads=8)
+    totals = [sum(k for k in range(min(i, 5)) if k != 3) for i in range(8)]
+    np.testing.assert_array_equal(
+        out, [(1 if i % 2 == 0 else 2) + 10 * totals[i] for i in range(8)]
+    )
