@@ -152,11 +152,14 @@ class Memory:
         order = np.argsort(keys, kind="stable")
         sorted_keys = keys[order]
         starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
+        if len(starts) == count:
+            return _apply_distinct(name, loc, operands)
         segmented = SEGMENTED.get(name)
-        if len(starts) == count or (segmented is not None and _segmentable(name, loc)):
-            if len(starts) == count:
-                return _apply_distinct(name, loc, operands)
+        if segmented is not None and _segmentable(name, loc):
             return segmented(loc, operands, order, starts, count)
+        most = int(np.diff(np.r_[starts, count]).max())
+        if name in ACCUMULATED and most > len(starts):  # few elements, much contention
+            return _accumulate_per_element(name, loc, operands, order, starts, count)
         return _apply_in_rounds(name, loc, operands, keys)
 
 
@@ -232,6 +235,41 @@ def _apply_in_rounds(name: str, loc: Location, operands: list, keys: np.ndarray)
     if name == "atomic_compare_exchange":
         return olds, exchanged
     return olds
+
+
+#: Atomics whose old values are the running results of a ufunc over the operands in order.
+ACCUMULATED = {
+    "atomic_add": np.add,
+    "atomic_sub": np.add,  # of the negated operands (exact)
+    "atomic_min": np.minimum,
+    "atomic_max": np.maximum,
+    "atomic_and_": np.bitwise_and,
+    "atomic_or_": np.bitwise_or,
+    "atomic_xor": np.bitwise_xor,
+}
+
+
+def _accumulate_per_element(name, loc, operands, order, starts, count):
+    """The atomics on each element as one running `ufunc.accumulate` from its value (one
+    Python step per element: for many invocations on few elements)."""
+    segment, index = _segments(loc, order, starts, count)
+    values = np.asarray(operands[0])[order]
+    if name == "atomic_sub":
+        values = np.negative(values)
+    ufunc = ACCUMULATED[name]
+    base = np.array(loc.view[index]).reshape(-1)
+    ends = np.r_[starts[1:], count]
+    old_sorted = np.empty_like(values)
+    final = np.empty_like(base)
+    with np.errstate(over="ignore"):
+        for k, (start, end) in enumerate(zip(starts, ends)):
+            running = ufunc.accumulate(np.r_[base[k : k + 1], values[start:end]], dtype=base.dtype)
+            old_sorted[start:end] = running[:-1]
+            final[k] = running[-1]
+    loc.view[index] = final
+    old = np.empty_like(old_sorted)
+    old[order] = old_sorted
+    return old
 
 
 def _segmentable(name: str, loc: Location) -> bool:

@@ -334,3 +334,24 @@ def test_divergent_branches_and_loops():
     np.testing.assert_array_equal(
         out, [(1 if i % 2 == 0 else 2) + 10 * totals[i] for i in range(8)]
     )
+
+
+@tx.kernel(workgroup_size=256)
+def float_total(x: Array[f32], total: Array[Atomic[f32]], largest: Array[Atomic[i32]]):
+    i = tx.global_invocation_id().x
+    tx.atomic_add(total[i % u32(2)], x[i])
+    tx.atomic_max(largest[0], i32(i))
+
+
+def test_heavily_contended_float_atomics_sum_in_invocation_order():
+    n = 1 << 14
+    x = np.random.default_rng(0).random(n).astype(np.float32)
+    total, largest = np.zeros(2, np.float32), np.full(1, -5, np.int32)
+    with tx.simulator():
+        float_total(x, total, largest, threads=n)
+    for parity in (0, 1):
+        want = np.float32(0)
+        for value in x[parity::2]:
+            want = np.float32(want + value)
+        assert total[parity] == want
+    assert largest[0] == n - 1
