@@ -355,3 +355,27 @@ def test_heavily_contended_float_atomics_sum_in_invocation_order():
             want = np.float32(want + value)
         assert total[parity] == want
     assert largest[0] == n - 1
+
+
+@tx.kernel(workgroup_size=8)
+def barrier_in_a_branch(x: Array[u32], out: Array[u32]):
+    if x[tx.workgroup_id().x] < u32(4):  # uniform: the frontend accepts it
+        tx.workgroup_barrier()
+    out[tx.global_invocation_id().x] = u32(1)
+
+
+def test_a_barrier_some_invocations_miss_is_a_deadlock():
+    """The frontend's uniformity analysis rejects a barrier in divergent control flow, so
+    the IR is changed here to branch on local_invocation_index < 4."""
+    from pyshader_tx import types as t
+    from pyshader_tx.ir import nodes as ir
+
+    module = barrier_in_a_branch.compiled().module
+    branch = next(s for s in module.entry_point.body if isinstance(s, ir.If))
+    index = ir.Intrinsic("local_invocation_index", (), t.u32)
+    branch.condition = ir.Binary("lt", index, ir.Literal(4, t.u32), t.bool_)
+    with tx.simulator(), pytest.raises(tx.DeadlockError) as caught:
+        barrier_in_a_branch(np.zeros(2, np.uint32), np.zeros(16, np.uint32), threads=16)
+    assert caught.value.lineno == line_of(barrier_in_a_branch, "tx.workgroup_barrier()")
+    assert caught.value.invocations == [(i, 0, 0) for i in range(4, 8)]
+    assert "4 of the 8 invocations of workgroup (0, 0, 0) reach this barrier" in str(caught.value)
