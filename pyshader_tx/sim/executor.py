@@ -40,6 +40,7 @@ loop tells the scheduler, which raises when every running workgroup spins.
 from __future__ import annotations
 
 import hashlib
+import weakref
 
 import numpy as np
 
@@ -248,8 +249,7 @@ class Executor:
         for var in module.globals:
             if var.space == "workgroup":
                 self.roots[var] = zeros(var.ty, groups)
-        self.suspending = _suspending_functions(module)
-        self._suspends = {}
+        self.suspending, self._suspends = _module_facts(module)
         self.pre = {}  # expression -> its value, evaluated ahead by `eval_gen`
         self.frame: Frame | None = None
 
@@ -687,6 +687,18 @@ def _describe(loc: Location) -> str:
     """Words for the array a location indexes: "storage array 'x'"."""
     spaces = {"function": "local", "storage": "storage array", "workgroup": "workgroup array"}
     return f"{spaces.get(loc.space, loc.space)} {loc.name!r}".strip()
+
+
+_facts = weakref.WeakKeyDictionary()
+
+
+def _module_facts(module) -> tuple:
+    """(the functions that may suspend, a cache of which expressions may) of `module`,
+    shared by the executors of every workgroup."""
+    facts = _facts.get(module)
+    if facts is None:
+        facts = _facts[module] = (_suspending_functions(module), {})
+    return facts
 
 
 def _suspending_functions(module) -> set:
