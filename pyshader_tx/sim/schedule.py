@@ -9,10 +9,11 @@ atomics (an arrival ticket, a flag a later workgroup waits for), or through a da
 watches storage). Running whole workgroups batched into one vector (up to
 `BATCH_INVOCATIONS` invocations, listed in the schedule's order) is one valid interleaving
 of them: every invocation finishes a statement before any starts the next one, and the
-atomics of a vector step apply in invocation order, i.e. in the schedule's order, as
-running the workgroups one by one would (a racy write of several workgroups keeps the value
-of the workgroup the schedule runs last). It is only wrong for a workgroup that waits for
-another: the waiting loop would hold the whole batch. So a dispatch runs batched unless a
+atomics of a vector step apply in invocation order, i.e. in the schedule's order, so
+arrival tickets come out as running the workgroups one by one would. (Racing plain writes
+may end differently than one by one, as they may on a GPU: the race check reports them.)
+It is only wrong for a workgroup that waits for another: the waiting loop would hold the
+whole batch. So a dispatch runs batched unless a
 loop contains an atomic on storage (directly or in a function it calls): then it runs one
 workgroup at a time in the schedule's order, or, for "concurrent", up to
 `RESIDENT_WORKGROUPS` workgroups at once, switching between them at every loop back-edge
