@@ -367,7 +367,8 @@ def bitcast(a, from_ty, to_ty) -> np.ndarray:
 def select(condition, accept, reject, ty) -> np.ndarray:
     """`accept if condition else reject` (IR `Select`, whose fields are in that order; the
     `select` intrinsic's WGSL order `select(reject, accept, condition)` is turned around in
-    `intrinsics`). A scalar condition chooses whole vectors, a bool vector per component."""
+    `intrinsics`). A scalar condition chooses whole values (vectors, matrices, arrays
+    (N, L, ...), structs as structured arrays), a bool vector per component."""
     accept, reject = np.asarray(accept), np.asarray(reject)
     condition = lift(condition, max(accept.ndim, reject.ndim))
     return np.where(condition, accept, reject).astype(accept.dtype, copy=False)
