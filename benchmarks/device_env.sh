@@ -10,7 +10,9 @@ python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upg
     --target /tmp/site .whl/*.whl || exit 1
 export PYTHONPATH=/tmp/site
 # pyshader_tx maps top-level folders (frontend/, backend_wgsl/, ...) into the package, so
-# the tree itself is not importable: install it (the image's setuptools, no isolation).
+# the tree itself is not importable: install it (the image's setuptools, no isolation),
+# afresh: on a machine still warm from an earlier call, pip would keep that call's tree.
+rm -rf /tmp/site-tx build
 if python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-compile \
         --target /tmp/site-tx . > "$OUT/install.log" 2>&1; then
     echo "pyshader_tx: installed from this tree"

@@ -132,14 +132,103 @@ def look_back_waiting(state: Array[tx.Atomic[u32]], tile: u32) -> u32:
     return found
 
 
+@tx.func
+def look_back_counted(
+    state: Array[tx.Atomic[u32]], tile: u32, counts: Array[tx.Atomic[u32]]
+) -> u32:
+    """look_back_waiting, adding to counts[0] the reads that found no state yet (waits),
+    to counts[1] the predecessors combined, to counts[2] the look-backs that waited."""
+    j = tile - u32(1)
+    found = u32(0)
+    waits = u32(0)
+    steps = u32(0)
+    while True:
+        low = tx.atomic_load(state[2 * j])
+        high = tx.atomic_load(state[2 * j + 1])
+        flag = low >> u32(30)
+        if flag == u32(0) or flag != high >> u32(30):
+            waits += u32(1)
+            continue
+        steps += u32(1)
+        found += ((high & u32(0xFFFF)) << u32(16)) | (low & u32(0xFFFF))
+        if flag == u32(2) or j == u32(0):
+            break
+        j -= u32(1)
+    tx.atomic_add(counts[0], waits)
+    tx.atomic_add(counts[1], steps)
+    tx.atomic_add(counts[2], tx.select(u32(0), u32(1), waits > u32(0)))
+    return found
+
+
 @tx.kernel(workgroup_size=W)
-def scan_modes(
-    x: Array[u32], out: Array[u32], state: Array[tx.Atomic[u32]], n: u32, MODE: tx.Const[int] = 2
+def scan_counted(
+    x: Array[u32],
+    out: Array[u32],
+    state: Array[tx.Atomic[u32]],
+    n: u32,
+    counts: Array[tx.Atomic[u32]],
 ):
-    """scan_tiles (inclusive, add) by parts: its loads and stores alone (MODE -1), its
-    look-back none (0), one that only waits (1), the stdlib's, with the fallback (2)."""
+    """scan_modes' MODE 1 (a look-back that only waits) counting its waits and steps."""
     tile = tx.workgroup_id().x
     t = tx.local_invocation_id().x
+    lanes = tx.subgroup_size()
+    lane = t % lanes
+    size = u32(W * ITEMS)
+    first = tile * size + (t - lane) * u32(ITEMS) + lane
+    items = tx.local_array(u32, ITEMS)
+    for j in tx.static_range(ITEMS):
+        k = first + u32(j) * lanes
+        if k < n:
+            items[j] = x[k]
+    carry = u32(0)
+    for j in tx.static_range(ITEMS):
+        scanned = tx.subgroup_inclusive_add(items[j]) + carry
+        items[j] = scanned
+        carry = tx.subgroup_shuffle(scanned, lanes - u32(1))
+    before = subgroup_prefix(carry, "add")
+    if t < lanes:
+        before = u32(0)
+    prefix = tx.workgroup_array(u32, 1)
+    last = t == u32(W - 1)
+    aggregate = before + carry
+    if last:
+        publish(state, tile, tx.select(u32(1), u32(2), tile == u32(0)), aggregate)
+        found = u32(0)
+        if tile > u32(0):
+            found = look_back_counted(state, tile, counts)
+            publish(state, tile, u32(2), found + aggregate)
+        prefix[0] = found
+    tx.workgroup_barrier()
+    running = prefix[0] + before
+    for j in tx.static_range(ITEMS):
+        k = first + u32(j) * lanes
+        if k < n:
+            out[k] = running + items[j]
+
+
+@tx.kernel(workgroup_size=W)
+def scan_modes(
+    x: Array[u32],
+    out: Array[u32],
+    state: Array[tx.Atomic[u32]],
+    n: u32,
+    MODE: tx.Const[int] = 2,
+    DELAY: tx.Const[int] = 0,
+    DYNAMIC: tx.Const[bool] = False,
+):
+    """scan_tiles (inclusive, add) by parts: its loads and stores alone (MODE -1), its
+    look-back none (0), one that only waits (1), the stdlib's, with the fallback (2), and
+    in place of a look-back DELAY dependent reads of the tile's own state, which wait for
+    nothing but memory (3: the tile's sensitivity to latency; its sums are wrong).
+    DYNAMIC: tiles numbered in the order workgroups start (an atomic counter after the
+    states), not by workgroup id."""
+    tile = tx.workgroup_id().x
+    t = tx.local_invocation_id().x
+    if DYNAMIC:
+        ticket = tx.workgroup_array(u32, 1)
+        if t == u32(0):
+            ticket[0] = tx.atomic_add(state[len(state) - 1], u32(1))
+        tile = tx.workgroup_uniform_load(ticket[0])
     lanes = tx.subgroup_size()
     lane = t % lanes
     size = u32(W * ITEMS)
@@ -173,6 +262,9 @@ def scan_modes(
         found = look_back_waiting(state, tile)
     if MODE == 2 and tile > u32(0):
         found = look_back(x, state, tile, "add", u32(0), size, u32(64))
+    if MODE == 3 and last:
+        for _ in tx.static_range(DELAY):
+            found = tx.atomic_load(state[2 * tile + (found >> u32(31))])  # flag 1: bit 31 is 0
     if last and MODE > 0 and tile > u32(0):
         publish(state, tile, u32(2), found + aggregate)
     if last:
@@ -187,15 +279,28 @@ def scan_modes(
 
 def scan_parts(xu, out, n: int) -> None:
     tiles = -(-n // (W * ITEMS))
-    state = tx.empty(2 * tiles, u32)
+    state = tx.empty(2 * tiles + 1, u32)  # + the counter of DYNAMIC
 
-    def modes(mode):
+    def modes(mode, delay=0, dynamic=False):
         pool.clear(state)
-        scan_modes(xu, out, state, n, MODE=mode, threads=tiles * W)
+        scan_modes(xu, out, state, n, MODE=mode, DELAY=delay, DYNAMIC=dynamic, threads=tiles * W)
 
-    for name, call in tuple(
-        (f"scan_mode_{mode}", lambda mode=mode: modes(mode)) for mode in (-1, 0, 1, 2)
-    ):
+    want = np.cumsum(xu.numpy(), dtype=np.uint32)
+    calls = [(f"scan_mode_{mode}", lambda mode=mode: modes(mode)) for mode in (-1, 0, 1, 2)]
+    calls += [(f"scan_mode_3_delay_{d}", lambda d=d: modes(3, d)) for d in (1, 4, 16, 32)]
+    for mode in (1, 2):
+        modes(mode, dynamic=True)
+        correct = np.array_equal(out.numpy(), want)
+        print(json.dumps({"scan_part": f"dynamic_{mode}", "correct": correct}), flush=True)
+        calls.append((f"scan_mode_{mode}_dynamic", lambda m=mode: modes(m, dynamic=True)))
+    counts = tx.to_device(np.zeros(3, np.uint32))
+    pool.clear(state)
+    scan_counted(xu, out, state, n, counts, threads=tiles * W)
+    waits, steps, waited = (int(v) for v in counts.numpy())
+    row = {"tiles": tiles, "waits_per_tile": waits / tiles, "steps_per_tile": steps / tiles}
+    row["tiles_that_waited"] = waited / tiles
+    print(json.dumps({"scan_counted": row, "correct": np.array_equal(out.numpy(), want)}))
+    for name, call in calls:
         seconds, host = timed(call)
         print(json.dumps({"scan_part": name, "g_elem_s": round(n / seconds / 1e9, 1)}), flush=True)
 

@@ -60,11 +60,6 @@ def _rounded_once(function):
     return rule
 
 
-def _in_type(function):
-    """A float function computed in the argument's own type (exact operations)."""
-    return lambda *args: function(*args)
-
-
 def _scaled(factor: float):
     """`x * factor` in x's type, the factor rounded to it (as GLSL's Degrees, Radians)."""
     return lambda x: x * np.asarray(factor, x.dtype)
@@ -92,7 +87,7 @@ def _fma(a, b, c):
 
 
 def _mix(start, end, factor, factor_ty):
-    factor = ops._lift(factor, np.ndim(start)) if not _is_vector(factor_ty) else factor
+    factor = ops.lift(factor, np.ndim(start)) if not _is_vector(factor_ty) else factor
     one = np.asarray(1, start.dtype)
     return start * (one - factor) + end * factor
 
@@ -101,10 +96,6 @@ def _sign(x):
     if x.dtype.kind == "f":
         return np.where(np.isnan(x), np.asarray(0, x.dtype), np.sign(x)).astype(x.dtype)
     return np.sign(x).astype(x.dtype)
-
-
-def _abs(x):
-    return np.abs(x)  # i32 MIN stays MIN; u32 unchanged
 
 
 def _min(a, b):
@@ -130,7 +121,7 @@ def _is_vector(ty) -> bool:
 
 def _dot(a, b):
     """The products summed in component order, in the type (integers wrap)."""
-    return ops._sum_in_order(a * b)
+    return ops.sum_in_order(a * b)
 
 
 def _length(x, ty):
@@ -216,7 +207,7 @@ def _low_mask(count):
 
 def _extract_bits(x, offset, count):
     offset, count = _bit_range(offset, count)
-    offset, count = ops._lift(offset, x.ndim), ops._lift(count, x.ndim)
+    offset, count = ops.lift(offset, x.ndim), ops.lift(count, x.ndim)
     field = (_bits(x).astype(np.uint64) >> offset.astype(np.uint64)).astype(np.uint32)
     field &= _low_mask(count)
     if x.dtype == np.int32:  # sign-extended from bit count - 1
@@ -228,7 +219,7 @@ def _extract_bits(x, offset, count):
 
 def _insert_bits(x, bits, offset, count):
     offset, count = _bit_range(offset, count)
-    offset, count = ops._lift(offset, x.ndim), ops._lift(count, x.ndim)
+    offset, count = ops.lift(offset, x.ndim), ops.lift(count, x.ndim)
     mask = (_low_mask(count).astype(np.uint64) << offset.astype(np.uint64)).astype(np.uint32)
     moved = (_bits(bits).astype(np.uint64) << offset.astype(np.uint64)).astype(np.uint32)
     return ((_bits(x) & ~mask) | (moved & mask)).astype(x.dtype)
@@ -262,10 +253,10 @@ _ELEMENTWISE = {
     "pow": ops.gpu_pow,
     "degrees": _scaled(180 / np.pi),
     "radians": _scaled(np.pi / 180),
-    "floor": _in_type(np.floor),
-    "ceil": _in_type(np.ceil),
-    "round": _in_type(np.rint),  # half to even
-    "trunc": _in_type(np.trunc),
+    "floor": np.floor,  # exact in the type
+    "ceil": np.ceil,  # exact in the type
+    "round": np.rint,  # half to even
+    "trunc": np.trunc,  # exact in the type
     "fract": ops.fract,
     "step": _step,
     "fma": _fma,
@@ -273,7 +264,7 @@ _ELEMENTWISE = {
     "cross": _cross,
     "normalize": _normalize,
     "dot": _dot,
-    "abs": _abs,
+    "abs": np.abs,  # i32 MIN stays MIN
     "sign": _sign,
     "min": _min,
     "max": _max,
@@ -309,7 +300,7 @@ def _evaluate_pure(name, args, arg_types, ty):
     # A scalar argument of a vector call (mix's factor is typed above) is splat.
     ndim = max(a.ndim for a in args)
     if name not in ("extract_bits", "insert_bits"):
-        args = [a if _is_vector(aty) else ops._lift(a, ndim) for a, aty in zip(args, arg_types)]
+        args = [a if _is_vector(aty) else ops.lift(a, ndim) for a, aty in zip(args, arg_types)]
     return _ELEMENTWISE[name](*args)
 
 
@@ -390,7 +381,7 @@ class _Table:
         valid, slot = self._source_slots(source)
         values = self.table.reshape((-1,) + self.table.shape[2:])[slot]
         zero = np.zeros((), values.dtype)
-        return np.where(ops._lift(valid, values.ndim), values, zero)
+        return np.where(ops.lift(valid, values.ndim), values, zero)
 
     def valid(self, source: np.ndarray) -> np.ndarray:
         """Whether lane `source` of each invocation's subgroup exists and is active."""
@@ -417,28 +408,20 @@ def _identity(operation: str, values: np.ndarray):
     return info.max if operation == "min" else info.min
 
 
-#: Reductions: the intrinsic's operation -> numpy ufunc combining two values.
+#: Reductions: the intrinsic's operation -> (ufunc for integers, ufunc for floats).
 _COMBINE = {
-    "add": np.add,
-    "mul": np.multiply,
-    "min": None,  # by kind: fmin for floats
-    "max": None,
-    "and_": np.bitwise_and,
-    "or_": np.bitwise_or,
-    "xor": np.bitwise_xor,
+    "add": (np.add, np.add),
+    "mul": (np.multiply, np.multiply),
+    "min": (np.minimum, np.fmin),  # floats: NaN loses, as `min`
+    "max": (np.maximum, np.fmax),
+    "and_": (np.bitwise_and, None),
+    "or_": (np.bitwise_or, None),
+    "xor": (np.bitwise_xor, None),
 }
 
 
 def _ufunc(operation: str, dtype) -> np.ufunc:
-    if operation in ("min", "max"):
-        floats = dtype.kind == "f"
-        return {
-            ("min", True): np.fmin,
-            ("min", False): np.minimum,
-            ("max", True): np.fmax,
-            ("max", False): np.maximum,
-        }[operation, floats]
-    return _COMBINE[operation]
+    return _COMBINE[operation][dtype.kind == "f"]
 
 
 def _reduce(operation):

@@ -17,10 +17,13 @@ The rules are those of the IR (`ir.nodes`), as both backends write them
   `fmod` (SPIR-V `OpFRem`, the sign of the dividend); float `**` is the backends' helper
   around `pow` (|base| raised, the sign set for odd integral exponents, `x ** 0 == 1`),
   with `pow(x, y)` computed as the GPU does, `exp2(y * log2(x))` (NaN for a negative x);
-- comparisons: `!=` is true for NaN, the others false;
+- comparisons: `!=` is true for NaN, the others false (the IR, the folder and our SPIR-V's
+  `OpFUnordNotEqual`; naga, which both wgpu paths go through, writes an ordered `!=`,
+  false for NaN);
 - conversions: float to int truncates and saturates at `fold.SATURATION_BOUNDS` (NaN: 0,
-  the folder's choice), int to int keeps the bits, to float rounds to nearest, bool to
-  number 1/0, number to bool `!= 0`; bitcasts reinterpret the bytes (vec2h <-> 32 bits);
+  the folder's choice; WGSL leaves it to the implementation, lavapipe's clamp gives the
+  lower bound), int to int keeps the bits, to float rounds to nearest, bool to number
+  1/0, number to bool `!= 0`; bitcasts reinterpret the bytes (vec2h <-> 32 bits);
 - matrix products (`m * v`, `v * m`, `m * m`) sum the products column by column in the
   type, in order (a GPU may fuse or regroup them: compare with a tolerance).
 """
@@ -32,7 +35,7 @@ import numpy as np
 from .. import types as t
 from ..ir.fold import BINARY_RULES, SATURATION_BOUNDS
 
-__all__ = ["DTYPES", "dtype_of", "binary", "unary", "convert", "bitcast", "select"]
+__all__ = ["DTYPES", "dtype_of", "binary", "unary", "convert", "bitcast", "select", "lift"]
 
 #: The numpy dtype of each scalar type's values.
 DTYPES = {
@@ -54,7 +57,7 @@ def kind_of(ty) -> str:
     return t.scalar_of(ty).kind
 
 
-def _lift(value: np.ndarray, ndim: int) -> np.ndarray:
+def lift(value: np.ndarray, ndim: int) -> np.ndarray:
     """A per-invocation scalar (N,) with trailing axes to broadcast against values of `ndim`
     dimensions (a 0-d constant as it is)."""
     value = np.asarray(value)
@@ -231,11 +234,12 @@ def _matrix_times_vector(m, v):
 
 def _vector_times_matrix(v, m):
     """(N, R) x (N, C, R) -> (N, C): the dot product of v with each column."""
-    columns = [_sum_in_order(v * m[..., c, :]) for c in range(m.shape[-2])]
+    columns = [sum_in_order(v * m[..., c, :]) for c in range(m.shape[-2])]
     return np.stack(columns, axis=-1)
 
 
-def _sum_in_order(products):
+def sum_in_order(products):
+    """The sum over the last axis, left to right, in the values' type."""
     total = products[..., 0]
     for k in range(1, products.shape[-1]):
         total = total + products[..., k]
@@ -258,9 +262,9 @@ def _linear_algebra(a, b, a_ty, b_ty):
     if b_matrix and isinstance(a_ty, t.VectorType):
         return _vector_times_matrix(a, b)
     if a_matrix:
-        return a * _lift(b, a.ndim)
+        return a * lift(b, a.ndim)
     if b_matrix:
-        return _lift(a, b.ndim) * b
+        return lift(a, b.ndim) * b
     return None
 
 
@@ -282,9 +286,9 @@ def binary(op: str, a, b, a_ty, b_ty, ty) -> np.ndarray:
         a_shaped = isinstance(a_ty, (t.VectorType, t.MatrixType))
         b_shaped = isinstance(b_ty, (t.VectorType, t.MatrixType))
         if a_shaped and not b_shaped:
-            b = _lift(b, a.ndim)
+            b = lift(b, a.ndim)
         elif b_shaped and not a_shaped:
-            a = _lift(a, b.ndim)
+            a = lift(a, b.ndim)
         scalar = t.scalar_of(a_ty)
         rule = BINARY.get((op, scalar.kind))
         if rule is None:
@@ -363,7 +367,8 @@ def bitcast(a, from_ty, to_ty) -> np.ndarray:
 def select(condition, accept, reject, ty) -> np.ndarray:
     """`accept if condition else reject` (IR `Select`, whose fields are in that order; the
     `select` intrinsic's WGSL order `select(reject, accept, condition)` is turned around in
-    `intrinsics`). A scalar condition chooses whole vectors, a bool vector per component."""
+    `intrinsics`). A scalar condition chooses whole values (vectors, matrices, arrays
+    (N, L, ...), structs as structured arrays), a bool vector per component."""
     accept, reject = np.asarray(accept), np.asarray(reject)
-    condition = _lift(condition, max(accept.ndim, reject.ndim))
+    condition = lift(condition, max(accept.ndim, reject.ndim))
     return np.where(condition, accept, reject).astype(accept.dtype, copy=False)

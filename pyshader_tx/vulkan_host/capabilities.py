@@ -69,6 +69,14 @@ OPTIONAL_FEATURES = (
         None,
         "VK_EXT_shader_atomic_float",
     ),
+    # Not for kernels: `VulkanDevice.pipeline_statistics` (registers, instructions, ... of
+    # the driver's compiled code, where the driver reports them).
+    OptionalFeature(
+        "VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR",
+        ("pipelineExecutableInfo",),
+        None,
+        "VK_KHR_pipeline_executable_properties",
+    ),
 )
 
 #: The Vulkan 1.0 features enabled where the device has them: out-of-bounds accesses stay

@@ -252,7 +252,67 @@ class VulkanDevice:
                 self._destroy_pipeline(evicted)
             return pipeline
 
-    def _create_pipeline(self, binary: bytes, entry_point: str, layout: tuple) -> Pipeline:
+    def pipeline_statistics(self, binary: bytes, entry_point: str, layout: tuple) -> dict:
+        """What the driver reports of the machine code it compiles for `entry_point`
+        (VK_KHR_pipeline_executable_properties): {executable name: {statistic: value}},
+        e.g. NVIDIA's register count and shared memory. The pipeline is made for this and
+        destroyed (not cached). Raises FeatureError where the device does not report."""
+        if "pipelineExecutableInfo" not in self.features:
+            raise FeatureError(
+                f"{self.name} does not report pipeline statistics (the Vulkan extension"
+                " VK_KHR_pipeline_executable_properties)"
+            )
+        vk = self.vk
+        flags = vk.VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR
+        with self.lock:
+            pipeline = self._create_pipeline(binary, entry_point, layout, flags)
+            try:
+                return self._executable_statistics(pipeline.pipeline)
+            finally:
+                self._destroy_pipeline(pipeline)
+
+    def _executable_statistics(self, pipeline) -> dict:
+        vk, device = self.vk, self.device
+        formats = {
+            vk.VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR: lambda v: bool(v.b32),
+            vk.VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR: lambda v: v.i64,
+            vk.VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR: lambda v: v.u64,
+            vk.VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR: lambda v: v.f64,
+        }
+        found = {}
+        executables = _enumerate(
+            vk,
+            device,
+            "vkGetPipelineExecutablePropertiesKHR",
+            _struct(
+                vk, "VkPipelineInfoKHR", vk.VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR, pipeline=pipeline
+            ),
+            "VkPipelineExecutablePropertiesKHR",
+            vk.VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR,
+        )
+        for index, executable in enumerate(executables):
+            statistics = _enumerate(
+                vk,
+                device,
+                "vkGetPipelineExecutableStatisticsKHR",
+                _struct(
+                    vk,
+                    "VkPipelineExecutableInfoKHR",
+                    vk.VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR,
+                    pipeline=pipeline,
+                    executableIndex=index,
+                ),
+                "VkPipelineExecutableStatisticKHR",
+                vk.VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR,
+            )
+            found[_text(vk, executable.name) or str(index)] = {
+                _text(vk, s.name): formats[s.format](s.value) for s in statistics
+            }
+        return found
+
+    def _create_pipeline(
+        self, binary: bytes, entry_point: str, layout: tuple, flags: int = 0
+    ) -> Pipeline:
         vk, device = self.vk, self.device
         descriptor_types = {
             "read": vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
@@ -291,7 +351,7 @@ class VulkanDevice:
             stage = vk.VkPipelineShaderStageCreateInfo(
                 stage=vk.VK_SHADER_STAGE_COMPUTE_BIT, module=module, pName=entry_point
             )
-            info = vk.VkComputePipelineCreateInfo(stage=stage, layout=pipeline_layout)
+            info = vk.VkComputePipelineCreateInfo(stage=stage, layout=pipeline_layout, flags=flags)
             pipeline = vk.vkCreateComputePipelines(device, None, 1, [info], None)[0]
         except Exception:
             for destroy, handle in reversed(created):
@@ -452,6 +512,39 @@ def close() -> None:
         if _device is not None:
             device, _device = _device, None
             device.destroy()
+
+
+def _enumerate(vk, device, function: str, info, ctype: str, stype: int):
+    """The structs a device extension's two-call enumeration (count, then fill) returns,
+    as a cdata array (which owns them), through the raw function (the package's wrapper
+    leaves the structs' sType unset)."""
+    from vulkan import _vulkan
+
+    address = _vulkan._callApi(_vulkan.lib.vkGetDeviceProcAddr, device, function)
+    if address == vk.ffi.NULL:
+        raise FeatureError(f"the Vulkan driver has no {function}")
+    raw = vk.ffi.cast("PFN_" + function, address)
+    count = vk.ffi.new("uint32_t*")
+    _check(vk, raw(device, info, count, vk.ffi.NULL), function)
+    items = vk.ffi.new(ctype + "[]", count[0])
+    for item in items:
+        item.sType = stype
+    _check(vk, raw(device, info, count, items), function)
+    return items
+
+
+def _struct(vk, ctype: str, stype: int, **fields):
+    """A new `ctype*` with its sType and `fields` (pNext NULL), owned by the returned cdata."""
+    pointer = vk.ffi.new(ctype + "*")
+    pointer.sType = stype
+    for name, value in fields.items():
+        setattr(pointer, name, value)
+    return pointer
+
+
+def _check(vk, result: int, function: str) -> None:
+    if result != vk.VK_SUCCESS:
+        raise RuntimeError(f"{function} failed (VkResult {result})")
 
 
 def _text(vk, value) -> str:

@@ -32,7 +32,7 @@ from ..runtime.launch import compute_dispatch
 from ..runtime.uniforms import UniformPacker
 from .device import get_device
 
-__all__ = ["NativeLauncher", "LaunchReport", "launch", "launcher_for"]
+__all__ = ["NativeLauncher", "LaunchReport", "binding_layout", "launch", "launcher_for"]
 
 
 @dataclass(frozen=True)
@@ -70,6 +70,15 @@ class LaunchReport:
         )
 
 
+def binding_layout(interface) -> tuple:
+    """((binding, 'read' | 'read_write' | 'uniform'), ...) of a kernel's descriptor set 0,
+    as `VulkanDevice.pipeline_for` takes it."""
+    layout = [(a.binding, a.access) for a in interface.arrays]
+    if interface.uniforms is not None:
+        layout.append((interface.uniforms.binding, "uniform"))
+    return tuple(sorted(layout))
+
+
 class NativeLauncher:
     """Runs one kernel interface's SPIR-V on the native Vulkan device (see module doc)."""
 
@@ -97,12 +106,10 @@ class NativeLauncher:
         arrays = sorted(interface.arrays, key=lambda a: a.binding)
         self._arrays = [ArrayParam(self.name, binding) for binding in arrays]
         self._access = {a.binding: a.access for a in arrays}  # 'read' | 'read_write'
-        layout = [(a.binding, a.access) for a in arrays]
         self._packer = None
         if interface.uniforms is not None:
             self._packer = UniformPacker(self.name, self._params, interface.uniforms)
-            layout.append((interface.uniforms.binding, "uniform"))
-        self._layout = tuple(sorted(layout))
+        self._layout = binding_layout(interface)
         self._check_uniform_layout()
         self._pipelines = {}  # folded -> Pipeline
         self.pipeline(False)  # compile now: a bad module fails at the first launch's start

@@ -12,6 +12,7 @@ from pyshader_tx import Array, f16, f32, u32
 from pyshader_tx import vulkan_host
 from pyshader_tx.errors import FeatureError
 from pyshader_tx.vulkan_host import device as native_device
+from pyshader_tx.vulkan_host.launch import binding_layout
 
 
 @tx.kernel(workgroup_size=64)
@@ -213,3 +214,19 @@ def test_a_closed_device_is_made_anew():
     vulkan_host.launch(compiled.interface, compiled.spirv, [out], threads=10)
     assert vulkan_host.get_device() is not first
     np.testing.assert_array_equal(out, np.arange(10) * 3)
+
+
+def test_pipeline_statistics_where_the_driver_reports_them():
+    """NVIDIA reports the compiled code's registers and more; lavapipe reports nothing, and
+    asking is an error naming the extension."""
+    device = native_device.get_device()
+    compiled = copy.compiled()
+    layout = binding_layout(compiled.interface)
+    if "pipelineExecutableInfo" not in device.features:
+        with pytest.raises(FeatureError, match="VK_KHR_pipeline_executable_properties"):
+            device.pipeline_statistics(compiled.spirv(), compiled.interface.name, layout)
+        return
+    statistics = device.pipeline_statistics(compiled.spirv(), compiled.interface.name, layout)
+    assert statistics and all(statistics.values())
+    for values in statistics.values():
+        assert all(isinstance(v, (bool, int, float)) for v in values.values())

@@ -434,3 +434,17 @@ def test_matrix_operators(gpu_path, shape):
             want = reference(m, m2, v, w, s, M)
             absolute = 0.0 if exact else 4 * 2.0**-23
             assert_matches(outputs[result][:, column], want, f"{M!r} {text}", (), absolute=absolute)
+
+
+def test_select_chooses_whole_arrays_and_structs():
+    """Values of any type in the executor's layout: fixed arrays (N, L, ...), structs as
+    structured arrays of shape (N,)."""
+    condition = np.array([True, False, True])
+    arrays = np.arange(3 * 2 * 4, dtype=np.float32).reshape(3, 2, 4)
+    chosen = ops.select(condition, arrays, -arrays, None)
+    np.testing.assert_array_equal(chosen, np.where(condition[:, None, None], arrays, -arrays))
+    record = np.dtype([("a", np.float32), ("b", np.int32, (3,))])
+    accept, reject = np.zeros(3, record), np.ones(3, record)
+    chosen = ops.select(condition, accept, reject, None)
+    assert chosen.dtype == record
+    np.testing.assert_array_equal(chosen["b"][:, 0], [0, 1, 0])

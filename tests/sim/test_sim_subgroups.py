@@ -250,14 +250,16 @@ RESULT_TYPES = {
 
 
 @pytest.mark.parametrize("size", [1, 4, 16, 32, 64, 128])
-def test_any_subgroup_size_against_numpy(size):
+@pytest.mark.parametrize("spread", [1, 7919])
+def test_any_subgroup_size_against_numpy(size, spread):
     """Two workgroups of 200 invocations (the last subgroup of each is partial unless the
-    size divides 200), shuffled, with a random active mask."""
+    size divides 200), shuffled, with a random active mask; subgroup indices consecutive
+    or far apart (`spread`)."""
     rng = np.random.default_rng(size)
     workgroup = 200
     local = np.tile(np.arange(workgroup), 2)
     per_workgroup = -(-workgroup // size)
-    index = np.repeat([0, 1], workgroup) * per_workgroup + local // size
+    index = (np.repeat([0, 1], workgroup) * per_workgroup + local // size) * spread
     order = rng.permutation(len(local))  # the simulator must not rely on the order
     lanes = Subgroups(
         size,
