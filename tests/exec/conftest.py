@@ -5,15 +5,15 @@ Every test in `tests/exec` is parametrized over `shader_source`: "wgsl" and "spi
 `tx.options.shader_source`; "vulkan" sets it to "spirv" and sends every kernel launch to
 the native Vulkan host (`pyshader_tx.vulkan_host`, on the same lavapipe device) instead of
 wgpu, so our SPIR-V runs as other engines run it, without naga's translation (and with
-the compare-exchange kernels wgpu-native 29 refuses); "sim" runs the test inside
-`tx.simulator()` (DeviceArrays included), where `@pytest.mark.sim_skip(reason)` skips a
-test of what the simulator does not have (wgpu's own machinery) or cannot run yet (the
-reason says which). A launch with a `tx.DeviceArray`
-(data on the wgpu device) skips the test there, and so do tests about wgpu itself, marked
-`@pytest.mark.wgpu_only(reason)`. In both SPIR-V runs every binary a kernel
-produces is checked on the way: `spirv-val --target-env vulkan1.1` must accept it, and
-`spirv-as` of its assembly text (`spirv_asm`, printed by our own disassembler) must give
-back the same words.
+the compare-exchange kernels wgpu-native 29 refuses). In the native run a launch with a
+`tx.DeviceArray` (data on the wgpu device) skips the test, and so do tests about wgpu
+itself, marked `@pytest.mark.wgpu_only(reason)`. "sim" runs the test inside
+`tx.simulator()` (DeviceArrays included); `@pytest.mark.sim_skip(reason)` skips a test of
+what the simulator does not have (wgpu's own machinery) or cannot run yet (the reason
+says which); with PYSHADER_TX_DEVICE=sim only the "sim" run takes place. In both SPIR-V
+runs every binary a kernel produces is checked on the way: `spirv-val --target-env
+vulkan1.1` must accept it, and `spirv-as` of its assembly text (`spirv_asm`, printed by
+our own disassembler) must give back the same words.
 """
 
 import os
@@ -99,6 +99,8 @@ def _check_spirv_on_the_way(monkeypatch) -> None:
 @pytest.fixture(autouse=True, params=SOURCES)
 def shader_source(request, monkeypatch):
     """Run the test with each source in turn (see the module docstring)."""
+    if request.param != "sim" and os.environ.get("PYSHADER_TX_DEVICE") == "sim":
+        pytest.skip("PYSHADER_TX_DEVICE=sim: the simulator runs every launch")
     if request.param == "sim":
         marker = request.node.get_closest_marker("sim_skip")
         if marker is not None:
