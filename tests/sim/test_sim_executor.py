@@ -178,17 +178,29 @@ def test_subgroups_of_every_size(size):
 # ---------------------------------------------------------------------------------------
 
 
+@tx.func
+def odd(v: u32) -> bool:
+    return v % u32(2) == u32(1)
+
+
 @pytest.mark.parametrize(
     "schedule, size", [("in-order", 32), ("reverse", 8), ("random", 1), ("concurrent", 128)]
 )
-def test_stdlib_scan_and_reduce(schedule, size):
-    x = (np.arange(3000) % 13).astype(np.uint32)
+def test_stdlib_on_the_simulator(schedule, size):
+    """Scan, select (their tiles look back at their predecessors), reduce and histogram
+    under each schedule (the reverse one makes every look-back wait for tiles that have
+    not run) and subgroup sizes from 1 to 128."""
+    x = (np.arange(9000) % 13).astype(np.uint32)
     with tx.simulator(subgroup_size=size, schedule=schedule, seed=5):
         scanned = tx.stdlib.inclusive_scan(x)
         total = tx.stdlib.reduce(tx.to_device(x))
+        picked = tx.stdlib.select(x, odd)
+        counts = tx.stdlib.histogram(x, 13)
         assert isinstance(scanned, tx.DeviceArray)
         np.testing.assert_array_equal(scanned.numpy(), np.cumsum(x, dtype=np.uint32))
         assert int(total) == int(x.sum())
+        np.testing.assert_array_equal(picked.numpy(), x[x % 2 == 1])
+        np.testing.assert_array_equal(counts.numpy(), np.bincount(x, minlength=13))
 
 
 @tx.kernel(workgroup_size=64)
