@@ -107,19 +107,7 @@ class Memory:
             return loc.view
         if self.observers:
             self._observe("read", loc)
-        ty = loc.ty
-        if isinstance(ty, t.StructType) and loc.view.dtype != value_dtype(ty):
-            value = zeros(ty, count)  # storage layout (offsets, padding) to value layout
-            for name, member in ty.fields:
-                value[name] = self.load(loc.member(name, member), count)
-            return value
-        if not loc.index:
-            value = loc.view
-        else:
-            value = loc.view[loc.index]
-        if not _has_lanes(loc.index):
-            value = np.broadcast_to(value, (count,) + np.shape(value))
-        return value
+        return _gather(loc, count)
 
     def store(self, loc: Location, value) -> None:
         """Write `value` (one per invocation) at `loc`; duplicate elements take the value of
@@ -128,14 +116,7 @@ class Memory:
             self.writes += 1
             if self.observers:
                 self._observe("write", loc)
-        if isinstance(loc.ty, t.StructType) and not _same_layout(loc.view.dtype, value.dtype):
-            for name, member in loc.ty.fields:
-                self.store(loc.member(name, member), value[name])
-            return
-        if loc.whole:
-            loc.view[...] = value
-        else:
-            loc.view[loc.index] = value
+        _scatter(loc, value)
 
     # -- atomics --------------------------------------------------------------------------
 
@@ -170,8 +151,29 @@ def _has_lanes(index: tuple) -> bool:
     return any(isinstance(i, np.ndarray) for i in index)
 
 
-def _same_layout(a: np.dtype, b: np.dtype) -> bool:
-    return a == b
+def _gather(loc: Location, count: int) -> np.ndarray:
+    """The values at `loc` (value layout; a struct in storage layout member by member)."""
+    ty = loc.ty
+    if isinstance(ty, t.StructType) and loc.view.dtype != value_dtype(ty):
+        value = zeros(ty, count)
+        for name, member in ty.fields:
+            value[name] = _gather(loc.member(name, member), count)
+        return value
+    value = loc.view[loc.index] if loc.index else loc.view
+    if not _has_lanes(loc.index):  # the same element for every invocation
+        value = np.broadcast_to(value, (count,) + np.shape(value))
+    return value
+
+
+def _scatter(loc: Location, value) -> None:
+    """Write `value` at `loc` (a struct into another layout member by member)."""
+    if isinstance(loc.ty, t.StructType) and loc.view.dtype != value.dtype:
+        for name, member in loc.ty.fields:
+            _scatter(loc.member(name, member), value[name])
+    elif loc.whole:
+        loc.view[...] = value
+    else:
+        loc.view[loc.index] = value
 
 
 def _element_keys(loc: Location, count: int) -> np.ndarray:
