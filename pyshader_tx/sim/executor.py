@@ -208,14 +208,20 @@ class LoopState:
         self.continued = []
 
 
-def _merge(*parts) -> np.ndarray:
-    """The sorted union of disjoint sorted lane arrays."""
+def _merge(size: int, *parts) -> np.ndarray:
+    """The sorted union of disjoint sorted arrays of lanes of a frame of `size` lanes."""
     parts = [p for p in parts if p.size]
     if not parts:
         return _NO_LANES
     if len(parts) == 1:
         return parts[0]
-    return np.sort(np.concatenate(parts))
+    count = sum(len(p) for p in parts)
+    if count * 16 < size:  # few lanes of a large frame: sorting them is cheaper
+        return np.sort(np.concatenate(parts))
+    mask = np.zeros(size, bool)
+    for part in parts:
+        mask[part] = True
+    return np.flatnonzero(mask)
 
 
 _NO_LANES = np.zeros(0, np.int64)
@@ -345,7 +351,9 @@ class Executor:
         taken, others = lanes[condition], lanes[~condition]  # before the blocks change it
         accepted = yield from self.exec_block(stmt.accept, taken)
         rejected = yield from self.exec_block(stmt.reject, others)
-        return _merge(accepted, rejected)
+        if len(accepted) + len(rejected) == len(lanes):  # no lane left the block
+            return lanes
+        return _merge(self.frame.size, accepted, rejected)
 
     def exec_loop(self, stmt: ir.Loop, lanes):
         frame = self.frame
@@ -366,7 +374,7 @@ class Executor:
                             break
                 out = yield from self.exec_block(stmt.body, live)
                 if state.continued:
-                    out = _merge(out, *state.continued)
+                    out = _merge(frame.size, out, *state.continued)
                     state.continued = []
                 if stmt.continuing:
                     out = yield from self.exec_block(stmt.continuing, out)
