@@ -10,11 +10,17 @@ view (`view[field]`), array, vector and matrix indices extend the index.
 
 `Memory` performs the accesses: `load`, `store` and `atomic` (read-modify-writes applied in
 invocation order within one vector step, as if the invocations ran one after another).
-Each access knows the invocations (`Location.ids`), the element indices and its kind, and
-is shown to the `observers` (with the barriers): the checks that watch memory (data races)
-attach there. `writes` counts changes of shared
-(workgroup and storage) memory: a loop whose locals and that count stay the same for an
+Each access of shared (workgroup and storage) memory is shown to the `observers` with its
+kind ('read', 'write', 'atomic') and location, which knows the invocations
+(`Location.ids`, batch indices) and the elements (`Location.elements`); the barriers are
+shown too. The checks that watch memory (data races) attach there. `writes` counts
+changes of shared memory: a loop whose locals and that count stay the same for an
 iteration spins forever (`executor.py`).
+
+Atomics with many invocations on one element stay vector steps: integer sums as a
+segmented running sum, exchanges and stores as shifts within each element's run, the
+other operations on few elements as one `ufunc.accumulate` per element (float sums
+rounded in invocation order), else in rounds of one invocation per element.
 """
 
 from __future__ import annotations
@@ -40,6 +46,11 @@ class Location:
         self.ids = ids  # the batch invocations accessing it (one per index row)
         self.whole = whole  # a local variable of every invocation of its frame: `view` itself
         self.name = name
+
+    def elements(self, count: int) -> np.ndarray:
+        """(count,) the element each invocation touches, as one int per element of the
+        view's indexed dimensions (equal ints: the same element)."""
+        return _element_keys(self, count)
 
     @property
     def length(self) -> int:

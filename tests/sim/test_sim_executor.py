@@ -393,3 +393,59 @@ def test_a_barrier_some_invocations_miss_is_a_deadlock():
     assert caught.value.lineno == line_of(barrier_in_a_branch, "tx.workgroup_barrier()")
     assert caught.value.invocations == [(i, 0, 0) for i in range(4, 8)]
     assert "4 of the 8 invocations of workgroup (0, 0, 0) reach this barrier" in str(caught.value)
+
+
+# ---------------------------------------------------------------------------------------
+# the memory seam
+# ---------------------------------------------------------------------------------------
+
+
+@tx.kernel(workgroup_size=4)
+def shares(x: Array[u32], counter: Array[Atomic[u32]], out: Array[u32]):
+    tile = tx.workgroup_array(u32, 4)
+    t = tx.local_invocation_index()
+    tile[t] = x[tx.global_invocation_id().x]
+    tx.workgroup_barrier()
+    out[tx.global_invocation_id().x] = tile[u32(3) - t]
+    tx.atomic_add(counter[0], u32(1))
+
+
+class Recorder:
+    """A memory observer (what the race check will be) that notes every access."""
+
+    def __init__(self):
+        self.events = []
+
+    def access(self, kind, loc):
+        count = len(loc.ids)
+        self.events.append((kind, loc.space, loc.name, list(loc.ids), list(loc.elements(count))))
+
+    def barrier(self, name, ids):
+        self.events.append((name, list(ids)))
+
+
+def test_observers_see_every_shared_access_with_its_invocations_and_elements(monkeypatch):
+    from pyshader_tx.sim import memory
+
+    recorder = Recorder()
+    original = memory.Memory.__init__
+
+    def observed(self):
+        original(self)
+        self.observers.append(recorder)
+
+    monkeypatch.setattr(memory.Memory, "__init__", observed)
+    with tx.simulator():
+        shares(
+            np.arange(8, dtype=np.uint32), np.zeros(1, np.uint32), np.zeros(8, np.uint32), threads=8
+        )
+    events = recorder.events
+    lanes = list(range(8))
+    assert events == [
+        ("read", "storage", "x", lanes, lanes),
+        ("write", "workgroup", "tile", lanes, lanes),  # row * 4 + t: one element each
+        ("workgroup_barrier", lanes),
+        ("read", "workgroup", "tile", lanes, [3, 2, 1, 0, 7, 6, 5, 4]),
+        ("write", "storage", "out", lanes, lanes),
+        ("atomic", "storage", "counter", lanes, [0] * 8),
+    ]
