@@ -38,6 +38,7 @@ from .calls import CallLowering, named_op
 from .compile_time import CompileTimeTests
 from .expressions import ArrayParam, ExpressionLowering, Meta
 from .operators import OperatorLowering, abstract_literal, coerce
+from .prints import PrintLowering
 from .source import FunctionSource
 from .statements import StatementLowering
 from .variables import plan_function
@@ -53,7 +54,12 @@ FOLDED_BUILTINS = ("global_invocation_id", "workgroup_id", "num_workgroups")
 
 
 class FunctionLowerer(
-    OperatorLowering, ExpressionLowering, CallLowering, StatementLowering, CompileTimeTests
+    OperatorLowering,
+    ExpressionLowering,
+    CallLowering,
+    StatementLowering,
+    PrintLowering,
+    CompileTimeTests,
 ):
     """Lowers one Python function body; bindings map Python names to IR values."""
 
