@@ -1,3 +1,4 @@
 """The typed IR: nodes, the intrinsic table, a printer and a validator."""
 
 from .nodes import *  # noqa: F401,F403
+from .print_buffer import print_binding  # noqa: F401

@@ -443,7 +443,7 @@ class Print(Stmt):
     `pyshader_tx.printing.format_value(expr.ty, value)` and writes
     `sep.join(part texts) + end` (`pyshader_tx.printing.format_line`). On the GPU paths the
     statement is lowered by `pyshader_tx.ir.print_buffer` (a record in the print buffer),
-    and a print site's id is its position in `print_sites(module)` order.
+    and a print site's id is 1 + its position in `print_sites(module)`.
     """
 
     parts: tuple
@@ -616,7 +616,7 @@ def nested_blocks(stmt: Stmt) -> tuple:
 
 
 def print_sites(module: Module) -> list:
-    """The `Print` statements of `module`, in the order that numbers them (their site ids):
+    """The `Print` statements of `module`, in the order that numbers them (site ids 1...):
     the device functions in module order, then the entry point, each in statement order."""
     return [
         stmt

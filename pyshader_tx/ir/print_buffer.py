@@ -9,14 +9,17 @@ module is returned unchanged. The buffer holds u32 words:
     word 1      records dropped because they did not fit
     word 2...   records, one per print executed:
                 [site id, global id x, y, z, value words...]
+    (zeros)     after the last record written
 
 A print claims its record's words with one `atomicAdd` on word 0; if the record fits
 before the end of the buffer (`arrayLength`) it stores its words (atomic stores: the
-buffer is one array of atomics), otherwise it adds 1 to word 1 and writes nothing. The
-host zeroes words 0 and 1 before each dispatch and sizes the buffer for
-`tx.options.print_capacity` records of the kernel's longest kind.
+buffer is one array of atomics), otherwise it adds 1 to word 1 and writes nothing (the
+records after one that does not fit do not fit either). The host zeroes the buffer
+before each dispatch and sizes it for `tx.options.print_capacity` records of the
+kernel's longest kind.
 
-The site id is the position of the statement in `ir.print_sites(module)`. Value words:
+The site id of a print is 1 + its position in `ir.print_sites(module)` (0 marks the end
+of the records). Value words:
 one per scalar or vector component, by `VALUE_WORDS` (u32 as is, i32 and f32 as their
 bits, bool as 0 or 1, f16 as the bits of the f32 of equal value). The values are
 evaluated, in order, before the record is claimed, as Python evaluates a call's
@@ -108,7 +111,7 @@ def lower_prints(module: Module) -> Module:
         PRINT_BUFFER_NAME, BUFFER_TYPE, "storage", "read_write", 0, print_binding(module), span
     )
     buffer.written = True
-    lowering = _Lowering(buffer, {id(stmt): index for index, stmt in enumerate(sites)})
+    lowering = _Lowering(buffer, {id(stmt): index for index, stmt in enumerate(sites, 1)})
     functions = {id(f): lowering.function(f) for f in module.functions}
     for function in functions.values():
         function.body = lowering.redirect_calls(function.body, functions)
