@@ -27,7 +27,7 @@ UNPRINTABLE_NODES = {
         "f-strings are not supported in kernels",
         'pass the values as arguments: print("x =", x)',
     ),
-    ast.Starred: ("print(*values) is not supported in kernels", "list the values"),
+    ast.Starred: ("print(*values) is not supported in kernels", "pass the values one by one"),
 }
 
 PRINTABLE = "strings, and scalar (bool, i32, u32, f32, f16) or vector values"
@@ -68,9 +68,10 @@ class PrintLowering:
         given = dict(PRINT_KEYWORDS)
         for keyword in node.keywords:
             if keyword.arg not in PRINT_KEYWORDS:
+                given_name = f"{keyword.arg}=" if keyword.arg else "**keywords"
                 raise self.source.error(
                     keyword,
-                    f"print() in a kernel takes sep= and end= only, not {keyword.arg}=",
+                    f"print() in a kernel takes sep= and end= only, not {given_name}",
                     "the output goes to sys.stdout on the host when the launch's results are"
                     " read",
                 )
