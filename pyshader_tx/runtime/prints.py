@@ -12,7 +12,8 @@ order, gives them back to the pool and writes their lines to `sys.stdout` (forma
 whenever the host waits for the GPU anyway: after a launch that copies numpy arrays
 back, or whose arrays are all numpy arrays (such a launch is synchronous); at
 `DeviceArray.numpy()` (and what uses it: `float(r)`, `int(r)`); at `tx.synchronize()`.
-Launches on DeviceArrays alone stay queued, so their lines appear at the next of those.
+Launches on DeviceArrays alone stay queued, so their lines appear at the next of those,
+or when `MAX_PENDING_PRINTS` dispatches that print are waiting (each holds a buffer).
 """
 
 from __future__ import annotations
@@ -27,7 +28,11 @@ from . import pool
 from .device import device_limit, get_device
 from .recording import flush, pending_prints
 
-__all__ = ["take_buffer", "show_pending"]
+__all__ = ["take_buffer", "show_pending", "MAX_PENDING_PRINTS"]
+
+# Recorded dispatches that print after which their lines are shown before the next one
+# (which waits for the GPU), so that a long loop of queued launches holds few buffers.
+MAX_PENDING_PRINTS = 256
 
 
 def take_buffer(name: str, prints):
@@ -42,6 +47,8 @@ def take_buffer(name: str, prints):
             f" {prints.record_words} words needs {4 * words} bytes, more than the device's"
             f" max-storage-buffer-binding-size ({limit}); lower tx.options.print_capacity"
         )
+    if len(pending_prints) >= MAX_PENDING_PRINTS:
+        show_pending()
     array = pool.take(words, np.uint32, zero=True)
     pending_prints.append((name, prints, array, capacity))
     return array
