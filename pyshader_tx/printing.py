@@ -104,8 +104,10 @@ def read_records(words: np.ndarray, sites: tuple) -> tuple:
     `sites[k - 1]`); see the module doc for the order of the lines."""
     records = []
     position = HEADER_WORDS
-    while position < len(words) and words[position] != 0:
+    while position < len(words) and 1 <= words[position] <= len(sites):
         site = sites[int(words[position]) - 1]
+        if position + site.record_words > len(words):  # never written so (a safeguard)
+            break
         x, y, z = (int(w) for w in words[position + 1 : position + 4])
         records.append(((z, y, x, position), site, position))
         position += site.record_words

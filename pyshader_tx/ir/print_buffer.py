@@ -11,10 +11,11 @@ module is returned unchanged. The buffer holds u32 words:
                 [site id, global id x, y, z, value words...]
     (zeros)     after the last record written
 
-A print claims its record's words with one `atomicAdd` on word 0; if the record fits
-before the end of the buffer (`arrayLength`) it stores its words (atomic stores: the
-buffer is one array of atomics), otherwise it adds 1 to word 1 and writes nothing (the
-records after one that does not fit do not fit either). The host zeroes the buffer
+A print claims its record's words with one `atomicAdd` on word 0 (only while word 0 says
+there is room: an `atomicLoad` first, so that the count never wraps around); if the
+record fits before the end of the buffer (`arrayLength`) it stores its words (atomic
+stores: the buffer is one array of atomics), otherwise it adds 1 to word 1 and writes
+nothing (the records after one that does not fit do not fit either). The host zeroes the buffer
 before each dispatch and sizes it for `tx.options.print_capacity` records of the
 kernel's longest kind.
 
@@ -52,6 +53,7 @@ from .nodes import (
     Member,
     Module,
     Print,
+    Store,
     expression_changes,
     nested_blocks,
     print_sites,
@@ -183,10 +185,8 @@ class _Lowering:
                 words += [Member(as_words(), c, t.u32, span) for c in range(value.ty.size)]
             else:
                 words.append(as_words())
-        claim = self.atomic("atomic_add", u32(0), u32(len(words)), span)
-        offset = self.let(out, "print_offset", claim, span)
-        # offset + words <= length - HEADER_WORDS, written so that nothing wraps around
-        # (the buffer always has room for one record of every site).
+        # The last offset a record may start at (the buffer has room for one of every site,
+        # so nothing wraps around); an offset past it means "no room".
         room = Binary(
             "sub",
             Binary("sub", self.length(span), u32(HEADER_WORDS), t.u32, span),
@@ -194,12 +194,20 @@ class _Lowering:
             t.u32,
             span,
         )
-        fits = Binary("le", offset(), room, t.bool_, span)
+        last = self.let(out, "print_room", room, span)
+        no_room = Binary("add", last(), u32(1), t.u32, span)
+        offset = self.variable(out, "print_offset", no_room, span)
+        # Claim words only while there is room, so that the counter stays near the
+        # capacity however many records are dropped (it never wraps around).
+        claim = self.atomic("atomic_add", u32(0), u32(len(words)), span)
+        has_room = Binary("le", self.atomic_load(u32(0), span), last(), t.bool_, span)
+        out.append(If(has_room, [Store(offset(is_ref=True), claim, None, span)], [], span))
         stores = []
         for position, word in enumerate(words):
             index = Binary("add", offset(), u32(HEADER_WORDS + position), t.u32, span)
             stores.append(CallStatement(self.atomic("atomic_store", index, word, span), span))
         dropped = CallStatement(self.atomic("atomic_add", u32(1), u32(1), span), span)
+        fits = Binary("le", offset(), last(), t.bool_, span)
         out.append(If(fits, stores, [dropped], span))
         return out
 
@@ -211,8 +219,24 @@ class _Lowering:
         result = t.u32 if name == "atomic_add" else t.VOID
         return Intrinsic(name, (self.element(index, span), value), result, span)
 
+    def atomic_load(self, index: Expr, span) -> Intrinsic:
+        return Intrinsic("atomic_load", (self.element(index, span),), t.u32, span)
+
     def length(self, span) -> Expr:
         return ArrayLength(GlobalRef(self.buffer, self.buffer.ty, span), t.u32, span)
+
+    @staticmethod
+    def variable(out: list, name: str, value: Expr, span):
+        """Declare a `var` initialised to `value` in `out`; returns a factory of loads of
+        it (of references to it with `is_ref=True`)."""
+        var = LocalVariable(name, value.ty, False, span)
+        out.append(Declare(var, value, span))
+
+        def use(is_ref: bool = False) -> Expr:
+            ref = LocalRef(var, var.ty, span)
+            return ref if is_ref else Load(ref, var.ty, span)
+
+        return use
 
     @staticmethod
     def let(out: list, name: str, value: Expr, span):

@@ -207,7 +207,7 @@ def quiet(x: Array[f32]):
     x[tx.global_invocation_id().x] = 1.0
 
 
-def test_a_kernel_that_does_not_print_has_no_print_buffer(printed, tint):
+def test_a_kernel_that_does_not_print_has_no_print_buffer():
     assert "print_buffer" not in quiet.wgsl
     assert "prints" not in quiet.reflection
     assert [b["name"] for b in quiet.reflection["bindings"]] == ["x"]
@@ -223,4 +223,8 @@ def test_a_kernel_that_does_not_print_has_no_print_buffer(printed, tint):
     assert site["parts"] == ["i =", 0, "x:", 1, 2, 3, 4]
     assert site["types"] == ["u32", "f32", "i32", "bool", "f32"]
     assert reflection["prints"]["record_words"] == 4 + 5
-    tint([print_scalars, print_vectors, print_separators, print_in_function, print_grid])
+
+
+def test_tint_accepts_the_printing_kernels(tint):
+    kernels = [print_scalars, print_vectors, print_separators, print_in_function, print_grid]
+    tint(kernels + [print_many, add_one, print_linear_id, print_half])
