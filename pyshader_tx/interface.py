@@ -1,9 +1,10 @@
 """The host-side interface of a compiled kernel: what the runtime binds and packs.
 
 The frontend produces a `KernelInterface` beside the IR module; the runtime reads it to
-check arguments, pack the uniform block and create bind groups; `reflection()` renders it
-as the plain dict users get from `k.reflection`; `host_reflection()`, a superset, is
-what the command line writes as JSON.
+check arguments, pack the uniform block, bind the print buffer of a kernel that prints
+(`PrintBuffer`) and create bind groups; `reflection()` renders it as the plain dict users
+get from `k.reflection` (with "prints", the print buffer's layout and sites, for kernels
+that print); `host_reflection()`, a superset, is what the command line writes as JSON.
 """
 
 from __future__ import annotations

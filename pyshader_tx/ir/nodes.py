@@ -8,6 +8,9 @@ Structure (naga-style):
   **structured control flow** (`If`, `Loop`, `Break`, `Continue`, `Return`). There are no
   jumps and no phi nodes: mutable Python locals are `LocalVariable`s read with `Load` and
   written with `Store`.
+- `Print` is Python's print run by one invocation (see the class): executors format it
+  with `pyshader_tx.printing`; the GPU backends first lower it to writes into a print
+  buffer (`print_buffer.lower_prints`).
 - Expressions are trees of immutable nodes. Every node carries its type (`ty`) and the
   Python `span` it came from. Expressions have no side effects except `Call` (and the
   intrinsics marked as such); evaluation order inside one statement is left to right, as

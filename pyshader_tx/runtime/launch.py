@@ -24,6 +24,9 @@ Per call, a Launcher
 6. records the dispatch (`recording.py`: launches are submitted together, not one by
    one) and, when the kernel writes numpy arguments, submits and copies them back in
    place. Work on DeviceArrays is only recorded.
+7. for a kernel that prints: binds a zeroed print buffer from the pool (`prints.py`, part
+   of the bind group key) and, when the launch is over on return (numpy arguments only),
+   shows its lines.
 
 Large 1-D launches. When `threads=N` needs W workgroups in x and W exceeds the device's
 `max-compute-workgroups-per-dimension` L, the launcher dispatches the folded variant of
