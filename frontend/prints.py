@@ -85,11 +85,29 @@ class PrintLowering:
             given[keyword.arg] = value.value
         return given
 
+    def is_text_expression(self, node: ast.expr) -> bool:
+        """Whether `node` computes a string (an operation on a string literal, or a module
+        constant that is a string), which a kernel cannot."""
+        if isinstance(node, ast.BinOp):
+            return any(
+                isinstance(side, ast.Constant) and isinstance(side.value, str)
+                for side in (node.left, node.right)
+            )
+        if isinstance(node, ast.Name) and node.id not in self.bindings:
+            return isinstance(self.source.lookup(node.id), str)
+        return False
+
     def printed_value(self, node: ast.expr) -> ir.Expr:
         """The IR value of one print() argument: a scalar or a vector."""
         rejected = UNPRINTABLE_NODES.get(type(node))
         if rejected is not None:
             raise self.source.error(node, *rejected)
+        if self.is_text_expression(node):
+            raise self.source.error(
+                node,
+                "print() in a kernel takes text as string literals only",
+                'write the text in the call and pass values as arguments: print("x =", x)',
+            )
         if isinstance(node, ast.Constant) and not isinstance(node.value, (bool, int, float)):
             raise self.source.error(
                 node, f"print() in a kernel takes {PRINTABLE}, not {type(node.value).__name__}"

@@ -2014,3 +2014,13 @@ def print_in_a_function(v: f32):
 @tx.kernel(workgroup_size=64)
 def print_in_a_device_function(out: Array[f32]):
     print_in_a_function(out[0])
+
+
+@tx.kernel(workgroup_size=64)
+def print_a_string_constant(n: i32):
+    print(SEPARATOR, n)  # error `SEPARATOR`: print() in a kernel takes text as string literals only
+
+
+@tx.kernel(workgroup_size=64)
+def print_a_string_operation(n: i32):
+    print("n" + "=", n)  # error `"n" + "="`: print() in a kernel takes text as string literals only
