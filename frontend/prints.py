@@ -34,10 +34,9 @@ PRINTABLE = "strings, and scalar (bool, i32, u32, f32, f16) or vector values"
 
 
 def is_print_call(lowerer, node: ast.expr) -> bool:
-    """Whether `node` calls Python's print (not a local or a kernel name shadowing it)."""
+    """Whether `node` calls Python's print, under any name (a name is resolved without
+    side effects)."""
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
-        return False
-    if node.func.id != "print":
         return False
     callee = lowerer.place(node.func)
     return isinstance(callee, Meta) and callee.kind == "builtin" and callee.value == "print"
