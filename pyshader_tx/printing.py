@@ -9,6 +9,10 @@ as is, values by `format_value`) joined by `sep`, then `end`. Values:
 - vectors: the type's name and components, as the constructor that builds them:
   `vec3f(1.0, 2.0, 0.5)`, `vec2b(True, False)`, `vec4u(1, 2, 3, 4)`.
 
+`format_print(stmt, values)` is the text of one `ir.Print` with its evaluated values (what
+the CPU simulator writes), and `line_order(invocation)` the key that orders the lines of
+one dispatch (the GPU path's order; stable sorting keeps each invocation's program order).
+
 `PrintSite` describes one print statement for the host, and `read_records` turns the
 words of a GPU print buffer (`pyshader_tx.ir.print_buffer`) into lines: sorted by the
 printing invocation's global id (z, then y, then x: x varies fastest, as in
@@ -25,7 +29,15 @@ import numpy as np
 from . import types as t
 from .ir.print_buffer import HEADER_WORDS, RECORD_HEADER_WORDS, value_words
 
-__all__ = ["PrintSite", "format_value", "format_line", "read_records", "dropped_message"]
+__all__ = [
+    "PrintSite",
+    "format_value",
+    "format_line",
+    "format_print",
+    "line_order",
+    "read_records",
+    "dropped_message",
+]
 
 #: Scalar name -> what turns one value word (a u32) back into the value printed.
 WORD_DECODERS = {
@@ -86,6 +98,20 @@ def format_line(parts: tuple, sep: str, end: str, texts: list) -> str:
     return sep.join(part if isinstance(part, str) else texts[part] for part in parts) + end
 
 
+def format_print(stmt, values) -> str:
+    """The output of `ir.Print` `stmt` given its evaluated `values` (one per `stmt.values`,
+    in order: a scalar, or the components of a vector)."""
+    texts = [format_value(expr.ty, value) for expr, value in zip(stmt.values, values)]
+    return format_line(stmt.parts, stmt.sep, stmt.end, texts)
+
+
+def line_order(invocation) -> tuple:
+    """The sort key of a line printed by the invocation with global id `invocation` (x, y,
+    z): z, then y, then x, as `tx.local_invocation_index()` counts."""
+    x, y, z = (int(v) for v in invocation)
+    return (z, y, x)
+
+
 def _decode_record(site: PrintSite, words: np.ndarray) -> str:
     """The line of one record's value words."""
     texts, position = [], 0
@@ -108,8 +134,8 @@ def read_records(words: np.ndarray, sites: tuple) -> tuple:
         site = sites[int(words[position]) - 1]
         if position + site.record_words > len(words):  # never written so (a safeguard)
             break
-        x, y, z = (int(w) for w in words[position + 1 : position + 4])
-        records.append(((z, y, x, position), site, position))
+        order = line_order(words[position + 1 : position + 4])
+        records.append(((order, position), site, position))
         position += site.record_words
     records.sort(key=lambda record: record[0])
     text = "".join(

@@ -1,11 +1,22 @@
 """`pyshader_tx.printing`: the text of printed values and lines (shared by every executor),
 and the reading of a GPU print buffer's words, without a device."""
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
 from pyshader_tx import types as t
-from pyshader_tx.printing import PrintSite, dropped_message, format_line, format_value, read_records
+from pyshader_tx.printing import (
+    PrintSite,
+    dropped_message,
+    format_line,
+    format_print,
+    format_value,
+    line_order,
+    read_records,
+)
+from pyshader_tx.ir import Print
 
 VEC = t.VECTORS
 
@@ -71,3 +82,21 @@ def test_the_dropped_message_names_the_option():
         "[pyshader_tx] k: 1 printed line was dropped: the print buffer holds 8 lines per"
         " dispatch (raise tx.options.print_capacity)\n"
     )
+
+
+def test_format_print_of_an_ir_print_for_executors():
+    """What the simulator calls with the values it evaluated for one invocation."""
+    values = (
+        SimpleNamespace(ty=t.u32),
+        SimpleNamespace(ty=VEC["vec2f"]),
+    )
+    stmt = Print(("at", 0, "v", 1), values, ", ", "!\n", None)
+    assert (
+        format_print(stmt, [np.uint32(3), np.array([0.5, 2], np.float32)])
+        == "at, 3, v, vec2f(0.5, 2.0)!\n"
+    )
+    assert sorted([(1, 0, 0), (0, 1, 0), (2, 0, 0)], key=line_order) == [
+        (1, 0, 0),
+        (2, 0, 0),
+        (0, 1, 0),
+    ]
