@@ -55,7 +55,6 @@ from .nodes import (
     Print,
     Store,
     expression_changes,
-    nested_blocks,
     print_sites,
     statement_changes,
 )
@@ -63,7 +62,6 @@ from .nodes import (
 __all__ = [
     "lower_prints",
     "print_binding",
-    "record_words",
     "HEADER_WORDS",
     "RECORD_HEADER_WORDS",
     "PRINT_BUFFER_NAME",
@@ -90,11 +88,6 @@ def value_words(ty: t.Type) -> int:
     return ty.size if isinstance(ty, t.VectorType) else 1
 
 
-def record_words(stmt: Print) -> int:
-    """The words of one record of `stmt`."""
-    return RECORD_HEADER_WORDS + sum(value_words(value.ty) for value in stmt.values)
-
-
 def print_binding(module: Module) -> int:
     """The binding (in group 0) the print buffer takes: after every buffer the kernel has."""
     bindings = [v.binding for v in module.globals if v.binding is not None and v.group == 0]
@@ -103,8 +96,8 @@ def print_binding(module: Module) -> int:
 
 def lower_prints(module: Module) -> Module:
     """`module` with its `Print` statements written as records into a new print buffer
-    global (the module itself when it prints nothing). A new module: functions whose
-    bodies print are copied, so IR shared with other modules is never changed."""
+    global (the module itself when it prints nothing). A new module: every function is
+    copied (calls point at the copies), so IR shared with other modules never changes."""
     sites = print_sites(module)
     if not sites:
         return module
@@ -114,25 +107,23 @@ def lower_prints(module: Module) -> Module:
     )
     buffer.written = True
     lowering = _Lowering(buffer, {id(stmt): index for index, stmt in enumerate(sites, 1)})
-    functions = {id(f): lowering.function(f) for f in module.functions}
-    for function in functions.values():
-        function.body = lowering.redirect_calls(function.body, functions)
-    entry = lowering.function(module.entry_point)
-    entry.body = lowering.redirect_calls(entry.body, functions)
+    for function in module.functions:  # callees first: calls find their copies
+        lowering.copies[id(function)] = lowering.function(function)
     return dataclasses.replace(
         module,
         globals=[*module.globals, buffer],
-        functions=list(functions.values()),
-        entry_point=entry,
+        functions=list(lowering.copies.values()),
+        entry_point=lowering.function(module.entry_point),
     )
 
 
 class _Lowering:
-    """Rewrites the bodies of one module's functions (`Print` -> buffer writes)."""
+    """Copies the functions of one module with `Print`s written as buffer writes."""
 
     def __init__(self, buffer: GlobalVariable, site_ids: dict):
         self.buffer = buffer
         self.site_ids = site_ids  # id(Print) -> its site id
+        self.copies = {}  # id(device function) -> its copy
 
     def function(self, function):
         return dataclasses.replace(function, body=self.block(function.body))
@@ -143,31 +134,16 @@ class _Lowering:
             if isinstance(stmt, Print):
                 out.extend(self.print_statement(stmt))
                 continue
-            changes = {}
-            for name in stmt.__dataclass_fields__:
-                value = getattr(stmt, name)
-                if isinstance(value, list) and any(value is b for b in nested_blocks(stmt)):
-                    changes[name] = self.block(value)
+            changes = statement_changes(stmt, self.expr, self.block)
             out.append(dataclasses.replace(stmt, **changes) if changes else stmt)
         return out
 
-    def redirect_calls(self, block: list, functions: dict) -> list:
-        """`block` with calls of the module's functions pointing at their copies."""
-
-        def expr(node: Expr) -> Expr:
-            changes = expression_changes(node, expr)
-            if isinstance(node, Call) and id(node.function) in functions:
-                changes["function"] = functions[id(node.function)]
-            return dataclasses.replace(node, **changes) if changes else node
-
-        def rewrite(inner: list) -> list:
-            result = []
-            for stmt in inner:
-                changes = statement_changes(stmt, expr, rewrite)
-                result.append(dataclasses.replace(stmt, **changes) if changes else stmt)
-            return result
-
-        return rewrite(block)
+    def expr(self, expr: Expr) -> Expr:
+        """`expr` with its calls pointing at the copies of their functions."""
+        changes = expression_changes(expr, self.expr)
+        if isinstance(expr, Call):
+            changes["function"] = self.copies[id(expr.function)]
+        return dataclasses.replace(expr, **changes) if changes else expr
 
     # -- one print ------------------------------------------------------------------------
 
@@ -177,10 +153,10 @@ class _Lowering:
         u32 = lambda value: Literal(value, t.u32, span)  # noqa: E731
         out = []
         words = [u32(self.site_ids[id(stmt)])]
-        invocation = self.let(out, "print_invocation", stmt.invocation, span)
+        invocation = self.let(out, "print_invocation", self.expr(stmt.invocation), span)
         words += [Member(invocation(), axis, t.u32, span) for axis in range(3)]
         for value in stmt.values:
-            as_words = self.let(out, "print_value", _as_words(value), span)
+            as_words = self.let(out, "print_value", _as_words(self.expr(value)), span)
             if isinstance(value.ty, t.VectorType):
                 words += [Member(as_words(), c, t.u32, span) for c in range(value.ty.size)]
             else:
