@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import types as t
-from .ir.print_buffer import HEADER_WORDS, PRINT_BUFFER_NAME, RECORD_HEADER_WORDS
+from .ir.nodes import print_sites
+from .ir.print_buffer import HEADER_WORDS, PRINT_BUFFER_NAME, RECORD_HEADER_WORDS, print_binding
 from .printing import PrintSite
 
 
@@ -68,8 +69,6 @@ class PrintBuffer:
     @classmethod
     def of_module(cls, module) -> "PrintBuffer | None":
         """The print buffer of an IR module (None when it prints nothing)."""
-        from .ir import print_binding, print_sites
-
         sites = tuple(PrintSite.from_ir(stmt) for stmt in print_sites(module))
         return cls(0, print_binding(module), sites) if sites else None
 

@@ -1,4 +1,3 @@
 """The typed IR: nodes, the intrinsic table, a printer and a validator."""
 
 from .nodes import *  # noqa: F401,F403
-from .print_buffer import print_binding  # noqa: F401
