@@ -119,6 +119,26 @@ def test_lines_in_global_id_order_then_program_order(printed):
     assert printed() == "".join(expect)
 
 
+@tx.kernel(workgroup_size=8)
+def print_workgroup_sums(x: Array[u32]):
+    tile = tx.workgroup_array(u32, 8)
+    lid = tx.local_invocation_index()
+    tile[lid] = x[tx.global_invocation_id().x]
+    tx.workgroup_barrier()
+    if lid == 0:
+        total = u32(0)
+        for k in range(8):
+            total += tile[k]
+        print("workgroup", tx.workgroup_id().x, "sums to", total)
+
+
+def test_print_beside_workgroup_memory_and_barriers(printed):
+    x = np.arange(24, dtype=np.uint32)
+    print_workgroup_sums(x, threads=24)
+    sums = x.reshape(3, 8).sum(axis=1)
+    assert printed() == "".join(f"workgroup {g} sums to {s}\n" for g, s in enumerate(sums))
+
+
 @tx.kernel(workgroup_size=64)
 def print_many(out: Array[u32]):
     i = tx.global_invocation_id().x
@@ -232,4 +252,4 @@ def test_a_kernel_that_does_not_print_has_no_print_buffer():
 
 def test_tint_accepts_the_printing_kernels(tint):
     kernels = [print_scalars, print_vectors, print_separators, print_in_function, print_grid]
-    tint(kernels + [print_many, add_one, print_linear_id, print_half])
+    tint(kernels + [print_workgroup_sums, print_many, add_one, print_linear_id, print_half])
