@@ -277,6 +277,93 @@ def scan_modes(
             out[k] = running + items[j]
 
 
+@tx.kernel(workgroup_size=W)
+def scan_persistent(
+    x: Array[u32],
+    out: Array[u32],
+    state: Array[tx.Atomic[u32]],
+    n: u32,
+    tiles: u32,
+    PITEMS: tx.Const[int] = 12,
+):
+    """The inclusive add scan by fewer workgroups than tiles, each taking tiles in turn
+    (a ticket from the counter after the states: tiles in the order they are taken) and
+    loading its next tile before the current one's look-back, so the loads are in flight
+    while it waits."""
+    t = tx.local_invocation_id().x
+    lanes = tx.subgroup_size()
+    lane = t % lanes
+    size = u32(W * PITEMS)
+    offset = (t - lane) * u32(PITEMS) + lane  # the invocation's first element in a tile
+    ticket = tx.workgroup_array(u32, 1)
+    prefix = tx.workgroup_array(u32, 1)
+    counter = len(state) - u32(1)
+    last = t == u32(W - 1)
+    if t == u32(0):
+        ticket[0] = tx.atomic_add(state[counter], u32(1))
+    tile = tx.workgroup_uniform_load(ticket[0])
+    items = tx.local_array(u32, PITEMS)
+    following = tx.local_array(u32, PITEMS)
+    for j in tx.static_range(PITEMS):
+        k = tile * size + offset + u32(j) * lanes
+        if k < n:
+            items[j] = x[k]
+    while tile < tiles:
+        carry = u32(0)
+        for j in tx.static_range(PITEMS):
+            scanned = tx.subgroup_inclusive_add(items[j]) + carry
+            items[j] = scanned
+            carry = tx.subgroup_shuffle(scanned, lanes - u32(1))
+        before = subgroup_prefix(carry, "add")  # its barriers: every invocation read ticket
+        if t < lanes:
+            before = u32(0)
+        aggregate = before + carry
+        if last:
+            publish(state, tile, tx.select(u32(1), u32(2), tile == u32(0)), aggregate)
+        if t == u32(0):
+            ticket[0] = tx.atomic_add(state[counter], u32(1))
+        next_tile = tx.workgroup_uniform_load(ticket[0])
+        for j in tx.static_range(PITEMS):  # in flight during the look-back
+            k = next_tile * size + offset + u32(j) * lanes
+            if k < n:
+                following[j] = x[k]
+        found = u32(0)
+        if tile > u32(0):
+            found = look_back(x, state, tile, "add", u32(0), size, u32(64))
+        if last:
+            if tile > u32(0):
+                publish(state, tile, u32(2), found + aggregate)
+            prefix[0] = found
+        running = tx.workgroup_uniform_load(prefix[0]) + before
+        for j in tx.static_range(PITEMS):
+            k = tile * size + offset + u32(j) * lanes
+            if k < n:
+                out[k] = running + items[j]
+            items[j] = following[j]
+        tile = next_tile
+
+
+#: (workgroups, elements per invocation per tile) of `scan_persistent`.
+PERSISTENT_SHAPES = ((264, 12), (396, 12), (528, 12), (792, 12), (1056, 12), (396, 16), (528, 8))
+
+
+def scan_persistent_sweep(xu, out, n: int) -> None:
+    want = np.cumsum(xu.numpy(), dtype=np.uint32)
+    for groups, items in PERSISTENT_SHAPES:
+        tiles = -(-n // (W * items))
+        state = tx.empty(2 * tiles + 1, u32)
+
+        def call(groups=groups, items=items, tiles=tiles, state=state):
+            pool.clear(state)
+            scan_persistent(xu, out, state, n, tiles, PITEMS=items, workgroups=min(groups, tiles))
+
+        call()
+        correct = np.array_equal(out.numpy(), want)
+        seconds, _ = timed(call)
+        row = {"workgroups": groups, "items": items, "g_elem_s": round(n / seconds / 1e9, 1)}
+        print(json.dumps({"scan_persistent": row, "correct": correct}), flush=True)
+
+
 def scan_parts(xu, out, n: int) -> None:
     tiles = -(-n // (W * ITEMS))
     state = tx.empty(2 * tiles + 1, u32)  # + the counter of DYNAMIC
@@ -363,6 +450,7 @@ PARTS = (
     "scan_workgroups",
     "reduce_sweeps",
     "histogram_sweeps",
+    "scan_persistent_sweep",
 )
 
 
@@ -387,6 +475,7 @@ def main() -> None:
         "scan_workgroups": lambda: scan_workgroups(xu, out, n),
         "reduce_sweeps": lambda: reduce_sweeps(xf, n),
         "histogram_sweeps": lambda: histogram_sweeps(n),
+        "scan_persistent_sweep": lambda: scan_persistent_sweep(xu, out, n),
     }
     for part in args.parts:
         calls[part]()
