@@ -88,7 +88,15 @@ def first_passes(xf, n: int) -> None:
             device_kernels.reduce_tiles(xf, partial, n, per, op="add", ITEMS=8, workgroups=groups)
             device_kernels.reduce_tiles(partial, result, groups, last, op="add", workgroups=1)
 
+        def first(groups=groups, per=per):
+            device_kernels.reduce_tiles(xf, partial, n, per, op="add", ITEMS=8, workgroups=groups)
+
+        def second(groups=groups, last=last):
+            device_kernels.reduce_tiles(partial, result, groups, last, op="add", workgroups=1)
+
         for name, call in (
+            ("reduce_tiles (first launch)", first),
+            ("reduce_tiles (second launch; n/time)", second),
             ("loop", lambda: reduce_loop(xf, partial, n, per, workgroups=groups)),
             ("unrolled", lambda: reduce_unrolled(xf, partial, n, per, workgroups=groups)),
             ("reduce_tiles (whole)", whole),
@@ -407,7 +415,13 @@ def scan_sweeps(xu, out, n: int) -> None:
 def reduce_sweeps(xf, n: int) -> None:
     total = float(xf.numpy().astype(np.float64).sum())
     print("reduce rel.err", abs(float(stdlib.reduce(xf)) - total) / total)
-    sweep(device, "REDUCE_WORKGROUPS", (1024, 2048, 4096, 8192), lambda: stdlib.reduce(xf), n)
+    sweep(
+        device,
+        "REDUCE_WORKGROUPS",
+        (1056, 2112, 4224, 8192, 8448, 16896),
+        lambda: stdlib.reduce(xf),
+        n,
+    )
 
 
 def histogram_sweeps(n: int) -> None:
