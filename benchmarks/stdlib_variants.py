@@ -73,6 +73,58 @@ def reduce_unrolled(x: Array[f32], out: Array[f32], n: u32, per: u32):
         out[g * u32(W) + t] = total
 
 
+@tx.kernel(workgroup_size=W)
+def reduce_vec4(
+    xv: Array[tx.vec4f], out: Array[f32], n4: u32, per4: u32, VITEMS: tx.Const[int] = 4
+):
+    """The first pass over x read as vec4 (16-byte loads, VITEMS in flight per invocation):
+    workgroup g sums vec4 elements g*per4 .. (g+1)*per4-1."""
+    g = tx.workgroup_id().x
+    t = tx.local_invocation_id().x
+    k = g * per4 + t
+    end = min(g * per4 + per4, n4)
+    acc = f32(0.0)
+    values = tx.local_array(tx.vec4f, VITEMS)
+    while k + u32(W * (VITEMS - 1)) < end:
+        for j in tx.static_range(VITEMS):
+            values[j] = xv[k + u32(j * W)]
+        for j in tx.static_range(VITEMS):
+            v = values[j]
+            acc += (v.x + v.y) + (v.z + v.w)
+        k += u32(W * VITEMS)
+    while k < end:
+        v = xv[k]
+        acc += (v.x + v.y) + (v.z + v.w)
+        k += u32(W)
+    total = tx.subgroup_add(acc)
+    if tx.subgroup_invocation_id() == u32(0):
+        out[g * u32(W) + t] = total
+
+
+def vec4_passes(xf, n: int) -> None:
+    """reduce_vec4 for a few workgroup counts and loads in flight (n a multiple of 4)."""
+    from pyshader_tx.runtime.arrays import DeviceArray, element_layout
+
+    xv = DeviceArray(xf.buffer, (n // 4, 4), element_layout(tx.vec4f))
+    partial = tx.empty(16384 * W, np.float32)
+    for groups in (4096, 8192, 16384):
+        for items in (2, 4, 8):
+            per4 = -(-(n // 4) // groups)
+            per4 = -(-per4 // (items * W)) * (items * W)
+            used = -(-(n // 4) // per4)
+
+            def call(used=used, per4=per4, items=items):
+                reduce_vec4(xv, partial, n // 4, per4, VITEMS=items, workgroups=used)
+
+            pool.clear(partial)
+            call()
+            got = float(partial.numpy().astype(np.float64).sum())
+            want = float(xf.numpy().astype(np.float64).sum())
+            seconds, _ = timed(call)
+            row = {"vec4_pass": groups, "items": items, "g_elem_s": round(n / seconds / 1e9, 1)}
+            print(json.dumps({**row, "rel_err": abs(got - want) / want}), flush=True)
+
+
 def first_passes(xf, n: int) -> None:
     """A reduce's first pass two ways (one load in flight per invocation, eight written
     out), for two workgroup counts; then the stdlib's two launches into one result."""
@@ -465,6 +517,7 @@ PARTS = (
     "reduce_sweeps",
     "histogram_sweeps",
     "scan_persistent_sweep",
+    "vec4_passes",
 )
 
 
@@ -490,6 +543,7 @@ def main() -> None:
         "reduce_sweeps": lambda: reduce_sweeps(xf, n),
         "histogram_sweeps": lambda: histogram_sweeps(n),
         "scan_persistent_sweep": lambda: scan_persistent_sweep(xu, out, n),
+        "vec4_passes": lambda: vec4_passes(xf, n),
     }
     for part in args.parts:
         calls[part]()
