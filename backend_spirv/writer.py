@@ -16,6 +16,7 @@ from pyshader_tx import types as t
 from pyshader_tx.ir.intrinsics import INTRINSICS, builtin_value_type
 from pyshader_tx.ir.fold import fold_constants
 from pyshader_tx.ir.legalize import emulate_float_atomics, zero_workgroup_memory
+from pyshader_tx.ir.print_buffer import lower_prints
 from pyshader_tx.ir.nodes import Intrinsic, Module, statement_exprs, walk_expr, walk_statements
 
 from .functions import FunctionWriter
@@ -34,7 +35,7 @@ def write_spirv(module: Module, entry_point_name: str | None = None) -> bytes:
     """The SPIR-V binary of `module`; its entry point is called `entry_point_name` (by
     default the kernel's Python name)."""
     name = entry_point_name or module.entry_point.name
-    module = fold_constants(emulate_float_atomics(zero_workgroup_memory(module)))
+    module = fold_constants(emulate_float_atomics(zero_workgroup_memory(lower_prints(module))))
     return ModuleWriter(module, name).write()
 
 

@@ -18,6 +18,7 @@ from pyshader_tx import types as t
 from pyshader_tx.ir.intrinsics import INTRINSICS
 from pyshader_tx.ir.fold import fold_constants
 from pyshader_tx.ir.legalize import emulate_float_atomics, zero_workgroup_memory
+from pyshader_tx.ir.print_buffer import lower_prints
 from pyshader_tx.ir.nodes import (
     BINARY_OPS,
     ArrayLength,
@@ -108,6 +109,7 @@ def write_wgsl(module: Module, dialect: str = "standard") -> str:
     if dialect not in DIALECTS:
         raise ValueError(f"unknown WGSL dialect {dialect!r}; expected one of {list(DIALECTS)}")
     chosen = DIALECTS[dialect]
+    module = lower_prints(module)
     if chosen.zeroes_workgroup_memory:
         module = zero_workgroup_memory(module)
     module = emulate_float_atomics(module, ("storage",) if chosen.native_float_atomics else ())

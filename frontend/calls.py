@@ -217,6 +217,10 @@ class CallLowering:
             return self.call_intrinsic(Meta("intrinsic", PYTHON_BUILTINS[name], name), node)
         if name == "len":
             return self.call_len(node, span)
+        if name == "print":
+            raise self.source.error(
+                node, "print() is a statement in kernels: it has no value", "write print(...) alone"
+            )
         raise self.source.error(node, f"{name}() is only supported as the iterable of a for loop")
 
     def call_len(self, node: ast.Call, span) -> ir.Expr:

@@ -18,7 +18,13 @@ import weakref
 from pyshader_tx import ir
 from pyshader_tx import types as t
 from pyshader_tx.errors import CompileError
-from pyshader_tx.interface import ArrayBinding, KernelInterface, UniformBlock, UniformMember
+from pyshader_tx.interface import (
+    ArrayBinding,
+    KernelInterface,
+    PrintBuffer,
+    UniformBlock,
+    UniformMember,
+)
 from pyshader_tx.ir.fold import fold_constants
 from pyshader_tx.declarations import Func as FuncAnnotation
 from pyshader_tx.declarations import TypeVar
@@ -38,6 +44,7 @@ from .calls import CallLowering, named_op
 from .compile_time import CompileTimeTests
 from .expressions import ArrayParam, ExpressionLowering, Meta
 from .operators import OperatorLowering, abstract_literal, coerce
+from .prints import PrintLowering
 from .source import FunctionSource
 from .statements import StatementLowering
 from .variables import plan_function
@@ -53,7 +60,12 @@ FOLDED_BUILTINS = ("global_invocation_id", "workgroup_id", "num_workgroups")
 
 
 class FunctionLowerer(
-    OperatorLowering, ExpressionLowering, CallLowering, StatementLowering, CompileTimeTests
+    OperatorLowering,
+    ExpressionLowering,
+    CallLowering,
+    StatementLowering,
+    PrintLowering,
+    CompileTimeTests,
 ):
     """Lowers one Python function body; bindings map Python names to IR values."""
 
@@ -418,6 +430,7 @@ def compile_kernel(
         features={name: (span.filename, span.lineno) for name, span in ir_module.features.items()},
         constants=const_values,
         workgroup_memory=sum(t.size_of(var.ty) for var in module.workgroup_arrays),
+        prints=PrintBuffer.of_module(ir_module),
     )
     return ir_module, interface
 

@@ -364,6 +364,8 @@ def _rewrite_block(block: list, slot: CounterSlot, ty: t.ScalarType) -> None:
             value = getattr(stmt, field.name)
             if isinstance(value, ir.Expr):
                 setattr(stmt, field.name, _rewrite(value, slot, ty))
+            elif isinstance(value, tuple) and value and isinstance(value[0], ir.Expr):
+                setattr(stmt, field.name, tuple(_rewrite(v, slot, ty) for v in value))
             elif isinstance(value, list):
                 _rewrite_block(value, slot, ty)
             elif isinstance(value, ir.Stmt):

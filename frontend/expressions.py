@@ -80,7 +80,9 @@ class WorkgroupArray:
         return ir.GlobalRef(self.var, self.var.ty, span)
 
 
-BUILTIN_FUNCTIONS = {"len", "range", "int", "float", "bool", "abs", "min", "max", "round"}
+BUILTIN_FUNCTIONS = {
+    *("len", "range", "int", "float", "bool", "abs", "min", "max", "round", "print"),
+}
 
 UNSUPPORTED_EXPRESSIONS = {
     ast.Lambda: "lambda functions",

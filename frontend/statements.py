@@ -29,6 +29,7 @@ from . import analysis
 from .analysis import loop_statements
 from .annotations import evaluate_annotation
 from .expressions import Meta, WorkgroupArray
+from .prints import is_print_call
 
 UNSUPPORTED_STATEMENTS = {
     ast.Try: "try/except statements",
@@ -602,6 +603,8 @@ class StatementLowering:
         if not isinstance(node.value, ast.Call):
             self.place(node.value)  # unsupported expressions (yield, ...) say so first
             raise self.source.error(node, "this expression has no effect")
+        if is_print_call(self, node.value):
+            return self.lower_print(node.value)
         value = self.place(node.value)
         is_effect = isinstance(value, ir.Intrinsic) and INTRINSICS[value.name].side_effects
         if not isinstance(value, ir.Call) and not is_effect:

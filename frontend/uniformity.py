@@ -165,6 +165,7 @@ class _FunctionAnalysis:
             ir.Break: self._leave_loop,
             ir.Continue: self._leave_loop,
             ir.Return: self._return,
+            ir.Print: self._print,  # no uniformity requirement of its own
         }
 
     def run(self) -> FunctionSummary:
@@ -393,6 +394,11 @@ class _FunctionAnalysis:
         line = f" at line {stmt.span.lineno}" if stmt.span else ""
         reason = f"the `{keyword}`{line}, which is {cf.reason}" if cf.reason else None
         return UNIFORM, Uniformity(reason, cf.params)
+
+    def _print(self, stmt: ir.Print, cf: Uniformity) -> tuple:
+        for expr in ir.statement_exprs(stmt):
+            self.expr(expr, cf)
+        return NO_EXIT
 
     def _return(self, stmt: ir.Return, cf: Uniformity) -> tuple:
         if stmt.value is not None:

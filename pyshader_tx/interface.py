@@ -1,9 +1,10 @@
 """The host-side interface of a compiled kernel: what the runtime binds and packs.
 
 The frontend produces a `KernelInterface` beside the IR module; the runtime reads it to
-check arguments, pack the uniform block and create bind groups; `reflection()` renders it
-as the plain dict users get from `k.reflection`; `host_reflection()`, a superset, is
-what the command line writes as JSON.
+check arguments, pack the uniform block, bind the print buffer of a kernel that prints
+(`PrintBuffer`) and create bind groups; `reflection()` renders it as the plain dict users
+get from `k.reflection` (with "prints", the print buffer's layout and sites, for kernels
+that print); `host_reflection()`, a superset, is what the command line writes as JSON.
 """
 
 from __future__ import annotations
@@ -11,6 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import types as t
+from .ir.nodes import print_sites
+from .ir.print_buffer import HEADER_WORDS, PRINT_BUFFER_NAME, RECORD_HEADER_WORDS, print_binding
+from .printing import PrintSite
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,52 @@ class UniformBlock:
     members: tuple
 
 
+@dataclass(frozen=True)
+class PrintBuffer:
+    """The hidden storage buffer of a kernel that prints (`ir/print_buffer.py` has its
+    layout): where it is bound, and the print sites (site id k is `sites[k - 1]`)."""
+
+    group: int
+    binding: int
+    sites: tuple  # PrintSite
+
+    @classmethod
+    def of_module(cls, module) -> "PrintBuffer | None":
+        """The print buffer of an IR module (None when it prints nothing)."""
+        sites = tuple(PrintSite.from_ir(stmt) for stmt in print_sites(module))
+        return cls(0, print_binding(module), sites) if sites else None
+
+    @property
+    def record_words(self) -> int:
+        """The words of the longest record."""
+        return max(site.record_words for site in self.sites)
+
+    def buffer_words(self, capacity: int) -> int:
+        """The words of a buffer with room for `capacity` records of any site."""
+        return HEADER_WORDS + capacity * self.record_words
+
+    def reflection(self) -> dict:
+        return {
+            "group": self.group,
+            "binding": self.binding,
+            "header_words": HEADER_WORDS,
+            "record_header_words": RECORD_HEADER_WORDS,
+            "record_words": self.record_words,
+            "sites": [
+                {
+                    "id": number,
+                    "file": site.filename,
+                    "line": site.lineno,
+                    "parts": list(site.parts),
+                    "types": [repr(ty) for ty in site.types],
+                    "sep": site.sep,
+                    "end": site.end,
+                }
+                for number, site in enumerate(self.sites, 1)
+            ],
+        }
+
+
 @dataclass
 class KernelInterface:
     """Everything the host needs to launch one compiled kernel."""
@@ -68,6 +118,8 @@ class KernelInterface:
     # Bytes of workgroup memory (tx.workgroup_array) the kernel declares: no binding, but
     # devices limit it (WebGPU's default: 16384).
     workgroup_memory: int = 0
+    # The hidden print buffer, for kernels that print (None for the others).
+    prints: PrintBuffer | None = None
 
     @property
     def runtime_params(self) -> list:
@@ -117,6 +169,17 @@ class KernelInterface:
                     for m in block.members
                 ],
             }
+        if self.prints is not None:
+            bindings.append(
+                {
+                    "group": self.prints.group,
+                    "binding": self.prints.binding,
+                    "name": PRINT_BUFFER_NAME,
+                    "kind": "print",
+                    "access": "read_write",
+                }
+            )
+        prints = {} if self.prints is None else {"prints": self.prints.reflection()}
         return {
             "entry_point": self.name,
             "workgroup_size": list(self.workgroup_size),
@@ -130,6 +193,7 @@ class KernelInterface:
             "uniforms": uniforms,
             "features": sorted(self.features),
             "workgroup_memory": self.workgroup_memory,
+            **prints,
         }
 
     def host_reflection(self, kernel: str | None = None, source: dict | None = None) -> dict:

@@ -8,6 +8,9 @@ Structure (naga-style):
   **structured control flow** (`If`, `Loop`, `Break`, `Continue`, `Return`). There are no
   jumps and no phi nodes: mutable Python locals are `LocalVariable`s read with `Load` and
   written with `Store`.
+- `Print` is Python's print run by one invocation (see the class): executors format it
+  with `pyshader_tx.printing`; the GPU backends first lower it to writes into a print
+  buffer (`print_buffer.lower_prints`).
 - Expressions are trees of immutable nodes. Every node carries its type (`ty`) and the
   Python `span` it came from. Expressions have no side effects except `Call` (and the
   intrinsics marked as such); evaluation order inside one statement is left to right, as
@@ -427,6 +430,34 @@ class Loop(Stmt):
 
 
 @dataclass(eq=False)
+class Print(Stmt):
+    """`print(*args, sep=sep, end=end)` run by one invocation.
+
+    - `parts`: the printed arguments in order, each either a `str` (constant text, printed
+      as is) or an `int` k, standing for the value `values[k]` (every index appears once,
+      in increasing order);
+    - `values`: the value expressions, of scalar (bool, i32, u32, f32, f16) or vector type;
+    - `sep`, `end`: constant strings, as in Python;
+    - `invocation`: the printing invocation's global id (a vec3u expression: the built-in
+      in a kernel, a hidden parameter in a device function, the linear id of a folded 1-D
+      launch), which the GPU paths record with the line.
+
+    An executor evaluates `values` left to right, formats each with
+    `pyshader_tx.printing.format_value(expr.ty, value)` and writes
+    `sep.join(part texts) + end` (`pyshader_tx.printing.format_line`). On the GPU paths the
+    statement is lowered by `pyshader_tx.ir.print_buffer` (a record in the print buffer),
+    and a print site's id is 1 + its position in `print_sites(module)`.
+    """
+
+    parts: tuple
+    values: tuple
+    sep: str
+    end: str
+    invocation: Expr
+    span: Span | None = None
+
+
+@dataclass(eq=False)
 class Break(Stmt):
     span: Span | None = None
 
@@ -533,6 +564,10 @@ def statement_changes(stmt: Stmt, rewrite_expr, rewrite_block) -> dict:
         value = getattr(stmt, name)
         if isinstance(value, Expr):
             new = rewrite_expr(value)
+        elif isinstance(value, tuple) and value and isinstance(value[0], Expr):
+            new = tuple(rewrite_expr(v) for v in value)
+            if all(a is b for a, b in zip(new, value)):
+                continue
         elif isinstance(value, Declare):
             inner = statement_changes(value, rewrite_expr, rewrite_block)
             new = dataclasses.replace(value, **inner) if inner else value
@@ -568,6 +603,8 @@ def statement_exprs(stmt: Stmt) -> tuple:
         return (stmt.condition,) if stmt.condition is not None else ()
     if isinstance(stmt, Return):
         return (stmt.value,) if stmt.value is not None else ()
+    if isinstance(stmt, Print):
+        return (*stmt.values, stmt.invocation)
     return ()
 
 
@@ -579,6 +616,17 @@ def nested_blocks(stmt: Stmt) -> tuple:
         init = [stmt.init] if stmt.init is not None else []
         return (init, stmt.body, stmt.continuing)
     return ()
+
+
+def print_sites(module: Module) -> list:
+    """The `Print` statements of `module`, in the order that numbers them (site ids 1...):
+    the device functions in module order, then the entry point, each in statement order."""
+    return [
+        stmt
+        for function in (*module.functions, module.entry_point)
+        for stmt in walk_statements(function.body)
+        if isinstance(stmt, Print)
+    ]
 
 
 def walk_statements(block: list):

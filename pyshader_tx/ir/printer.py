@@ -48,6 +48,7 @@ from .nodes import (
     Loop,
     Member,
     Module,
+    Print,
     Return,
     Select,
     Splat,
@@ -197,8 +198,20 @@ class IRPrinter:
             case Return():
                 value = "" if stmt.value is None else " " + self.expr(stmt.value)
                 self.emit(depth, "return" + value, stmt)
+            case Print():
+                self.emit(depth, self.print_statement(stmt), stmt)
             case _:
                 self.emit(depth, f"<statement {type(stmt).__name__}>")
+
+    def print_statement(self, stmt) -> str:
+        """`print "x =" %0 sep=" " end="\\n" at <invocation>`: text parts quoted, values
+        by their `%index`, then the values themselves."""
+        parts = " ".join(repr(p) if isinstance(p, str) else f"%{p}" for p in stmt.parts)
+        values = ", ".join(f"%{k}={self.expr(v)}" for k, v in enumerate(stmt.values))
+        text = f"print {parts} sep={stmt.sep!r} end={stmt.end!r}"
+        if values:
+            text += f" with {values}"
+        return f"{text} by {self.expr(stmt.invocation)}"
 
     def declare(self, stmt) -> str:
         if not isinstance(stmt, Declare):

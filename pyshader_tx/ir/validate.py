@@ -27,6 +27,8 @@ What is checked:
   operand shape; `and`/`or` take bool); `Unary`, `Select`, `Convert`, `Bitcast`,
   `Compose`, `Splat`, `Swizzle`, `Index` (i32/u32 index into an array, vector or matrix)
   and `Member` (struct member or vector component in range) have consistent types.
+- Prints: `parts` are strings and the indices 0..n-1 of `values` in order; values are
+  scalars or vectors; the invocation is a vec3u.
 - Control flow: `If`/`Loop` conditions are bool scalars; `Break`/`Continue` only in a
   loop body (not in `continuing`); no `Return` inside `continuing`; `Return` values match
   the result type (entry points and VOID functions return none) and non-void functions
@@ -88,6 +90,7 @@ from .nodes import (
     Member,
     Module,
     Parameter,
+    Print,
     Return,
     Select,
     Splat,
@@ -485,6 +488,8 @@ class FunctionValidator:
                     self.fail(f"{kind} in a loop's continuing block", stmt)
             case Return():
                 self.check_return(stmt)
+            case Print():
+                self.check_print(stmt)
             case _:
                 self.fail(f"unknown statement {type(stmt).__name__}")
 
@@ -576,6 +581,20 @@ class FunctionValidator:
         self.loop_section = outer_section
         self.scopes.pop()
         self.scopes.pop()
+
+    def check_print(self, stmt: Print) -> None:
+        indices = [part for part in stmt.parts if not isinstance(part, str)]
+        if indices != list(range(len(stmt.values))):
+            self.fail(f"Print parts {stmt.parts!r} do not name values 0..{len(stmt.values) - 1}")
+        if not (isinstance(stmt.sep, str) and isinstance(stmt.end, str)):
+            self.fail("Print sep and end must be strings", stmt)
+        for value in stmt.values:
+            self.check_value(value, "a printed value")
+            if not isinstance(value.ty, (ScalarType, VectorType)):
+                self.fail(f"Print of a {value.ty!r} value", value)
+        self.check_value(stmt.invocation, "the printing invocation")
+        if stmt.invocation.ty != VectorType(u32, 3):
+            self.fail(f"Print invocation of type {stmt.invocation.ty!r}, not vec3u", stmt)
 
     def check_return(self, stmt: Return) -> None:
         fn = self.fn

@@ -8,6 +8,8 @@
   encoding and readback;
 * `recording.py`: launches recorded in one command encoder and submitted together
   (`synchronize`), with their uniform blocks in one arena;
+* `prints.py`: the print buffer of each dispatch of a kernel that calls `print()`, read
+  back and shown when the host waits for the GPU;
 * `pool.py`: temporary arrays on pooled buffers (`pool.take` / `pool.give_back`), and
   recorded zero-fills and copies (`pool.clear`, `pool.copy`), for multi-pass primitives.
 """

@@ -30,7 +30,7 @@ import wgpu
 
 from .. import types as t
 from .device import device_limit, get_device
-from .recording import flush, recording
+from .recording import flush, pending_prints, recording
 
 __all__ = [
     "DeviceArray",
@@ -246,6 +246,10 @@ class DeviceArray:
             return np.zeros(self.shape, self.dtype)
         flush()
         data = get_device().queue.read_buffer(buffer, 0, self._binding[1])
+        if pending_prints:  # the GPU is done with them too: show their lines
+            from .prints import show_pending  # prints.py imports this module
+
+            show_pending()
         return self._layout.from_storage(data, self.shape)
 
     def __array__(self, dtype=None, copy=None):

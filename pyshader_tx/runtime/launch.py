@@ -24,6 +24,9 @@ Per call, a Launcher
 6. records the dispatch (`recording.py`: launches are submitted together, not one by
    one) and, when the kernel writes numpy arguments, submits and copies them back in
    place. Work on DeviceArrays is only recorded.
+7. for a kernel that prints: binds a zeroed print buffer from the pool (`prints.py`, part
+   of the bind group key) and, when the launch is over on return (numpy arguments only),
+   shows its lines.
 
 Large 1-D launches. When `threads=N` needs W workgroups in x and W exceeds the device's
 `max-compute-workgroups-per-dimension` L, the launcher dispatches the folded variant of
@@ -46,6 +49,7 @@ from .arguments import ArrayParam
 from .arrays import DeviceArray
 from .device import check_features, device_limit, get_device, pipeline_for, simulated_device
 from .recording import recording
+from .prints import show_pending, take_buffer
 from .uniforms import UniformPacker
 
 __all__ = ["Launcher", "launch", "fold_workgroups", "launcher_for", "compute_dispatch"]
@@ -169,6 +173,9 @@ class Launcher:
             block = interface.uniforms
             self._packer = UniformPacker(self.name, self._params, block)
             layout.append((block.binding, "uniform"))
+        self._prints = interface.prints  # the hidden print buffer (kernels that print)
+        if self._prints is not None:
+            layout.append((self._prints.binding, "read_write"))
         self._layout = tuple(sorted(layout))
         self._bind_groups = {}
         self._dispatch_cache = {}
@@ -267,6 +274,11 @@ class Launcher:
         packer = self._packer
         uniforms = None if packer is None else packer.pack(args)
 
+        print_buffer = None
+        if self._prints is not None:
+            print_buffer = take_buffer(self.name, self._prints)
+            keys.append(print_buffer._key)
+
         key = tuple(keys)
         cache = self._bind_groups
         bind_group = cache.get(key)
@@ -276,7 +288,9 @@ class Launcher:
                 value = args[param.index]
                 is_array = isinstance(value, DeviceArray)
                 bindings.append(value._binding if is_array else param.uploaded)
-            bind_group = self._create_bind_group(bindings)
+            bind_group = self._create_bind_group(bindings, print_buffer)
+            if print_buffer is not None:
+                bindings.append(print_buffer._binding)
             if len(cache) >= BIND_GROUPS_PER_LAUNCHER:
                 _forget_bind_group(cache, next(iter(cache)))
             cache[key] = bind_group
@@ -289,8 +303,15 @@ class Launcher:
         if readbacks is not None:
             for param, buffer, array in readbacks:
                 param.read_back(buffer, array)
+        if print_buffer is not None and (readbacks is not None or self._synchronous(args)):
+            show_pending()
 
-    def _create_bind_group(self, bindings):
+    def _synchronous(self, args) -> bool:
+        """Whether a launch with `args` binds no DeviceArray: it is over when it returns
+        (numpy arrays are copied back), so the lines it prints are shown then."""
+        return not any(isinstance(args[param.index], DeviceArray) for param in self._arrays)
+
+    def _create_bind_group(self, bindings, print_buffer=None):
         for param, binding in zip(self._arrays, bindings):
             if binding is None:
                 raise param.error(
@@ -307,6 +328,10 @@ class Launcher:
             arena = recording().uniform_arena
             resource = {"buffer": arena, "offset": 0, "size": self._packer.size}
             entries.append({"binding": self.interface.uniforms.binding, "resource": resource})
+        if print_buffer is not None:
+            buffer, size = print_buffer._binding
+            resource = {"buffer": buffer, "offset": 0, "size": size}
+            entries.append({"binding": self._prints.binding, "resource": resource})
         return self._device.create_bind_group(
             label=self.name, layout=self._group_layout, entries=entries
         )

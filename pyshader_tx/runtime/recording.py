@@ -33,6 +33,9 @@ write. So `write` (used for numpy uploads and `DeviceArray.write`) writes
 directly only while nothing is recorded; otherwise it puts the data in a new staging
 buffer and records a copy into the target, ordered after the recorded dispatches. A
 buffer nothing recorded can use (a new one: `tx.to_device`) is written directly.
+
+Prints. `pending_prints` lists the recorded dispatches of kernels that print, with their
+print buffers (`prints.py`), until `prints.show_pending` shows them; `synchronize` does.
 """
 
 from __future__ import annotations
@@ -62,6 +65,10 @@ MAP_ALIGNMENT = 8
 # WebGPU's default offset alignment of 256 (devices with a finer alignment fit more).
 UNIFORM_ARENA_BYTES = 1 << 18
 UNIFORM_USAGE = wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST
+
+#: (kernel name, PrintBuffer, DeviceArray, capacity) of each recorded dispatch of a kernel
+#: that prints and whose lines were not shown yet, in dispatch order (see `prints.py`).
+pending_prints: list = []
 
 
 def _pass_commands():
@@ -307,3 +314,7 @@ def synchronize() -> None:
     (nothing to do before the first launch or buffer write, or on the simulator)."""
     if _recording is not None and _recording.device is get_device():
         _recording.synchronize()
+    if pending_prints:
+        from .prints import show_pending  # prints.py imports this module
+
+        show_pending()

@@ -19,6 +19,7 @@ rather than for speed on discrete GPUs.
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass
 
@@ -26,6 +27,8 @@ import numpy as np
 
 from .. import types as t
 from ..errors import FeatureError
+from ..options import options
+from ..printing import dropped_message, read_records
 from ..runtime.arguments import ArrayParam
 from ..runtime.arrays import DeviceArray
 from ..runtime.launch import compute_dispatch
@@ -76,6 +79,8 @@ def binding_layout(interface) -> tuple:
     layout = [(a.binding, a.access) for a in interface.arrays]
     if interface.uniforms is not None:
         layout.append((interface.uniforms.binding, "uniform"))
+    if interface.prints is not None:  # the hidden print buffer (`runtime/prints.py`)
+        layout.append((interface.prints.binding, "read_write"))
     return tuple(sorted(layout))
 
 
@@ -247,11 +252,14 @@ class NativeLauncher:
                 reports.append(
                     BindingReport(block.binding, "params", "uniform", len(uniform_data), False)
                 )
+            prints = self._print_buffer(buffers)
             start = time.perf_counter()
             device.dispatch(pipeline, buffers, counts)
             seconds = time.perf_counter() - start
             for param, buffer, nbytes, value in readbacks:
                 param.layout.from_storage(bytes(buffer.mapped[:nbytes]), value.shape, out=value)
+            if prints is not None:
+                self._show_prints(*prints)
         finally:
             for _, _, buffer in buffers:
                 device.destroy_buffer(buffer)
@@ -263,6 +271,29 @@ class NativeLauncher:
             tuple(sorted(reports, key=lambda r: r.binding)),
             seconds,
         )
+
+    def _print_buffer(self, buffers: list):
+        """(buffer, bytes, capacity) of a zeroed print buffer added to `buffers`, for a
+        kernel that prints (else None)."""
+        prints = self.interface.prints
+        if prints is None:
+            return None
+        capacity = options.print_capacity
+        nbytes = 4 * prints.buffer_words(capacity)
+        usage = self.device.vk.VK_BUFFER_USAGE_STORAGE_BUFFER_BIT
+        buffer = self._buffer("the print buffer", nbytes, usage, "max_storage_buffer_range")
+        buffers.append((prints.binding, "read_write", buffer))
+        buffer.mapped[:nbytes] = bytes(nbytes)
+        return buffer, nbytes, capacity
+
+    def _show_prints(self, buffer, nbytes: int, capacity: int) -> None:
+        """Write the lines of the print buffer to sys.stdout, as `runtime/prints.py` does."""
+        words = np.frombuffer(bytes(buffer.mapped[:nbytes]), np.uint32)
+        text, dropped = read_records(words, self.interface.prints.sites)
+        if dropped:
+            text += dropped_message(self.name, dropped, capacity)
+        sys.stdout.write(text)
+        sys.stdout.flush()
 
     def _buffer(self, what: str, nbytes: int, usage: int, limit_name: str):
         size = max(4, (nbytes + 3) & ~3)

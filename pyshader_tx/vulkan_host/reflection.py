@@ -17,7 +17,8 @@ from pathlib import Path
 
 from .. import types as t
 from ..interface import HOST_REFLECTION_FORMAT, ArrayBinding, KernelInterface, UniformBlock
-from ..interface import UniformMember
+from ..interface import PrintBuffer, UniformMember
+from ..printing import PrintSite
 
 __all__ = ["interface_from_reflection", "load_reflection"]
 
@@ -171,4 +172,23 @@ def interface_from_reflection(reflection) -> KernelInterface:
         features=features,
         constants=dict(data.get("constants", {})),
         workgroup_memory=data.get("workgroup_memory", 0),
+        prints=_print_buffer(data.get("prints"), reader),
     )
+
+
+def _print_buffer(data: dict | None, reader) -> PrintBuffer | None:
+    """The print buffer a reflection's "prints" section describes (None without one)."""
+    if data is None:
+        return None
+    sites = tuple(
+        PrintSite(
+            tuple(site["parts"]),
+            tuple(reader.named(name, f"print site {site['id']}") for name in site["types"]),
+            site["sep"],
+            site["end"],
+            site["file"],
+            site["line"],
+        )
+        for site in data["sites"]
+    )
+    return PrintBuffer(data["group"], data["binding"], sites)

@@ -3,6 +3,7 @@ SPIR-V on the Vulkan device (lavapipe here) with generated inputs, and a CLI-wri
 `.spv` + `.json` pair runs on numpy data through `pyshader_tx.vulkan_host.run` (no kernel
 source) with numpy's results, compare-exchange and f32 atomics included."""
 
+import json
 import os
 import re
 import subprocess
@@ -213,3 +214,54 @@ def test_pair_argument_errors(pair):
         vulkan_host.run(spv, info, arrays={"x": x, "out": np.ones(10)}, threads=10)
     with pytest.raises(ValueError, match=r"a \.spv holds the unfolded kernel"):
         vulkan_host.run(spv, info, arrays={"x": x, "out": x.copy()}, threads=64 * 70000)
+
+
+PRINTING_SOURCE = """\
+import pyshader_tx as tx
+from pyshader_tx import Array, f32
+
+
+@tx.kernel(workgroup_size=4)
+def report(x: Array[f32], gain: f32):
+    i = tx.global_invocation_id().x
+    if i < 3:
+        print("x", i, "=", x[i] * gain, sep=" ")
+"""
+
+
+def test_a_printing_kernel_lists_its_print_buffer_and_prints_when_run(capsys, tmp_path):
+    """The JSON lists the hidden print buffer (after the uniform block) and its sites; a
+    `.spv` + `.json` pair and `--run` print the kernel's lines on stdout."""
+    source = tmp_path / "printing.py"
+    source.write_text(PRINTING_SOURCE)
+    status, out, err = main(capsys, source, "-o", tmp_path, "--target", "spirv", "--target", "json")
+    assert status == 0, err
+    info = json.loads((tmp_path / "report.json").read_text())
+    assert [(b["name"], b["binding"], b["kind"]) for b in info["bindings"]] == [
+        ("x", 0, "storage"),
+        ("params", 1, "uniform"),
+        ("print_buffer", 2, "print"),
+    ]
+    assert info["prints"]["sites"] == [
+        {
+            "id": 1,
+            "file": str(source),
+            "line": 9,
+            "parts": ["x", 0, "=", 1],
+            "types": ["u32", "f32"],
+            "sep": " ",
+            "end": "\n",
+        }
+    ]
+    x = np.array([1.0, 2.5, -4.0, 8.0], np.float32)
+    vulkan_host.run(
+        tmp_path / "report.spv",
+        tmp_path / "report.json",
+        arrays={"x": x},
+        uniforms={"gain": 2.0},
+        threads=4,
+    )
+    assert capsys.readouterr().out == "x 0 = 2.0\nx 1 = 5.0\nx 2 = -8.0\n"
+    status, out, err = main(capsys, source, "--run")
+    assert status == 0, err
+    assert len(out.splitlines()) == 3 and out.startswith("x 0 = ")

@@ -19,6 +19,7 @@ import pyshader_tx as tx
 from pyshader_tx import Array, Array2D, Array3D, Const, f32, i32, u32, vec2f, vec3f, vec4f
 
 WEIGHTS = (1.0, 2.0, 3.0)
+SEPARATOR = ", "
 MASKS = (1, 2, 4)
 BIG = 5000000000
 
@@ -716,11 +717,6 @@ def calls_numpy(x: Array[f32], out: Array[f32]):
 @tx.kernel(workgroup_size=64)
 def calls_python_function(x: Array[f32], out: Array[f32]):
     out[0] = python_helper(x[0])  # error `python_helper`: (function) cannot be used in a kernel
-
-
-@tx.kernel(workgroup_size=64)
-def calls_print(n: i32):
-    print(n)  # error `print`: 'print' (builtin_function_or_method) cannot be used in a kernel
 
 
 @tx.kernel(workgroup_size=64)
@@ -1938,3 +1934,93 @@ def static_range_variable_used_after(out: Array[f32]):
 def static_range_outside_a_loop(out: Array[f32]):
     r = tx.static_range(4)  # error `tx.static_range(4)`: tx.static_range is the iterable of a for loop
     out[0] = 1.0
+
+
+# -- print() --------------------------------------------------------------------------------
+
+
+@tx.kernel(workgroup_size=64)
+def print_an_array(x: Array[f32]):
+    print("x is", x)  # error `x`@2: print() in a kernel takes strings, and scalar (bool, i32, u32, f32, f16) or vector values, not array 'x'
+
+
+@tx.kernel(workgroup_size=64)
+def print_a_struct(p: Array[Particle]):
+    print(p[0])  # error `p[0]`: not Particle
+
+
+@tx.kernel(workgroup_size=64)
+def print_a_matrix(out: Array[f32]):
+    m = tx.mat2x2f(1.0, 0.0, 0.0, 1.0)
+    print(m)  # error `m`: print its members or elements one by one
+
+
+@tx.kernel(workgroup_size=64)
+def print_a_local_array(out: Array[f32]):
+    t = [1.0, 2.0]
+    print(t)  # error `t`@2: not array<f32, 2>
+
+
+@tx.kernel(workgroup_size=64)
+def print_an_f_string(n: i32):
+    print(f"n = {n}")  # error `f"n = {n}"`: pass the values as arguments: print("x =", x)
+
+
+@tx.kernel(workgroup_size=64)
+def print_a_tuple_constant(n: i32):
+    print(WEIGHTS)  # error `WEIGHTS`: not tuple constant 'WEIGHTS'
+
+
+@tx.kernel(workgroup_size=64)
+def print_bytes(n: i32):
+    print(b"n")  # error `b"n"`: not bytes
+
+
+@tx.kernel(workgroup_size=64)
+def print_to_a_file(n: i32):
+    print(n, file=n)  # error `file=n`: print() in a kernel takes sep= and end= only, not file=
+
+
+@tx.kernel(workgroup_size=64)
+def print_with_flush(n: i32):
+    print(n, flush=True)  # error `flush=True`: not flush=
+
+
+@tx.kernel(workgroup_size=64)
+def print_with_computed_sep(n: i32):
+    print(n, n, sep=SEPARATOR)  # error `SEPARATOR`: print()'s sep= must be a string literal
+
+
+@tx.kernel(workgroup_size=64)
+def print_star_arguments(n: i32):
+    print(*WEIGHTS)  # error `*WEIGHTS`: print(*values) is not supported in kernels; pass the values one by one
+
+
+@tx.kernel(workgroup_size=64)
+def print_as_a_value(out: Array[f32], n: i32):
+    r = print(n)  # error `print(n)`: print() is a statement in kernels
+
+
+@tx.kernel(workgroup_size=64)
+def print_as_an_argument(out: Array[f32], n: i32):
+    out[0] = f32(print(n))  # error `print(n)`: print() is a statement in kernels
+
+
+@tx.func
+def print_in_a_function(v: f32):
+    print("v", v, file=v)  # error `file=v`: not file=
+
+
+@tx.kernel(workgroup_size=64)
+def print_in_a_device_function(out: Array[f32]):
+    print_in_a_function(out[0])
+
+
+@tx.kernel(workgroup_size=64)
+def print_a_string_constant(n: i32):
+    print(SEPARATOR, n)  # error `SEPARATOR`: print() in a kernel takes text as string literals only
+
+
+@tx.kernel(workgroup_size=64)
+def print_a_string_operation(n: i32):
+    print("n" + "=", n)  # error `"n" + "="`: print() in a kernel takes text as string literals only

@@ -192,6 +192,23 @@ def atomic_histogram(x: Array[u32], bins: Array[tx.Atomic[u32]], total: Array[tx
             tx.atomic_add(bins[lid], count)
 
 
+@tx.func
+def checked_root(v: f32) -> f32:
+    if v < 0.0:
+        print("negative:", v)
+    return tx.sqrt(abs(v))
+
+
+@tx.kernel(workgroup_size=64)
+def printing(x: Array[f32], out: Array[f32]):
+    """print() in a kernel and a device function: one record per print in the hidden
+    print buffer (site id, global id, value words), claimed with one atomicAdd."""
+    i = tx.global_invocation_id().x
+    if i < len(x):
+        out[i] = checked_root(x[i])
+        print("i =", i, vec2f(x[i], out[i]), i % 2 == 0, sep=" ")
+
+
 # (name, kernel) pairs: specialized kernels appear once per specialization.
 GOLDEN_KERNELS = [
     ("saxpy", saxpy),
@@ -205,4 +222,5 @@ GOLDEN_KERNELS = [
     ("block_sums", block_sums),
     ("subgroup_compact", subgroup_compact),
     ("atomic_histogram", atomic_histogram),
+    ("printing", printing),
 ]
