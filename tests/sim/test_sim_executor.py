@@ -449,3 +449,48 @@ def test_observers_see_every_shared_access_with_its_invocations_and_elements(mon
         ("write", "storage", "out", lanes, lanes),
         ("atomic", "storage", "counter", lanes, [0] * 8),
     ]
+
+
+# ---------------------------------------------------------------------------------------
+# print
+# ---------------------------------------------------------------------------------------
+
+
+@tx.kernel(workgroup_size=2)
+def greet(x: Array[u32]):
+    i = tx.global_invocation_id().x
+    if i % u32(2) == u32(0):
+        print("even", i, x[i])
+    else:
+        print("odd", i)
+    print("both", i)
+
+
+def test_print_writes_a_dispatch_in_invocation_order_whatever_the_schedule(capsys):
+    for schedule in ("in-order", "reverse"):
+        with tx.simulator(schedule=schedule):
+            greet(np.arange(10, 14, dtype=np.uint32), threads=4)
+        lines = capsys.readouterr().out.splitlines()
+        assert lines == [
+            "even 0 10",
+            "both 0",
+            "odd 1",
+            "both 1",
+            "even 2 12",
+            "both 2",
+            "odd 3",
+            "both 3",
+        ]
+
+
+@tx.kernel(workgroup_size=1)
+def print_then_wait(flags: Array[Atomic[u32]]):
+    print("waiting", tx.workgroup_id().x)
+    while tx.atomic_load(flags[0]) == u32(0):
+        pass
+
+
+def test_lines_printed_before_an_error_are_shown(capsys):
+    with tx.simulator(), pytest.raises(tx.DeadlockError):
+        print_then_wait(np.zeros(1, np.uint32), workgroups=1)
+    assert capsys.readouterr().out == "waiting 0\n"
