@@ -265,8 +265,14 @@ class Executor:
         """The generator that executes the entry point for every invocation of the batch."""
         entry = self.module.entry_point
         frame = Frame(entry, self.inv.count, None, [])
-        lanes = np.arange(self.inv.count)
-        yield from self.call_frame(frame, lanes)
+        steps = self.call_frame(frame, np.arange(self.inv.count))
+        while True:  # memory knows which batch runs, also between interleaved workgroups
+            self.memory.invocations = self.inv
+            try:
+                signal = next(steps)
+            except StopIteration:
+                return
+            yield signal
 
     def call_frame(self, frame: Frame, lanes: np.ndarray):
         outer, self.frame = self.frame, frame
@@ -502,7 +508,9 @@ class Executor:
         """The Location a reference expression denotes for the executing `lanes`."""
         if self.pre and expr in self.pre:
             return self.pre[expr]
-        return REFERENCES[type(expr)](self, expr, lanes)
+        loc = REFERENCES[type(expr)](self, expr, lanes)
+        loc.span = expr.span
+        return loc
 
     def global_ids(self, ids) -> np.ndarray:
         return self.inv.global_id[np.asarray(ids)]

@@ -32,6 +32,7 @@ from ..ir import nodes as ir
 from ..ir.intrinsics import INTRINSICS
 from .executor import Executor, Invocations, Spinning, _run
 from .memory import Memory
+from .races import RaceCheck
 
 __all__ = ["run_dispatch", "workgroup_order", "may_wait", "BATCH_INVOCATIONS"]
 
@@ -92,6 +93,8 @@ def run_dispatch(module, storage: dict, counts: tuple, settings) -> None:
     size = tuple(module.entry_point.workgroup_size)
     order = workgroup_order(counts, settings.schedule, settings.seed)
     memory = Memory()
+    if settings.checks:
+        memory.observers.append(RaceCheck(memory, counts, size))
     output = []  # (line order, text) of the dispatch's prints
 
     def executor(groups, mode) -> Executor:

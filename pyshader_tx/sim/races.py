@@ -1,0 +1,336 @@
+"""The simulator's data-race check: a `Memory` observer (`memory.py`) for one dispatch.
+
+Two accesses of one element of shared memory race when different invocations make them,
+at least one is a non-atomic write, not both are atomic, and no barrier orders them:
+
+* a barrier (`workgroup_barrier`, `storage_barrier`, `workgroup_uniform_load`) orders the
+  invocations of one workgroup: everything before it against everything after it;
+* nothing orders invocations of different workgroups within a dispatch (storage memory),
+  nor invocations of one workgroup between two barriers: not the lockstep in which the
+  simulator runs a batch, not subgroup operations (WGSL gives them no memory semantics);
+* the accesses of one invocation are ordered (program order).
+
+Time is kept per workgroup as an epoch, the number of barriers it passed: an earlier
+access of another invocation is ordered before this one exactly when it came from the
+same workgroup at an earlier epoch.
+
+Shadow memory. Every root array of shared memory (a storage buffer's bytes, a workgroup
+variable of a batch) gets a shadow in units of its smallest scalar (4 bytes, 2 for f16):
+per unit the last writer (invocation, epoch, source site, atomic or not), the last reader
+and the last reader before it that was another invocation. An access is checked against
+that state with numpy, a few vector operations per access whatever the number of
+invocations (slices instead of gathers when the elements are consecutive), then recorded.
+Within one vector step, two invocations writing one element non-atomically race too
+(after the scatter, a unit that holds another writer than the one that wrote it).
+The check reports only pairs of accesses that really happened; with two reader slots it
+may miss a race with an older reader.
+
+A race is a `DataRaceError` at the Python line of the second access, naming both
+invocations (global ids) and the line of the first. `tx.simulator(checks=False)` turns the
+check off.
+"""
+
+from __future__ import annotations
+
+import os
+import weakref
+
+import numpy as np
+
+from ..errors import DataRaceError
+
+__all__ = ["RaceCheck"]
+
+_NONE = -1  # no invocation
+
+
+class _Slot:
+    """Who last accessed each unit of a shadow in one role: invocation, epoch, site."""
+
+    __slots__ = ("who", "epoch", "site")
+
+    def __init__(self, units: int, id_dtype):
+        self.who = np.full(units, _NONE, id_dtype)
+        self.epoch = np.zeros(units, np.int32)
+        self.site = np.zeros(units, np.int32)
+
+    def record(self, units, who, epoch, site: int) -> None:
+        self.who[units] = who
+        self.epoch[units] = epoch
+        self.site[units] = site
+
+
+class _Shadow:
+    """The shadow of one root array (module doc); slots are made at first use."""
+
+    __slots__ = ("root", "unit", "size", "writer", "atomic", "reader", "other", "id_dtype")
+
+    def __init__(self, root: np.ndarray, unit: int, id_dtype):
+        self.root = root  # kept alive: shadows are found by the root's id
+        self.unit = unit
+        self.size = -(-root.nbytes // unit)
+        self.id_dtype = id_dtype
+        self.writer = self.atomic = self.reader = self.other = None
+
+    def writers(self) -> _Slot:
+        if self.writer is None:
+            self.writer = _Slot(self.size, self.id_dtype)
+            self.atomic = np.zeros(self.size, bool)
+        return self.writer
+
+    def readers(self) -> tuple:
+        if self.reader is None:
+            self.reader = _Slot(self.size, self.id_dtype)
+            self.other = _Slot(self.size, self.id_dtype)
+        return self.reader, self.other
+
+
+def _root(view: np.ndarray) -> np.ndarray:
+    root = view
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    return root
+
+
+def _smallest_scalar(dtype: np.dtype) -> int:
+    if dtype.names:
+        return min(_smallest_scalar(dtype.fields[name][0]) for name in dtype.names)
+    return dtype.base.itemsize
+
+
+def _address(array: np.ndarray) -> int:
+    return array.__array_interface__["data"][0]
+
+
+def _consecutive(units: np.ndarray):
+    """`units` as a slice when they are consecutive and increasing, else None."""
+    count = len(units)
+    if count < 2:
+        return slice(int(units[0]), int(units[0]) + 1) if count else None
+    first = int(units[0])
+    if int(units[-1]) - first != count - 1 or not (np.diff(units) == 1).all():
+        return None
+    return slice(first, first + count)
+
+
+class RaceCheck:
+    """The data-race check of one dispatch of `counts` workgroups of `workgroup_size`
+    (module doc), observing `memory`."""
+
+    def __init__(self, memory, counts: tuple, workgroup_size: tuple):
+        self.memory = memory
+        self.counts = tuple(int(c) for c in counts)
+        self.workgroup_size = tuple(int(s) for s in workgroup_size)
+        self.group_size = int(np.prod(self.workgroup_size))
+        groups = int(np.prod(self.counts))
+        self.id_dtype = np.int32 if groups * self.group_size < 2**31 else np.int64
+        self.epochs = None  # barriers passed per linear workgroup id (made at the first)
+        self.shadows = {}  # id(root) -> _Shadow
+        self.sites = []  # spans of the accesses, by the site numbers in the shadows
+        self._site_numbers = {}
+        self._batches = weakref.WeakKeyDictionary()
+
+    # -- invocations ----------------------------------------------------------------------
+
+    def _batch(self, inv) -> tuple:
+        """(linear global id of each invocation, linear id of each workgroup) of batch
+        `inv`."""
+        known = self._batches.get(inv)
+        if known is None:
+            cx, cy, _ = self.counts
+            groups = inv.groups.astype(np.int64)
+            linear = groups[:, 0] + cx * (groups[:, 1] + cy * groups[:, 2])
+            first = (linear * self.group_size).astype(self.id_dtype)
+            ids = np.add.outer(first, np.arange(self.group_size, dtype=self.id_dtype))
+            known = self._batches[inv] = (ids.reshape(-1), linear)
+        return known
+
+    def global_id(self, linear: int) -> tuple:
+        """The global_invocation_id of the invocation with linear id `linear`."""
+        group, local = divmod(int(linear), self.group_size)
+        cx, cy, _ = self.counts
+        sx, sy, _ = self.workgroup_size
+        g = (group % cx, group // cx % cy, group // (cx * cy))
+        lid = (local % sx, local // sx % sy, local // (sx * sy))
+        return tuple(gc * s + lc for gc, s, lc in zip(g, self.workgroup_size, lid))
+
+    # -- observer interface -----------------------------------------------------------------
+
+    def barrier(self, name: str, ids) -> None:
+        """The workgroups of invocations `ids` pass a barrier: a new epoch for each."""
+        inv = self.memory.invocations
+        _, linear = self._batch(inv)
+        if self.epochs is None:
+            self.epochs = np.zeros(int(np.prod(self.counts)), np.int32)
+        reached = np.zeros(len(linear), bool)
+        reached[inv.group_row[np.asarray(ids)]] = True
+        self.epochs[linear[reached]] += 1
+
+    def access(self, kind: str, loc) -> None:
+        ids = np.asarray(loc.ids)
+        if not ids.size:
+            return
+        every, _ = self._batch(self.memory.invocations)
+        me = every if len(ids) == len(every) else every[ids]  # (sorted lanes: all of them)
+        epoch = 0 if self.epochs is None else self.epochs[me // self.group_size]
+        shadow, units, where, per = self._units(loc, len(ids))
+        if per > 1:
+            me = np.repeat(me, per)
+            if self.epochs is not None:
+                epoch = np.repeat(epoch, per)
+        site = self._site(loc.span)
+        at = units if where is None else where
+        if kind == "read":
+            self._check(shadow, "writer", at, me, epoch, loc, kind, per, plain=True)
+            self._record_read(shadow, units, at, where is None, me, epoch, site)
+        elif kind == "write":
+            for role in ("writer", "reader", "other"):
+                self._check(shadow, role, at, me, epoch, loc, kind, per)
+            writer = shadow.writers()
+            writer.record(at, me, epoch, site)
+            shadow.atomic[at] = False
+            if where is None:  # two invocations of this step on one unit
+                self._check_step(shadow, units, me, loc, per)
+        else:  # atomic: races only with plain writes
+            self._check(shadow, "writer", at, me, epoch, loc, kind, per, plain=True)
+            shadow.writers().record(at, me, epoch, site)
+            shadow.atomic[at] = True
+
+    # -- the check --------------------------------------------------------------------------
+
+    def _units(self, loc, count: int) -> tuple:
+        """(shadow, units, where, per): the shadow units each invocation's element covers,
+        `per` consecutive ones each (units: (count * per,) or None), and where they are
+        consecutive in invocation order, them as a slice (else None)."""
+        view = loc.view
+        root = _root(view)
+        shadow = self.shadows.get(id(root))
+        if shadow is None:
+            unit = max(1, min(4, _smallest_scalar(view.dtype)))
+            shadow = self.shadows[id(root)] = _Shadow(root, unit, self.id_dtype)
+        unit = shadow.unit
+        rest = view.shape[len(loc.index) :]
+        extent = view.dtype.itemsize + sum(
+            (n - 1) * s for n, s in zip(rest, view.strides[len(loc.index) :])
+        )
+        per = max(1, -(-extent // unit))
+        start = (_address(view) - _address(root)) // unit
+        lanes = []  # (index array, stride in units)
+        for position, stride in zip(loc.index, view.strides):
+            if isinstance(position, np.ndarray):
+                lanes.append((position, stride // unit))
+            else:
+                start += int(position) * (stride // unit)
+        if len(lanes) == 1 and lanes[0][1] == per:  # dense elements: maybe one slice
+            where = _consecutive(lanes[0][0])
+            if where is not None:
+                return shadow, None, slice(start + where.start * per, start + where.stop * per), per
+        units = np.full(count, start, np.int64)
+        for position, stride in lanes:
+            units += position.astype(np.int64) * stride
+        if per > 1:
+            units = (units[:, None] + np.arange(per)).reshape(-1)
+        return shadow, units, None, per
+
+    def _site(self, span) -> int:
+        number = self._site_numbers.get(id(span))
+        if number is None:
+            number = self._site_numbers[id(span)] = len(self.sites)
+            self.sites.append(span)
+        return number
+
+    def _unordered(self, who, their_epoch, me, epoch) -> np.ndarray:
+        """Whether the accesses of `who` (at `their_epoch`) and of `me` race in time:
+        another invocation, and not of the same workgroup before a barrier."""
+        found = (who != me) & (who != _NONE)
+        if self.epochs is not None and found.any():
+            size = self.group_size
+            same_group = (who // size) == (me // size)
+            found &= ~same_group | (their_epoch == epoch)
+        return found
+
+    def _check(self, shadow, role: str, at, me, epoch, loc, kind, per, plain=False) -> None:
+        """Report the first unit at `at` whose access in slot `role` of `shadow` races with
+        this one (`plain`: only with plain writes)."""
+        slot = getattr(shadow, role)
+        if slot is None:
+            return
+        who = slot.who[at]
+        their_epoch = slot.epoch[at] if self.epochs is not None else None
+        found = self._unordered(who, their_epoch, me, epoch)
+        if plain and found.any():
+            found &= ~shadow.atomic[at]
+        if not found.any():
+            return
+        k = int(np.flatnonzero(found)[0])
+        unit = at.start + k if isinstance(at, slice) else int(at[k])
+        self._report(shadow, role, loc, kind, k // per, int(me[k]), unit, int(who[k]))
+
+    def _check_step(self, shadow, units, me, loc, per) -> None:
+        """Two invocations of this step wrote one unit: after the scatter it holds
+        another invocation than one that wrote it. Reported as the first two that wrote
+        it, in invocation order."""
+        lost = shadow.writer.who[units] != me
+        if lost.any():
+            unit = units[int(np.flatnonzero(lost)[0])]
+            first, second = np.flatnonzero(units == unit)[:2]
+            self._report_pair(
+                loc, "write", int(second) // per, int(me[second]), "write", loc.span, int(me[first])
+            )
+
+    def _record_read(self, shadow, units, at, scattered: bool, me, epoch, site) -> None:
+        reader, other = shadow.readers()
+        before = reader.who[at]
+        moved = (before != me) & (before != _NONE)
+        if moved.any():  # the previous reader, another invocation, becomes `other`
+            keep = units[moved] if scattered else np.flatnonzero(moved) + at.start
+            other.who[keep] = before[moved]
+            other.epoch[keep] = reader.epoch[at][moved]
+            other.site[keep] = reader.site[at][moved]
+        reader.record(at, me, epoch, site)
+        if scattered:  # several invocations of this step read one unit: keep a second
+            lost = reader.who[units] != me
+            if lost.any():
+                lost_epoch = epoch[lost] if np.ndim(epoch) else epoch
+                other.record(units[lost], me[lost], lost_epoch, site)
+
+    # -- the report -------------------------------------------------------------------------
+
+    def _report(self, shadow, role, loc, kind, lane, me, unit, other) -> None:
+        """Raise the DataRaceError of this access (`kind`, by lane `lane` of `loc`, the
+        invocation with linear id `me`) against the one in slot `role` at `unit`."""
+        if role == "writer":
+            their_kind = "atomic" if shadow.atomic[unit] else "write"
+        else:
+            their_kind = "read"
+        span = self.sites[int(getattr(shadow, role).site[unit])]
+        self._report_pair(loc, kind, lane, me, their_kind, span, other)
+
+    def _report_pair(self, loc, kind, lane, me, their_kind, span, other) -> None:
+        here = loc.span
+        line = f"line {span.lineno}"
+        if here is not None and span.filename != here.filename:
+            line = f"{os.path.basename(span.filename)}:{span.lineno}"
+        if me // self.group_size != other // self.group_size:
+            why = "invocations of different workgroups are not ordered within a dispatch"
+        else:
+            why = "no barrier between them"
+        mine, theirs = self.global_id(me), self.global_id(other)
+        raise DataRaceError(
+            f"data race on {_element(loc, lane)}: invocation {mine} {PRESENT[kind]} it here, "
+            f"invocation {theirs} {PAST[their_kind]} it at {line}; {why}",
+            here,
+            [mine, theirs],
+        )
+
+
+PRESENT = {"read": "reads", "write": "writes", "atomic": "accesses atomically"}
+PAST = {"read": "read", "write": "wrote", "atomic": "accessed atomically"}
+SPACES = {"storage": "storage array", "workgroup": "workgroup variable"}
+
+
+def _element(loc, lane: int) -> str:
+    """Words for the element lane `lane` of `loc` accesses: "storage array 'out'[0]"."""
+    index = loc.index[1:] if loc.space == "workgroup" else loc.index
+    shown = "".join(f"[{int(i[lane]) if isinstance(i, np.ndarray) else int(i)}]" for i in index)
+    return f"{SPACES.get(loc.space, loc.space)} {loc.name!r}{shown}"
