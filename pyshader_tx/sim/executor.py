@@ -663,10 +663,11 @@ class Executor:
         kind = INTRINSICS[name].kind
         if kind == "atomic":
             return self.atomic(expr, lanes)
-        if name == "workgroup_uniform_load":
-            value = self.memory.load(self.locate(expr.args[0], lanes), len(lanes))
+        if name == "workgroup_uniform_load":  # barrier, load, barrier (as Tint lowers it)
             self.barrier(expr, lanes)
-            return np.array(value)
+            value = np.array(self.memory.load(self.locate(expr.args[0], lanes), len(lanes)))
+            self.barrier(expr, lanes)
+            return value
         if name in BARRIERS:
             self.barrier(expr, lanes)
             return None
