@@ -57,6 +57,8 @@ __all__ = ["Executor", "Invocations", "SPIN_CHECK", "Spinning"]
 
 #: Iterations of one loop between two checks for a spin that cannot end.
 SPIN_CHECK = 256
+#: Literal values (one array per literal and invocation count) kept per module.
+LITERALS_KEPT = 4096
 
 
 class Spinning:
@@ -255,7 +257,7 @@ class Executor:
         for var in module.globals:
             if var.space == "workgroup":
                 self.roots[var] = zeros(var.ty, groups)
-        self.suspending, self._suspends = _module_facts(module)
+        self.suspending, self._suspends, self._literals = _module_facts(module)
         self.pre = {}  # expression -> its value, evaluated ahead by `eval_gen`
         self.frame: Frame | None = None
 
@@ -558,7 +560,14 @@ class Executor:
     # values
 
     def eval_literal(self, expr: ir.Literal, lanes):
-        return np.full(len(lanes), expr.value, value_dtype(expr.ty))
+        key = (expr, len(lanes))
+        value = self._literals.get(key)
+        if value is None:
+            value = np.full(len(lanes), expr.value, value_dtype(expr.ty))
+            value.flags.writeable = False  # shared by every evaluation of this size
+            if len(self._literals) < LITERALS_KEPT:
+                self._literals[key] = value
+        return value
 
     def eval_argument(self, expr: ir.Argument, lanes):
         value = self.frame.args[expr.index]
@@ -701,11 +710,11 @@ _facts = weakref.WeakKeyDictionary()
 
 
 def _module_facts(module) -> tuple:
-    """(the functions that may suspend, a cache of which expressions may) of `module`,
-    shared by the executors of every workgroup."""
+    """(the functions that may suspend, a cache of which expressions may, literal values by
+    (literal, invocation count)) of `module`, shared by the executors of every workgroup."""
     facts = _facts.get(module)
     if facts is None:
-        facts = _facts[module] = (_suspending_functions(module), {})
+        facts = _facts[module] = (_suspending_functions(module), {}, {})
     return facts
 
 
