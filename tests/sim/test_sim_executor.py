@@ -233,6 +233,8 @@ def test_device_arrays_chain_on_the_simulator():
     on_gpu = tx.to_device(x)
     with tx.simulator(), pytest.raises(ValueError, match="lives on the GPU, not on the sim"):
         scale(on_gpu, 1.0, b, threads=10)
+    with pytest.raises(ValueError, match="lives on the CPU simulator .* not on the GPU"):
+        scale(on_gpu, 1.0, b, threads=10)  # `b` was made on the simulator
 
 
 def test_settings_are_checked():
