@@ -222,8 +222,9 @@ def test_device_arrays_chain_on_the_simulator():
         assert isinstance(tx.device(), SimDevice)
         assert "simulator" in tx.adapter_summary()
         np.testing.assert_array_equal(c.numpy(), x * 6)
-        with tx.simulator(schedule="reverse"):  # nested: the same device, its own settings
+        with tx.simulator(subgroup_size=4, schedule="reverse"):  # nested: its own settings
             assert tx.device().settings.schedule == "reverse"
+            assert tx.device().limits["max-subgroup-size"] == 4
             scale(c, 0.5, b, threads=10)
         assert tx.device().settings.schedule == "in-order"
         np.testing.assert_array_equal(b.numpy(), x * 3)
