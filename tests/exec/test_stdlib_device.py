@@ -213,9 +213,6 @@ def test_the_device_kernels_pass_naga_and_tint(tint):
     tint(kernels)
 
 
-@pytest.mark.sim_skip(
-    "the folded launch's surplus workgroup (tile 8 of 8) writes state[2 * tile], out of bounds: a stdlib defect the simulator reports (OutOfBoundsError at device_kernels.py publish)"
-)
 def test_scan_and_select_launches_fold(monkeypatch):
     """More tiles than one dimension of workgroups takes (lowered here to 3): 8 tiles
     fold into 3 x 3 workgroups and the tiles still find their predecessors. A specialisation of its
