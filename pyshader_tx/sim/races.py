@@ -41,47 +41,41 @@ from ..errors import DataRaceError
 
 __all__ = ["RaceCheck"]
 
-_NONE = -1  # no invocation
+#: A shadow slot holds one int64 stamp per unit: the invocation's linear id plus one
+#: (high 32 bits; a stamp of 0: nobody, so fresh slots are calloc's zero pages), the epoch of its workgroup (20 bits, wrapping), atomic or not (1 bit)
+#: and the access's site (11 bits: a number in `RaceCheck.sites`).
+WHO_SHIFT, EPOCH_SHIFT = 32, 12
+EPOCH_MASK = (1 << 20) - 1
+ATOMIC = 1 << 11
+SITE_MASK = ATOMIC - 1
+WHO = 1 << WHO_SHIFT
 
 
-class _Slot:
-    """Who last accessed each unit of a shadow in one role: invocation, epoch, site."""
-
-    __slots__ = ("who", "epoch", "site")
-
-    def __init__(self, units: int, id_dtype):
-        self.who = np.full(units, _NONE, id_dtype)
-        self.epoch = np.zeros(units, np.int32)
-        self.site = np.zeros(units, np.int32)
-
-    def record(self, units, who, epoch, site: int) -> None:
-        self.who[units] = who
-        self.epoch[units] = epoch
-        self.site[units] = site
+def _nobody(units: int) -> np.ndarray:
+    return np.zeros(units, np.int64)
 
 
 class _Shadow:
-    """The shadow of one root array (module doc); slots are made at first use."""
+    """The shadow of one root array (module doc): stamp arrays made at first use, for the
+    last writer, the last reader and the last reader before it that was another
+    invocation."""
 
-    __slots__ = ("root", "unit", "size", "writer", "atomic", "reader", "other", "id_dtype")
+    __slots__ = ("root", "unit", "size", "writer", "reader", "other")
 
-    def __init__(self, root: np.ndarray, unit: int, id_dtype):
-        self.root = root  # kept alive: shadows are found by the root's id
+    def __init__(self, root: np.ndarray, unit: int, forget):
+        self.root = weakref.ref(root, forget)  # `forget` drops the shadow with its root
         self.unit = unit
         self.size = -(-root.nbytes // unit)
-        self.id_dtype = id_dtype
-        self.writer = self.atomic = self.reader = self.other = None
+        self.writer = self.reader = self.other = None
 
-    def writers(self) -> _Slot:
+    def writers(self) -> np.ndarray:
         if self.writer is None:
-            self.writer = _Slot(self.size, self.id_dtype)
-            self.atomic = np.zeros(self.size, bool)
+            self.writer = _nobody(self.size)
         return self.writer
 
     def readers(self) -> tuple:
         if self.reader is None:
-            self.reader = _Slot(self.size, self.id_dtype)
-            self.other = _Slot(self.size, self.id_dtype)
+            self.reader, self.other = _nobody(self.size), _nobody(self.size)
         return self.reader, self.other
 
 
@@ -123,9 +117,11 @@ class RaceCheck:
         self.workgroup_size = tuple(int(s) for s in workgroup_size)
         self.group_size = int(np.prod(self.workgroup_size))
         groups = int(np.prod(self.counts))
-        self.id_dtype = np.int32 if groups * self.group_size < 2**31 else np.int64
+        if groups * self.group_size >= 2**31:
+            raise ValueError("the race check counts at most 2**31 invocations per dispatch")
         self.epochs = None  # barriers passed per linear workgroup id (made at the first)
-        self.shadows = {}  # id(root) -> _Shadow
+        self.shadows = {}  # id(root) -> _Shadow, while the root lives (a batch's workgroup
+        # memory dies with its executor, so a dispatch run one workgroup at a time keeps few)
         self.sites = []  # spans of the accesses, by the site numbers in the shadows
         self._site_numbers = {}
         self._batches = weakref.WeakKeyDictionary()
@@ -140,8 +136,7 @@ class RaceCheck:
             cx, cy, _ = self.counts
             groups = inv.groups.astype(np.int64)
             linear = groups[:, 0] + cx * (groups[:, 1] + cy * groups[:, 2])
-            first = (linear * self.group_size).astype(self.id_dtype)
-            ids = np.add.outer(first, np.arange(self.group_size, dtype=self.id_dtype))
+            ids = np.add.outer(linear * self.group_size, np.arange(self.group_size))
             known = self._batches[inv] = (ids.reshape(-1), linear)
         return known
 
@@ -172,29 +167,29 @@ class RaceCheck:
             return
         every, _ = self._batch(self.memory.invocations)
         me = every if len(ids) == len(every) else every[ids]  # (sorted lanes: all of them)
-        epoch = 0 if self.epochs is None else self.epochs[me // self.group_size]
+        epoch = None if self.epochs is None else self.epochs[me // self.group_size]
         shadow, units, where, per = self._units(loc, len(ids))
         if per > 1:
             me = np.repeat(me, per)
-            if self.epochs is not None:
-                epoch = np.repeat(epoch, per)
-        site = self._site(loc.span)
+            epoch = None if epoch is None else np.repeat(epoch, per)
+        stamp = (me + 1) << WHO_SHIFT
+        if epoch is not None:
+            stamp |= (epoch.astype(np.int64) & EPOCH_MASK) << EPOCH_SHIFT
+        stamp |= self._site(loc.span) | (ATOMIC if kind == "atomic" else 0)
         at = units if where is None else where
         if kind == "read":
-            self._check(shadow, "writer", at, me, epoch, loc, kind, per, plain=True)
-            self._record_read(shadow, units, at, where is None, me, epoch, site)
+            self._check(shadow, "writer", at, stamp, loc, kind, per, plain=True)
+            self._record_read(shadow, units, at, stamp)
         elif kind == "write":
             for role in ("writer", "reader", "other"):
-                self._check(shadow, role, at, me, epoch, loc, kind, per)
+                self._check(shadow, role, at, stamp, loc, kind, per)
             writer = shadow.writers()
-            writer.record(at, me, epoch, site)
-            shadow.atomic[at] = False
+            writer[at] = stamp
             if where is None:  # two invocations of this step on one unit
-                self._check_step(shadow, units, me, loc, per)
+                self._check_step(writer, units, stamp, loc, per)
         else:  # atomic: races only with plain writes
-            self._check(shadow, "writer", at, me, epoch, loc, kind, per, plain=True)
-            shadow.writers().record(at, me, epoch, site)
-            shadow.atomic[at] = True
+            self._check(shadow, "writer", at, stamp, loc, kind, per, plain=True)
+            shadow.writers()[at] = stamp
 
     # -- the check --------------------------------------------------------------------------
 
@@ -207,7 +202,10 @@ class RaceCheck:
         shadow = self.shadows.get(id(root))
         if shadow is None:
             unit = max(1, min(4, _smallest_scalar(view.dtype)))
-            shadow = self.shadows[id(root)] = _Shadow(root, unit, self.id_dtype)
+            key = id(root)
+            shadow = self.shadows[key] = _Shadow(
+                root, unit, lambda _, shadows=self.shadows, key=key: shadows.pop(key, None)
+            )
         unit = shadow.unit
         rest = view.shape[len(loc.index) :]
         extent = view.dtype.itemsize + sum(
@@ -235,79 +233,72 @@ class RaceCheck:
     def _site(self, span) -> int:
         number = self._site_numbers.get(id(span))
         if number is None:
-            number = self._site_numbers[id(span)] = len(self.sites)
-            self.sites.append(span)
+            number = self._site_numbers[id(span)] = min(len(self.sites), SITE_MASK)
+            self.sites.append(span)  # (past SITE_MASK sites, reports name the last)
         return number
 
-    def _unordered(self, who, their_epoch, me, epoch) -> np.ndarray:
-        """Whether the accesses of `who` (at `their_epoch`) and of `me` race in time:
-        another invocation, and not of the same workgroup before a barrier."""
-        found = (who != me) & (who != _NONE)
+    def _unordered(self, theirs, mine) -> np.ndarray:
+        """Whether the accesses stamped `theirs` and `mine` race in time: another
+        invocation, and not of the same workgroup before a barrier."""
+        found = ((theirs ^ mine) >= WHO) & (theirs != 0)  # stamps are not negative
         if self.epochs is not None and found.any():
             size = self.group_size
-            same_group = (who // size) == (me // size)
-            found &= ~same_group | (their_epoch == epoch)
+            same_group = ((theirs >> WHO_SHIFT) - 1) // size == ((mine >> WHO_SHIFT) - 1) // size
+            same_epoch = (((theirs ^ mine) >> EPOCH_SHIFT) & EPOCH_MASK) == 0
+            found &= ~same_group | same_epoch
         return found
 
-    def _check(self, shadow, role: str, at, me, epoch, loc, kind, per, plain=False) -> None:
+    def _check(self, shadow, role: str, at, stamp, loc, kind, per, plain=False) -> None:
         """Report the first unit at `at` whose access in slot `role` of `shadow` races with
         this one (`plain`: only with plain writes)."""
         slot = getattr(shadow, role)
         if slot is None:
             return
-        who = slot.who[at]
-        their_epoch = slot.epoch[at] if self.epochs is not None else None
-        found = self._unordered(who, their_epoch, me, epoch)
+        theirs = slot[at]
+        found = self._unordered(theirs, stamp)
         if plain and found.any():
-            found &= ~shadow.atomic[at]
+            found &= (theirs & ATOMIC) == 0
         if not found.any():
             return
         k = int(np.flatnonzero(found)[0])
-        unit = at.start + k if isinstance(at, slice) else int(at[k])
-        self._report(shadow, role, loc, kind, k // per, int(me[k]), unit, int(who[k]))
+        self._report(loc, kind, k // per, int(stamp[k]), int(theirs[k]), role)
 
-    def _check_step(self, shadow, units, me, loc, per) -> None:
+    def _check_step(self, writer, units, stamp, loc, per) -> None:
         """Two invocations of this step wrote one unit: after the scatter it holds
-        another invocation than one that wrote it. Reported as the first two that wrote
-        it, in invocation order."""
-        lost = shadow.writer.who[units] != me
+        another stamp than one that wrote it. Reported as the first two that wrote it, in
+        invocation order."""
+        lost = writer[units] != stamp
         if lost.any():
             unit = units[int(np.flatnonzero(lost)[0])]
             first, second = np.flatnonzero(units == unit)[:2]
-            self._report_pair(
-                loc, "write", int(second) // per, int(me[second]), "write", loc.span, int(me[first])
-            )
+            self._report(loc, "write", int(second) // per, int(stamp[second]), int(stamp[first]))
 
-    def _record_read(self, shadow, units, at, scattered: bool, me, epoch, site) -> None:
+    def _record_read(self, shadow, units, at, stamp) -> None:
+        fresh = shadow.reader is None
         reader, other = shadow.readers()
-        before = reader.who[at]
-        moved = (before != me) & (before != _NONE)
-        if moved.any():  # the previous reader, another invocation, becomes `other`
-            keep = units[moved] if scattered else np.flatnonzero(moved) + at.start
-            other.who[keep] = before[moved]
-            other.epoch[keep] = reader.epoch[at][moved]
-            other.site[keep] = reader.site[at][moved]
-        reader.record(at, me, epoch, site)
-        if scattered:  # several invocations of this step read one unit: keep a second
-            lost = reader.who[units] != me
+        if not fresh:
+            before = reader[at]
+            moved = ((before ^ stamp) >= WHO) & (before != 0)
+            if moved.any():  # the previous reader, another invocation, becomes `other`
+                keep = units[moved] if units is not None else np.flatnonzero(moved) + at.start
+                other[keep] = before[moved]
+        reader[at] = stamp
+        if units is not None:  # several invocations of this step read one unit: keep two
+            lost = reader[units] != stamp
             if lost.any():
-                lost_epoch = epoch[lost] if np.ndim(epoch) else epoch
-                other.record(units[lost], me[lost], lost_epoch, site)
+                other[units[lost]] = stamp[lost]
 
     # -- the report -------------------------------------------------------------------------
 
-    def _report(self, shadow, role, loc, kind, lane, me, unit, other) -> None:
-        """Raise the DataRaceError of this access (`kind`, by lane `lane` of `loc`, the
-        invocation with linear id `me`) against the one in slot `role` at `unit`."""
+    def _report(self, loc, kind, lane, mine: int, theirs: int, role="writer") -> None:
+        """Raise the DataRaceError of this access (`kind`, by lane `lane` of `loc`,
+        stamped `mine`) against the one stamped `theirs` (in slot `role`)."""
         if role == "writer":
-            their_kind = "atomic" if shadow.atomic[unit] else "write"
+            their_kind = "atomic" if theirs & ATOMIC else "write"
         else:
             their_kind = "read"
-        span = self.sites[int(getattr(shadow, role).site[unit])]
-        self._report_pair(loc, kind, lane, me, their_kind, span, other)
-
-    def _report_pair(self, loc, kind, lane, me, their_kind, span, other) -> None:
-        here = loc.span
+        me, other = (mine >> WHO_SHIFT) - 1, (theirs >> WHO_SHIFT) - 1
+        span, here = self.sites[theirs & SITE_MASK], loc.span
         line = f"line {span.lineno}"
         if here is not None and span.filename != here.filename:
             line = f"{os.path.basename(span.filename)}:{span.lineno}"
@@ -315,12 +306,12 @@ class RaceCheck:
             why = "invocations of different workgroups are not ordered within a dispatch"
         else:
             why = "no barrier between them"
-        mine, theirs = self.global_id(me), self.global_id(other)
+        mine_id, their_id = self.global_id(me), self.global_id(other)
         raise DataRaceError(
-            f"data race on {_element(loc, lane)}: invocation {mine} {PRESENT[kind]} it here, "
-            f"invocation {theirs} {PAST[their_kind]} it at {line}; {why}",
+            f"data race on {_element(loc, lane)}: invocation {mine_id} {PRESENT[kind]} it "
+            f"here, invocation {their_id} {PAST[their_kind]} it at {line}; {why}",
             here,
-            [mine, theirs],
+            [mine_id, their_id],
         )
 
 
