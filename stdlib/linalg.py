@@ -182,7 +182,8 @@ def matmul_tiles(
                     b_frag[j] = b_tile[b_base + u32(kc * (BN // 4) + j * (BN // TN)) + px]
                 for i in tx.static_range(TM):
                     for j in tx.static_range(TN // 4):
-                        acc[i * (TN // 4) + j] += a_frag[i // 4][i % 4] * b_frag[j]
+                        a_ik = vec4f(a_frag[i // 4][i % 4])
+                        acc[i * (TN // 4) + j] = tx.fma(a_ik, b_frag[j], acc[i * (TN // 4) + j])
         if s < slices:
             a_base = (s % u32(2)) * u32(BK * (BM // 4))
             b_base = (s % u32(2)) * u32(BK * (BN // 4))
