@@ -15,7 +15,7 @@ Times are wall-clock over calls recorded back to back (`bench_stdlib.timed`). Ev
 is checked against numpy first (a sample of rows at large sizes).
 
     python3 benchmarks/bench_linalg.py [--cub FILE] [--json OUT] [--sweep] [--small]
-        [--sources wgsl spirv]
+        [--sources wgsl spirv] [--tiles JSON ...]
 
 `--small` runs tiny sizes (lavapipe: checks that the script works).
 """
@@ -187,14 +187,24 @@ def main() -> None:
     parser.add_argument("--sweep", action="store_true", help="every tile configuration")
     parser.add_argument("--small", action="store_true", help="tiny sizes (lavapipe)")
     parser.add_argument("--sources", nargs="*", default=["wgsl"], choices=["wgsl", "spirv"])
+    parser.add_argument(
+        "--tiles",
+        action="append",
+        type=json.loads,
+        default=[],
+        help='one more configuration (JSON), e.g. \'{"BM": 128, "BN": 64, "BK": 8, "TM": 8, '
+        '"TN": 4}\' for matmul or \'{"TILE": 32, "ROWS": 8}\' for transpose',
+    )
     args = parser.parse_args()
     cub = read_cub(args.cub)
     torch = torch_module()
     print("date", datetime.date.today(), "adapter", tx.adapter_summary(), flush=True)
     transpose_n = 256 if args.small else 8192
     sgemm_ns = [64, 128, 256] if args.small else [1024, 2048, 4096]
-    transpose_configs = [None] + (TRANSPOSE_SWEEP if args.sweep else [])
-    sgemm_configs = [None] + (SGEMM_SWEEP if args.sweep else [])
+    extra_transpose = [c for c in args.tiles if "TILE" in c or "ROWS" in c]
+    extra_sgemm = [c for c in args.tiles if c not in extra_transpose]
+    transpose_configs = [None] + (TRANSPOSE_SWEEP if args.sweep else []) + extra_transpose
+    sgemm_configs = [None] + (SGEMM_SWEEP if args.sweep else []) + extra_sgemm
     rows: list = []
     for source in args.sources:
         tx.options.shader_source = source

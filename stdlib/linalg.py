@@ -282,8 +282,7 @@ def transpose(a, *, tiles=None) -> DeviceArray:
     rows, cols = a.shape
     config = _config(tiles, TRANSPOSE_TILES, "transpose")
     tile, rows_per = config["TILE"], config["ROWS"]
-    if tile % rows_per or tile * rows_per > device_limit("max-compute-invocations-per-workgroup"):
-        raise ValueError(f"transpose: tiles {config}: ROWS must divide TILE, TILE * ROWS fit")
+    _check_transpose_config(config)
     if rows <= 1 or cols <= 1:  # the same layout: a copy
         if isinstance(a, DeviceArray):
             out = pool.result((cols, rows), a.dtype)
@@ -298,6 +297,22 @@ def transpose(a, *, tiles=None) -> DeviceArray:
     with pool.device_input(_upload(a)) as da:
         kernel(_view(da, ty), _view(out, ty), rows, cols, T=ty, workgroups=groups, **config)
     return out
+
+
+def _check_transpose_config(config: dict) -> None:
+    tile, rows = config["TILE"], config["ROWS"]
+    problems = []
+    if tile % rows:
+        problems.append("ROWS must divide TILE")
+    if tile * rows > device_limit("max-compute-invocations-per-workgroup") or max(tile, rows) > min(
+        device_limit("max-compute-workgroup-size-x"), device_limit("max-compute-workgroup-size-y")
+    ):
+        problems.append(f"a workgroup of ({tile}, {rows}) invocations exceeds the device's limits")
+    shared = 4 * tile * (tile + 1)
+    if shared > device_limit("max-compute-workgroup-storage-size"):
+        problems.append(f"the padded tile takes {shared} bytes of workgroup memory")
+    if problems:
+        raise ValueError(f"transpose: tiles {config}: " + "; ".join(problems))
 
 
 def _config(tiles, default: dict, name: str) -> dict:

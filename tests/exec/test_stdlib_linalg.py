@@ -176,6 +176,10 @@ def test_bad_arguments_are_named():
         stdlib.matmul(x, x.T, tiles={"BM": 20, "TM": 8})
     with pytest.raises(ValueError, match="tiles must be a dict with keys from"):
         stdlib.matmul(x, x.T, tiles={"BQ": 8})
+    with pytest.raises(ValueError, match="transpose: tiles .*: ROWS must divide TILE"):
+        stdlib.transpose(x, tiles={"ROWS": 5})
+    with pytest.raises(ValueError, match="transpose: tiles .* workgroup memory"):
+        stdlib.transpose(x, tiles={"TILE": 1024, "ROWS": 1})
     with pytest.raises(ValueError, match=r"transpose: a must be a 2-D array, not shape \(3,\)"):
         stdlib.transpose(np.ones(3, np.float32))
     with pytest.raises(TypeError, match="transpose: a must hold .* not float64"):
