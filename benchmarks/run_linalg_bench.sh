@@ -15,3 +15,9 @@ timeout 120 /tmp/cub_reference ${LOG2N:-26} >> "$OUT/cub.jsonl"  # 2^26 u32: an 
 grep -E "memcpy|sgemm" "$OUT/cub.jsonl"
 timeout 480 python3 benchmarks/bench_linalg.py --cub "$OUT/cub.jsonl" --json "$OUT/linalg.json" \
     --sources ${SOURCES:-wgsl spirv} ${SWEEP:+--sweep}
+# STATS=1: NVIDIA's registers, spills and shared memory of the transpose and matmul
+# kernels (our SPIR-V through the native Vulkan host; needs the `vulkan` package of .whl)
+if [ -n "${STATS:-}" ]; then
+    (cd benchmarks && timeout 120 python3 pipeline_stats.py --scan-items --json "$OUT/stats.json") \
+        | grep -E "device|transpose|matmul"
+fi
