@@ -20,8 +20,8 @@ TN / 4 vec4 reads of workgroup memory for TM x TN fused multiply-adds), then sto
 registers into the other buffer: one barrier per slice. An invocation owns rows in groups
 of 4 strided by BM / TM * 4 and columns in groups of 4 strided by BN / TN * 4, so the
 reads of a k-row of the B slice by neighbouring invocations are consecutive vec4s (no
-bank conflicts) and the A reads are broadcasts. Global loads are vec4 when K and N are
-multiples of 4 (A and B bound a second time as arrays of vec4), else scalar; elements
+bank conflicts) and the A reads are broadcasts. Global loads of A are vec4 when K is a
+multiple of 4, of B when N is (bound as arrays of vec4), else scalar; elements
 outside A or B load as 0, so every M, N, K works (K = 0 gives zeros) and C is written
 only inside. `tiles=` picks the tile sizes (`MATMUL_LARGE`, `MATMUL_MEDIUM`, `MATMUL_SMALL`
 by the size of C by default).
@@ -45,7 +45,8 @@ from pyshader_tx.runtime.arrays import DeviceArray, element_layout
 from pyshader_tx.runtime.device import adapter_summary, device_limit, get_device
 
 T = tx.TypeVar("T", u32, i32, f32)
-L = tx.TypeVar("L", f32, vec4f, f16, vec4h)  # what one load of A or B gives
+A = tx.TypeVar("A", f32, vec4f, f16, vec4h)  # what one load of a gives
+B = tx.TypeVar("B", f32, vec4f, f16, vec4h)  # what one load of b gives
 O = tx.TypeVar("O", f32, f16)  # noqa: E741 (the element of C)
 
 #: transpose's tile: TILE x TILE elements, a workgroup of (TILE, ROWS) invocations.
@@ -101,8 +102,8 @@ def transpose_tiles(
 
 
 def matmul_tiles(
-    a: Array[L],
-    b: Array[L],
+    a: Array[A],
+    b: Array[B],
     c: Array[O],
     m: u32,
     n: u32,
@@ -112,10 +113,11 @@ def matmul_tiles(
     BK: tx.Const[int] = 8,
     TM: tx.Const[int] = 8,
     TN: tx.Const[int] = 8,
-    VEC: tx.Const[bool] = False,
+    VEC_A: tx.Const[bool] = False,
+    VEC_B: tx.Const[bool] = False,
 ):
-    """c (m x n) = a (m x k) @ b (k x n); a and b are read as L: scalars, or vec4 of four
-    consecutive elements (then k and n are multiples of 4). A workgroup of
+    """c (m x n) = a (m x k) @ b (k x n); a is read as A, b as B: scalars, or (VEC_A,
+    VEC_B) vec4s of four consecutive elements (k, resp. n, a multiple of 4). A workgroup of
     (BN / TN, BM / TM) invocations computes the BM x BN block at its workgroup id."""
     a_tile = tx.workgroup_array(vec4f, 2 * BK * (BM // 4))  # [buffer][k][BM / 4], A transposed
     b_tile = tx.workgroup_array(vec4f, 2 * BK * (BN // 4))  # [buffer][k][BN / 4]
@@ -137,7 +139,7 @@ def matmul_tiles(
         # Stage slice s (in registers; 0 outside A and B), multiply slice s - 1, store s.
         if s < slices:
             for l in tx.static_range(BM * BK // (4 * (BM // TM) * (BN // TN))):
-                if VEC:
+                if VEC_A:
                     e = thread + u32(l * (BM // TM) * (BN // TN))
                     row = e // u32(BK // 4)
                     kk = k0 + (e % u32(BK // 4)) * u32(4)
@@ -155,7 +157,7 @@ def matmul_tiles(
                             v = f32(a[(m0 + row) * k + kk])
                         a_stage[l][q] = v
             for l in tx.static_range(BK * BN // (4 * (BM // TM) * (BN // TN))):
-                if VEC:
+                if VEC_B:
                     e = thread + u32(l * (BM // TM) * (BN // TN))
                     kk = k0 + e // u32(BN // 4)
                     col = n0 + (e % u32(BN // 4)) * u32(4)
@@ -189,7 +191,7 @@ def matmul_tiles(
             b_base = (s % u32(2)) * u32(BK * (BN // 4))
             for l in tx.static_range(BM * BK // (4 * (BM // TM) * (BN // TN))):
                 for q in tx.static_range(4):
-                    if VEC:
+                    if VEC_A:
                         e = thread + u32(l * (BM // TM) * (BN // TN))
                         row = e // u32(BK // 4)
                         kk = (e % u32(BK // 4)) * u32(4) + u32(q)
@@ -199,7 +201,7 @@ def matmul_tiles(
                         kk = e % u32(BK)
                     a_tile[a_base + kk * u32(BM // 4) + row // u32(4)][row % u32(4)] = a_stage[l][q]
             for l in tx.static_range(BK * BN // (4 * (BM // TM) * (BN // TN))):
-                if VEC:
+                if VEC_B:
                     e = thread + u32(l * (BM // TM) * (BN // TN))
                     b_tile[b_base + e] = b_stage[l]
                 else:
@@ -403,21 +405,24 @@ def matmul(a, b, out=None, *, tiles=None) -> DeviceArray:
         _workgroups(-(-m // config["BM"]), "matmul"),
     )
     size = (config["BN"] // config["TN"], config["BM"] // config["TM"])
-    vec = kk % 4 == 0 and n % 4 == 0
-    load = VECTORS[ty] if vec else ty
+    vec_a, vec_b = kk % 4 == 0, n % 4 == 0  # rows of a, resp. b, start at a vec4
+    load_a = VECTORS[ty] if vec_a else ty
+    load_b = VECTORS[ty] if vec_b else ty
     kernel = _kernel(matmul_tiles, size)
     flat_out = _view(out, out_ty) if isinstance(out, DeviceArray) else out.reshape(-1)
     with pool.device_input(_upload(a)) as da, pool.device_input(_upload(b)) as db:
         kernel(
-            _view(da, load),
-            _view(db, load),
+            _view(da, load_a),
+            _view(db, load_b),
             flat_out,
             m,
             n,
             kk,
-            L=load,
+            A=load_a,
+            B=load_b,
             O=out_ty,
-            VEC=vec,
+            VEC_A=vec_a,
+            VEC_B=vec_b,
             workgroups=groups,
             **config,
         )

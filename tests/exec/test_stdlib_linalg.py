@@ -61,7 +61,7 @@ def test_transpose_small_tiles_and_device_arrays():
 
 @pytest.mark.parametrize("m, n", [(m, n) for m in EDGES for n in EDGES if m in (1, 17) or n == 35])
 def test_matmul_tile_edges(m, n):
-    """Every K of EDGES (scalar loads), and K = 4 and 20 (vec4 loads where N allows)."""
+    """Every K of EDGES and K = 4, 20: vec4 loads of A where K allows, of B where N does."""
     rng = np.random.default_rng(100 * m + n)
     for k in EDGES + [4, 20]:
         a, b = random_matrix(rng, (m, k)), random_matrix(rng, (k, n))
@@ -191,8 +191,12 @@ def test_bad_arguments_are_named():
 def test_wgsl_passes_tint(tint):
     kernels = [
         linalg._kernel(linalg.transpose_tiles, (32, 8)).specialize(T=tx.i32, TILE=32, ROWS=8),
-        linalg._kernel(linalg.matmul_tiles, (4, 4)).specialize(L=f32, O=f32, **TILES),
-        linalg._kernel(linalg.matmul_tiles, (16, 16)).specialize(L=vec4f, O=f32, VEC=True),
-        linalg._kernel(linalg.matmul_tiles, (4, 4)).specialize(L=vec4h, O=f16, VEC=True, **TILES),
+        linalg._kernel(linalg.matmul_tiles, (4, 4)).specialize(A=f32, B=f32, O=f32, **TILES),
+        linalg._kernel(linalg.matmul_tiles, (16, 16)).specialize(
+            A=vec4f, B=vec4f, O=f32, VEC_A=True, VEC_B=True
+        ),
+        linalg._kernel(linalg.matmul_tiles, (4, 4)).specialize(
+            A=vec4h, B=f16, O=f16, VEC_A=True, **TILES
+        ),
     ]
     tint(kernels)
