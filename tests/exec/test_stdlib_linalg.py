@@ -59,6 +59,19 @@ def test_transpose_small_tiles_and_device_arrays():
     np.testing.assert_array_equal(stdlib.transpose(column).numpy(), a[:, :1].T)
 
 
+def test_transpose_loops_over_more_tiles_than_workgroups(monkeypatch):
+    """With at most 3 workgroups per dimension, each workgroup moves several tiles."""
+    limit = linalg.device_limit
+    monkeypatch.setattr(
+        linalg,
+        "device_limit",
+        lambda name: 3 if name == "max-compute-workgroups-per-dimension" else limit(name),
+    )
+    a = np.arange(37 * 300, dtype=np.int32).reshape(37, 300)
+    got = stdlib.transpose(a, tiles={"TILE": 8, "ROWS": 4})
+    np.testing.assert_array_equal(got.numpy(), a.T)
+
+
 @pytest.mark.parametrize("m, n", [(m, n) for m in EDGES for n in EDGES if m in (1, 17) or n == 35])
 def test_matmul_tile_edges(m, n):
     """Every K of EDGES and K = 4, 20: vec4 loads of A where K allows, of B where N does."""
@@ -78,13 +91,13 @@ def test_matmul_vec4_loads_at_the_edges():
 
 @pytest.mark.parametrize("name", ["MATMUL_LARGE", "MATMUL_MEDIUM", "MATMUL_SMALL"])
 def test_matmul_default_tiles(name):
-    """Each default configuration, on a result a little larger than one of its tiles."""
+    """Each default configuration, on a result a little larger than one of its tiles
+    (scalar loads of A, vec4 loads of B: one compilation per configuration)."""
     tiles = getattr(linalg, name)
     rng = np.random.default_rng(3)
-    m, n = tiles["BM"] + 3, tiles["BN"] + 4
-    for k in (2 * tiles["BK"] + 4, 2 * tiles["BK"] + 1):  # vec4 loads, then scalar
-        a, b = random_matrix(rng, (m, k)), random_matrix(rng, (k, n))
-        assert_matmul_close(stdlib.matmul(a, b, tiles=tiles).numpy(), a, b)
+    m, n, k = tiles["BM"] + 3, tiles["BN"] + 4, 2 * tiles["BK"] + 1
+    a, b = random_matrix(rng, (m, k)), random_matrix(rng, (k, n))
+    assert_matmul_close(stdlib.matmul(a, b, tiles=tiles).numpy(), a, b)
 
 
 def test_matmul_chooses_tiles_by_size():
@@ -131,14 +144,13 @@ def test_matmul_f16():
     if "shader-f16" not in tx.device().features:
         pytest.skip("the adapter has no shader-f16")
     rng = np.random.default_rng(8)
-    for k in (20, 21):  # vec4h loads, then scalar
-        a, b = random_matrix(rng, (19, k), np.float16), random_matrix(rng, (k, 36), np.float16)
-        got = stdlib.matmul(a, b, tiles=TILES)
-        assert got.dtype == np.float16
-        exact = a.astype(np.float64) @ b.astype(np.float64)
-        np.testing.assert_allclose(got.numpy(), exact, rtol=2e-3, atol=2e-3 * np.abs(exact).max())
-        wide = stdlib.matmul(a, b, out=tx.empty((19, 36), np.float32), tiles=TILES)
-        assert_matmul_close(wide.numpy(), a.astype(np.float32), b.astype(np.float32))
+    a, b = random_matrix(rng, (19, 20), np.float16), random_matrix(rng, (20, 35), np.float16)
+    got = stdlib.matmul(a, b, tiles=TILES)  # vec4h loads of A, scalar ones of B
+    assert got.dtype == np.float16
+    exact = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(got.numpy(), exact, rtol=2e-3, atol=2e-3 * np.abs(exact).max())
+    wide = stdlib.matmul(a, b, out=tx.empty((19, 35), np.float32), tiles=TILES)
+    assert_matmul_close(wide.numpy(), a.astype(np.float32), b.astype(np.float32))
 
 
 def test_matmul_f16_needs_the_feature(monkeypatch):
