@@ -248,11 +248,11 @@ def _matrix(x, name: str, dtypes: dict):
     whose dtype is one of `dtypes`."""
     x = _as_array(x)
     dtype = np.dtype(x.dtype)
-    if dtype not in dtypes or (
-        isinstance(x, DeviceArray) and x.element not in (None, dtypes[dtype])
-    ):
-        names = ", ".join(str(d) for d in dtypes)
+    names = ", ".join(str(d) for d in dtypes)
+    if dtype not in dtypes:
         raise TypeError(f"{name} must hold {names} data, not {x.dtype}")
+    if isinstance(x, DeviceArray) and x.element not in (None, dtypes[dtype]):
+        raise TypeError(f"{name} must hold {names} data, not {x.element!r} elements")
     if x.ndim != 2:
         raise ValueError(f"{name} must be a 2-D array, not shape {tuple(x.shape)}")
     return x, dtypes[dtype]
