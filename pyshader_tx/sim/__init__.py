@@ -12,6 +12,8 @@
 * `schedule.py`: which workgroups run together and in which order (the batching rule);
 * `executor.py`: the vectorised IR executor (masks, loops, calls, suspension, spins);
 * `memory.py`: every memory access (locations, loads, stores, atomics in invocation order);
+* `races.py`: the data-race check, an observer of memory (`tx.simulator(checks=False)`
+  turns it off);
 * `values.py`: how values of each type are held in numpy arrays;
 * `ops.py`, `intrinsics.py`: the value semantics of operators and intrinsics.
 """
@@ -63,8 +65,9 @@ def _check_settings(subgroup_size, schedule, seed, checks) -> tuple:
 
 class simulator:  # noqa: N801 - used like a function: `with tx.simulator(...):`
     """`with tx.simulator(subgroup_size=32, schedule="in-order", seed=0):` runs every
-    launch inside the block on the CPU simulator (see the module doc). Blocks nest; on
-    leaving, the device and settings in use before come back."""
+    launch inside the block on the CPU simulator (see the module doc). `checks=False`
+    turns the data-race check off (to measure its cost; bounds are always checked).
+    Blocks nest; on leaving, the device and settings in use before come back."""
 
     def __init__(
         self,
