@@ -41,11 +41,15 @@ from ..errors import DataRaceError
 
 __all__ = ["RaceCheck"]
 
-#: A shadow slot holds one int64 stamp per unit: the invocation's linear id plus one
-#: (high 32 bits; a stamp of 0: nobody, so fresh slots are calloc's zero pages), the epoch of its workgroup (20 bits, wrapping), atomic or not (1 bit)
-#: and the access's site (11 bits: a number in `RaceCheck.sites`).
+#: A shadow slot holds one int64 stamp per unit: the invocation's linear id (bits 32..62),
+#: a bit set in every stamp (31: a stamp of 0 is nobody, so fresh slots are calloc's zero
+#: pages), the epoch of its workgroup (bits 12..30, wrapping), atomic or not (bit 11) and
+#: the access's site (bits 0..10: a number in `RaceCheck.sites`). Two stamps' xor says
+#: whether they are of one invocation, one workgroup (a power-of-two size), one epoch.
 WHO_SHIFT, EPOCH_SHIFT = 32, 12
-EPOCH_MASK = (1 << 20) - 1
+SOMEBODY = 1 << 31
+EPOCH_MASK = (1 << 19) - 1
+EPOCH_BITS = EPOCH_MASK << EPOCH_SHIFT
 ATOMIC = 1 << 11
 SITE_MASK = ATOMIC - 1
 WHO = 1 << WHO_SHIFT
@@ -125,20 +129,40 @@ class RaceCheck:
         self.sites = []  # spans of the accesses, by the site numbers in the shadows
         self._site_numbers = {}
         self._batches = weakref.WeakKeyDictionary()
+        self._clock = None  # (batch, its stamps) while no barrier changes them
 
     # -- invocations ----------------------------------------------------------------------
 
     def _batch(self, inv) -> tuple:
-        """(linear global id of each invocation, linear id of each workgroup) of batch
-        `inv`."""
+        """(linear global id of each invocation, linear id of each workgroup, that of
+        each invocation's workgroup) of batch `inv`."""
         known = self._batches.get(inv)
         if known is None:
             cx, cy, _ = self.counts
             groups = inv.groups.astype(np.int64)
             linear = groups[:, 0] + cx * (groups[:, 1] + cy * groups[:, 2])
             ids = np.add.outer(linear * self.group_size, np.arange(self.group_size))
-            known = self._batches[inv] = (ids.reshape(-1), linear)
+            known = self._batches[inv] = (ids.reshape(-1), linear, linear[inv.group_row])
         return known
+
+    def _stamps(self, inv, ids) -> np.ndarray:
+        """The stamps (invocation and epoch, no site) of invocations `ids` of batch `inv`:
+        those of the whole batch are kept until a barrier changes them (made when many
+        invocations access memory)."""
+        clock = self._clock
+        if clock is not None and clock[0] is inv:
+            return clock[1] if len(ids) == len(clock[1]) else clock[1][ids]
+        every, _, group = self._batch(inv)
+        whole = len(ids) * 4 >= len(every)
+        me = every if whole else every[ids]
+        stamp = (me << WHO_SHIFT) | SOMEBODY
+        if self.epochs is not None:
+            epoch = self.epochs[group if whole else group[ids]].astype(np.int64)
+            stamp |= (epoch & EPOCH_MASK) << EPOCH_SHIFT
+        if not whole:
+            return stamp
+        self._clock = (inv, stamp)
+        return stamp if len(ids) == len(every) else stamp[ids]
 
     def global_id(self, linear: int) -> tuple:
         """The global_invocation_id of the invocation with linear id `linear`."""
@@ -154,28 +178,23 @@ class RaceCheck:
     def barrier(self, name: str, ids) -> None:
         """The workgroups of invocations `ids` pass a barrier: a new epoch for each."""
         inv = self.memory.invocations
-        _, linear = self._batch(inv)
+        _, linear, _ = self._batch(inv)
         if self.epochs is None:
             self.epochs = np.zeros(int(np.prod(self.counts)), np.int32)
         reached = np.zeros(len(linear), bool)
         reached[inv.group_row[np.asarray(ids)]] = True
         self.epochs[linear[reached]] += 1
+        self._clock = None
 
     def access(self, kind: str, loc) -> None:
         ids = np.asarray(loc.ids)
         if not ids.size:
             return
-        every, _ = self._batch(self.memory.invocations)
-        me = every if len(ids) == len(every) else every[ids]  # (sorted lanes: all of them)
-        epoch = None if self.epochs is None else self.epochs[me // self.group_size]
+        stamp = self._stamps(self.memory.invocations, ids)  # (sorted lanes: all of them)
         shadow, units, where, per = self._units(loc, len(ids))
         if per > 1:
-            me = np.repeat(me, per)
-            epoch = None if epoch is None else np.repeat(epoch, per)
-        stamp = (me + 1) << WHO_SHIFT
-        if epoch is not None:
-            stamp |= (epoch.astype(np.int64) & EPOCH_MASK) << EPOCH_SHIFT
-        stamp |= self._site(loc.span) | (ATOMIC if kind == "atomic" else 0)
+            stamp = np.repeat(stamp, per)
+        stamp = stamp | (self._site(loc.span) | (ATOMIC if kind == "atomic" else 0))
         at = units if where is None else where
         if kind == "read":
             self._check(shadow, "writer", at, stamp, loc, kind, per, plain=True)
@@ -240,12 +259,15 @@ class RaceCheck:
     def _unordered(self, theirs, mine) -> np.ndarray:
         """Whether the accesses stamped `theirs` and `mine` race in time: another
         invocation, and not of the same workgroup before a barrier."""
-        found = ((theirs ^ mine) >= WHO) & (theirs != 0)  # stamps are not negative
+        differ = theirs ^ mine
+        found = (differ >= WHO) & (theirs != 0)  # (stamps are not negative)
         if self.epochs is not None and found.any():
             size = self.group_size
-            same_group = ((theirs >> WHO_SHIFT) - 1) // size == ((mine >> WHO_SHIFT) - 1) // size
-            same_epoch = (((theirs ^ mine) >> EPOCH_SHIFT) & EPOCH_MASK) == 0
-            found &= ~same_group | same_epoch
+            if size & (size - 1) == 0:
+                other_group = differ >= WHO * size
+            else:
+                other_group = (theirs >> WHO_SHIFT) // size != (mine >> WHO_SHIFT) // size
+            found &= other_group | ((differ & EPOCH_BITS) == 0)
         return found
 
     def _check(self, shadow, role: str, at, stamp, loc, kind, per, plain=False) -> None:
@@ -297,7 +319,7 @@ class RaceCheck:
             their_kind = "atomic" if theirs & ATOMIC else "write"
         else:
             their_kind = "read"
-        me, other = (mine >> WHO_SHIFT) - 1, (theirs >> WHO_SHIFT) - 1
+        me, other = mine >> WHO_SHIFT, theirs >> WHO_SHIFT
         span, here = self.sites[theirs & SITE_MASK], loc.span
         line = f"line {span.lineno}"
         if here is not None and span.filename != here.filename:
