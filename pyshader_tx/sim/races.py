@@ -77,10 +77,15 @@ class _Shadow:
             self.writer = _nobody(self.size)
         return self.writer
 
-    def readers(self) -> tuple:
+    def readers(self) -> np.ndarray:
         if self.reader is None:
-            self.reader, self.other = _nobody(self.size), _nobody(self.size)
-        return self.reader, self.other
+            self.reader = _nobody(self.size)
+        return self.reader
+
+    def others(self) -> np.ndarray:
+        if self.other is None:
+            self.other = _nobody(self.size)
+        return self.other
 
 
 def _root(view: np.ndarray) -> np.ndarray:
@@ -113,10 +118,12 @@ def _consecutive(units: np.ndarray):
 
 class RaceCheck:
     """The data-race check of one dispatch of `counts` workgroups of `workgroup_size`
-    (module doc), observing `memory`."""
+    (module doc), observing `memory`. Memory the dispatch does not change (`read_only`:
+    views of buffers bound only for reading) cannot race: its accesses are not checked."""
 
-    def __init__(self, memory, counts: tuple, workgroup_size: tuple):
+    def __init__(self, memory, counts: tuple, workgroup_size: tuple, read_only=()):
         self.memory = memory
+        self.read_only = {id(_root(view)): view for view in read_only}
         self.counts = tuple(int(c) for c in counts)
         self.workgroup_size = tuple(int(s) for s in workgroup_size)
         self.group_size = int(np.prod(self.workgroup_size))
@@ -134,15 +141,15 @@ class RaceCheck:
     # -- invocations ----------------------------------------------------------------------
 
     def _batch(self, inv) -> tuple:
-        """(linear global id of each invocation, linear id of each workgroup, that of
-        each invocation's workgroup) of batch `inv`."""
+        """(linear global id of each invocation, linear id of each workgroup) of batch
+        `inv`."""
         known = self._batches.get(inv)
         if known is None:
             cx, cy, _ = self.counts
             groups = inv.groups.astype(np.int64)
             linear = groups[:, 0] + cx * (groups[:, 1] + cy * groups[:, 2])
             ids = np.add.outer(linear * self.group_size, np.arange(self.group_size))
-            known = self._batches[inv] = (ids.reshape(-1), linear, linear[inv.group_row])
+            known = self._batches[inv] = (ids.reshape(-1), linear)
         return known
 
     def _stamps(self, inv, ids) -> np.ndarray:
@@ -152,12 +159,13 @@ class RaceCheck:
         clock = self._clock
         if clock is not None and clock[0] is inv:
             return clock[1] if len(ids) == len(clock[1]) else clock[1][ids]
-        every, _, group = self._batch(inv)
+        every, linear = self._batch(inv)
         whole = len(ids) * 4 >= len(every)
         me = every if whole else every[ids]
         stamp = (me << WHO_SHIFT) | SOMEBODY
         if self.epochs is not None:
-            epoch = self.epochs[group if whole else group[ids]].astype(np.int64)
+            rows = inv.group_row if whole else inv.group_row[ids]
+            epoch = self.epochs[linear][rows].astype(np.int64)
             stamp |= (epoch & EPOCH_MASK) << EPOCH_SHIFT
         if not whole:
             return stamp
@@ -178,7 +186,7 @@ class RaceCheck:
     def barrier(self, name: str, ids) -> None:
         """The workgroups of invocations `ids` pass a barrier: a new epoch for each."""
         inv = self.memory.invocations
-        _, linear, _ = self._batch(inv)
+        _, linear = self._batch(inv)
         if self.epochs is None:
             self.epochs = np.zeros(int(np.prod(self.counts)), np.int32)
         reached = np.zeros(len(linear), bool)
@@ -188,7 +196,7 @@ class RaceCheck:
 
     def access(self, kind: str, loc) -> None:
         ids = np.asarray(loc.ids)
-        if not ids.size:
+        if not ids.size or id(_root(loc.view)) in self.read_only:
             return
         stamp = self._stamps(self.memory.invocations, ids)  # (sorted lanes: all of them)
         shadow, units, where, per = self._units(loc, len(ids))
@@ -247,7 +255,8 @@ class RaceCheck:
             units += position.astype(np.int64) * stride
         if per > 1:
             units = (units[:, None] + np.arange(per)).reshape(-1)
-        return shadow, units, None, per
+        where = _consecutive(units)  # (a batch's workgroup memory: rows one after another)
+        return (shadow, None, where, per) if where is not None else (shadow, units, None, per)
 
     def _site(self, span) -> int:
         number = self._site_numbers.get(id(span))
@@ -297,18 +306,18 @@ class RaceCheck:
 
     def _record_read(self, shadow, units, at, stamp) -> None:
         fresh = shadow.reader is None
-        reader, other = shadow.readers()
+        reader = shadow.readers()
         if not fresh:
             before = reader[at]
             moved = ((before ^ stamp) >= WHO) & (before != 0)
             if moved.any():  # the previous reader, another invocation, becomes `other`
                 keep = units[moved] if units is not None else np.flatnonzero(moved) + at.start
-                other[keep] = before[moved]
+                shadow.others()[keep] = before[moved]
         reader[at] = stamp
         if units is not None:  # several invocations of this step read one unit: keep two
             lost = reader[units] != stamp
             if lost.any():
-                other[units[lost]] = stamp[lost]
+                shadow.others()[units[lost]] = stamp[lost]
 
     # -- the report -------------------------------------------------------------------------
 

@@ -94,7 +94,8 @@ def run_dispatch(module, storage: dict, counts: tuple, settings) -> None:
     order = workgroup_order(counts, settings.schedule, settings.seed)
     memory = Memory()
     if settings.checks:
-        memory.observers.append(RaceCheck(memory, counts, size))
+        read_only = [storage[v] for v in module.globals if v.space == "storage" and not v.written]
+        memory.observers.append(RaceCheck(memory, counts, size, read_only))
     output = []  # (line order, text) of the dispatch's prints
 
     def executor(groups, mode) -> Executor:
