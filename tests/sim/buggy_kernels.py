@@ -128,6 +128,18 @@ def vector_and_component(v: Array[vec4f], out: Array[f32]):
         out[0] = tx.dot(v[0], v[0])  # <- DataRaceError
 
 
+@tx.func
+def keep_largest(best: Array[f32], value: f32):
+    """A running maximum with a plain read and write: fine for one invocation only."""
+    if value > best[0]:
+        best[0] = value  # <- DataRaceError
+
+
+@tx.kernel(workgroup_size=64)
+def largest(x: Array[f32], best: Array[f32]):
+    keep_largest(best, x[tx.global_invocation_id().x])
+
+
 def f32s(n: int) -> np.ndarray:
     return np.arange(n, dtype=np.float32)
 
@@ -208,6 +220,14 @@ CASES = [
         tx.DataRaceError,
         [(4, 0, 0), (1, 0, 0)],
         settings={"schedule": "concurrent"},
+    ),
+    Case(
+        largest,
+        (f32s(64) + 1, np.zeros(1, np.float32)),
+        {"threads": 64},
+        tx.DataRaceError,
+        [(0, 0, 0), (63, 0, 0)],
+        message="invocation (63, 0, 0) read it at line",
     ),
     Case(
         vector_and_component,
