@@ -3,16 +3,17 @@
 Two accesses of one element of shared memory race when different invocations make them,
 at least one is a non-atomic write, not both are atomic, and no barrier orders them:
 
-* a barrier (`workgroup_barrier`, `storage_barrier`, `workgroup_uniform_load`) orders the
-  invocations of one workgroup: everything before it against everything after it;
+* a barrier orders the invocations of one workgroup, each its memory (as in WGSL):
+  `workgroup_barrier` and `workgroup_uniform_load` workgroup memory, `storage_barrier`
+  storage memory, the accesses before it against those after it;
 * nothing orders invocations of different workgroups within a dispatch (storage memory),
   nor invocations of one workgroup between two barriers: not the lockstep in which the
   simulator runs a batch, not subgroup operations (WGSL gives them no memory semantics);
 * the accesses of one invocation are ordered (program order).
 
-Time is kept per workgroup as an epoch, the number of barriers it passed: an earlier
-access of another invocation is ordered before this one exactly when it came from the
-same workgroup at an earlier epoch.
+Time is kept per workgroup and memory as an epoch, the number of barriers of that memory
+it passed: an earlier access of another invocation is ordered before this one exactly
+when it came from the same workgroup at an earlier epoch.
 
 Shadow memory. Every root array of shared memory (a storage buffer's bytes, a workgroup
 variable of a batch) gets a shadow in units of its smallest scalar (4 bytes, 2 for f16):
@@ -130,13 +131,13 @@ class RaceCheck:
         groups = int(np.prod(self.counts))
         if groups * self.group_size >= 2**31:
             raise ValueError("the race check counts at most 2**31 invocations per dispatch")
-        self.epochs = None  # barriers passed per linear workgroup id (made at the first)
+        self.epochs = {}  # space -> barriers of it passed per linear workgroup id
         self.shadows = {}  # id(root) -> _Shadow, while the root lives (a batch's workgroup
         # memory dies with its executor, so a dispatch run one workgroup at a time keeps few)
         self.sites = []  # spans of the accesses, by the site numbers in the shadows
         self._site_numbers = {}
         self._batches = weakref.WeakKeyDictionary()
-        self._clock = None  # (batch, its stamps) while no barrier changes them
+        self._clocks = {}  # space -> (batch, its stamps) while no barrier changes them
 
     # -- invocations ----------------------------------------------------------------------
 
@@ -152,24 +153,25 @@ class RaceCheck:
             known = self._batches[inv] = (ids.reshape(-1), linear)
         return known
 
-    def _stamps(self, inv, ids) -> np.ndarray:
-        """The stamps (invocation and epoch, no site) of invocations `ids` of batch `inv`:
-        those of the whole batch are kept until a barrier changes them (made when many
-        invocations access memory)."""
-        clock = self._clock
+    def _stamps(self, inv, ids, space: str) -> np.ndarray:
+        """The stamps (invocation and epoch in `space`, no site) of invocations `ids` of
+        batch `inv`: those of the whole batch are kept until a barrier changes them (made
+        when many invocations access memory)."""
+        clock = self._clocks.get(space)
         if clock is not None and clock[0] is inv:
             return clock[1] if len(ids) == len(clock[1]) else clock[1][ids]
         every, linear = self._batch(inv)
         whole = len(ids) * 4 >= len(every)
         me = every if whole else every[ids]
         stamp = (me << WHO_SHIFT) | SOMEBODY
-        if self.epochs is not None:
+        epochs = self.epochs.get(space)
+        if epochs is not None:
             rows = inv.group_row if whole else inv.group_row[ids]
-            epoch = self.epochs[linear][rows].astype(np.int64)
+            epoch = epochs[linear][rows].astype(np.int64)
             stamp |= (epoch & EPOCH_MASK) << EPOCH_SHIFT
         if not whole:
             return stamp
-        self._clock = (inv, stamp)
+        self._clocks[space] = (inv, stamp)
         return stamp if len(ids) == len(every) else stamp[ids]
 
     def global_id(self, linear: int) -> tuple:
@@ -184,21 +186,24 @@ class RaceCheck:
     # -- observer interface -----------------------------------------------------------------
 
     def barrier(self, name: str, ids) -> None:
-        """The workgroups of invocations `ids` pass a barrier: a new epoch for each."""
+        """The workgroups of invocations `ids` pass barrier `name`: a new epoch of the
+        memory it orders for each."""
         inv = self.memory.invocations
         _, linear = self._batch(inv)
-        if self.epochs is None:
-            self.epochs = np.zeros(int(np.prod(self.counts)), np.int32)
         reached = np.zeros(len(linear), bool)
         reached[inv.group_row[np.asarray(ids)]] = True
-        self.epochs[linear[reached]] += 1
-        self._clock = None
+        for space in BARRIER_SPACES.get(name, ("workgroup", "storage")):
+            epochs = self.epochs.get(space)
+            if epochs is None:
+                epochs = self.epochs[space] = np.zeros(int(np.prod(self.counts)), np.int32)
+            epochs[linear[reached]] += 1
+            self._clocks.pop(space, None)
 
     def access(self, kind: str, loc) -> None:
         ids = np.asarray(loc.ids)
         if not ids.size or id(_root(loc.view)) in self.read_only:
             return
-        stamp = self._stamps(self.memory.invocations, ids)  # (sorted lanes: all of them)
+        stamp = self._stamps(self.memory.invocations, ids, loc.space)  # (sorted lanes)
         shadow, units, where, per = self._units(loc, len(ids))
         if per > 1:
             stamp = np.repeat(stamp, per)
@@ -265,12 +270,13 @@ class RaceCheck:
             self.sites.append(span)  # (past SITE_MASK sites, reports name the last)
         return number
 
-    def _unordered(self, theirs, mine) -> np.ndarray:
+    def _unordered(self, theirs, mine, barriers: bool) -> np.ndarray:
         """Whether the accesses stamped `theirs` and `mine` race in time: another
-        invocation, and not of the same workgroup before a barrier."""
+        invocation, and not of the same workgroup before a barrier (`barriers`: whether
+        any barrier of their memory has been passed)."""
         differ = theirs ^ mine
         found = (differ >= WHO) & (theirs != 0)  # (stamps are not negative)
-        if self.epochs is not None and found.any():
+        if barriers and found.any():
             size = self.group_size
             if size & (size - 1) == 0:
                 other_group = differ >= WHO * size
@@ -286,7 +292,7 @@ class RaceCheck:
         if slot is None:
             return
         theirs = slot[at]
-        found = self._unordered(theirs, stamp)
+        found = self._unordered(theirs, stamp, loc.space in self.epochs)
         if plain and found.any():
             found &= (theirs & ATOMIC) == 0
         if not found.any():
@@ -336,7 +342,7 @@ class RaceCheck:
         if me // self.group_size != other // self.group_size:
             why = "invocations of different workgroups are not ordered within a dispatch"
         else:
-            why = "no barrier between them"
+            why = f"no {ORDERING_BARRIER[loc.space]} between them"
         mine_id, their_id = self.global_id(me), self.global_id(other)
         raise DataRaceError(
             f"data race on {_element(loc, lane)}: invocation {mine_id} {PRESENT[kind]} it "
@@ -345,6 +351,17 @@ class RaceCheck:
             [mine_id, their_id],
         )
 
+
+#: The memory each barrier orders (WGSL: workgroupBarrier and workgroupUniformLoad the
+#: workgroup address space, storageBarrier the storage address space).
+BARRIER_SPACES = {
+    "workgroup_barrier": ("workgroup",),
+    "workgroup_uniform_load": ("workgroup",),
+    "storage_barrier": ("storage",),
+}
+
+#: The barrier that orders each memory within a workgroup (named in reports).
+ORDERING_BARRIER = {"workgroup": "workgroup_barrier", "storage": "storage_barrier"}
 
 PRESENT = {"read": "reads", "write": "writes", "atomic": "accesses atomically"}
 PAST = {"read": "read", "write": "wrote", "atomic": "accessed atomically"}

@@ -71,6 +71,27 @@ def neighbour_of_another_workgroup(x: Array[f32], out: Array[f32]):
 
 
 @tx.kernel(workgroup_size=64)
+def workgroup_barrier_for_storage(x: Array[f32], out: Array[f32]):
+    """workgroup_barrier orders workgroup memory only: storage needs storage_barrier."""
+    i = tx.global_invocation_id().x
+    base = tx.workgroup_id().x * u32(64)
+    out[i] = x[i]
+    tx.workgroup_barrier()
+    x[i] = out[base + (i + u32(1)) % u32(64)]  # <- DataRaceError
+
+
+@tx.kernel(workgroup_size=64)
+def storage_barrier_for_workgroup_memory(x: Array[f32], out: Array[f32]):
+    """storage_barrier orders storage memory only: workgroup memory needs workgroup_barrier."""
+    tile = tx.workgroup_array(f32, 64)
+    t = tx.local_invocation_index()
+    i = tx.global_invocation_id().x
+    tile[t] = x[i]
+    tx.storage_barrier()
+    out[i] = tile[(t + u32(1)) % u32(64)]  # <- DataRaceError
+
+
+@tx.kernel(workgroup_size=64)
 def subgroup_halves(x: Array[f32], out: Array[f32]):
     """Sums each half (32 lanes) of the workgroup: subgroup sums, combined through
     workgroup memory without a barrier, on the assumption that a subgroup covers the half.
@@ -196,6 +217,22 @@ CASES = [
         tx.DataRaceError,
         [(0, 0, 0), (64, 0, 0)],
         message="invocation (0, 0, 0) reads it here, invocation (64, 0, 0) wrote it",
+    ),
+    Case(
+        workgroup_barrier_for_storage,
+        (f32s(128), f32s(128)),
+        {"threads": 128},
+        tx.DataRaceError,
+        [(0, 0, 0), (1, 0, 0)],
+        message="no storage_barrier between them",
+    ),
+    Case(
+        storage_barrier_for_workgroup_memory,
+        (f32s(64), f32s(64)),
+        {"threads": 64},
+        tx.DataRaceError,
+        [(0, 0, 0), (1, 0, 0)],
+        message="no workgroup_barrier between them",
     ),
     Case(
         subgroup_halves,

@@ -55,7 +55,7 @@ def test_a_race_names_the_line_of_the_first_access():
             np.zeros(64, np.float32), np.zeros(64, np.float32), threads=64
         )
     assert "workgroup variable 'tile'[1]: invocation (0, 0, 0) reads it here" in str(caught.value)
-    assert f"wrote it at line {line - 1}; no barrier between them" in str(caught.value)
+    assert f"wrote it at line {line - 1}; no workgroup_barrier between them" in str(caught.value)
 
 
 @pytest.mark.parametrize("schedule", SCHEDULES)
