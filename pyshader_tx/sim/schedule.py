@@ -5,8 +5,8 @@ Schedules order the workgroups of a dispatch: "in-order" (by linear workgroup id
 
 Batching rule. Workgroups can only observe each other through storage memory: through
 atomics (an arrival ticket, a flag a later workgroup waits for), or through a data race
-(two invocations, one element, a non-atomic write: a `DataRaceError` once the race check
-watches storage). Running whole workgroups batched into one vector (up to
+(two invocations, one element, a non-atomic write: a `DataRaceError` from the race
+check, `races.py`, which every dispatch has unless `tx.simulator(checks=False)`). Running whole workgroups batched into one vector (up to
 `BATCH_INVOCATIONS` invocations, listed in the schedule's order) is one valid interleaving
 of them: every invocation finishes a statement before any starts the next one, and the
 atomics of a vector step apply in invocation order, i.e. in the schedule's order, so
