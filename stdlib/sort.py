@@ -1,0 +1,236 @@
+"""tx.stdlib's sort and argsort: a stable LSD radix sort on the GPU (`sort_kernels.py`).
+
+`sort(keys, values=None, descending=False)` sorts a 1-D u32, i32 or f32 array (numpy or
+DeviceArray) into a new DeviceArray, and with `values` (a 1-D array of any 4-byte dtype,
+as long as the keys) returns `(keys, values)`, the values permuted with their keys.
+`argsort(keys, descending=False)` returns the u32 indices that sort the keys. Both are
+stable: equal keys keep their order (`np.sort` / `np.argsort` with `kind="stable"`).
+
+Key order, by order-preserving bit transforms (the `encode_*` functions, undone by the
+`decode_*` ones as the last pass stores the keys): u32 as they are; i32 with the sign bit
+flipped; f32 with every bit of a negative flipped and the sign bit of a positive, so that
+-inf < ... < -0.0 < +0.0 < ... < +inf, and every NaN (canonicalised: the sorted keys hold
+0x7FFFFFFF for it, payload and sign not kept) after +inf, at the end as in numpy.
+`descending=True` sorts the inverted bits: the largest key first, equal keys still in
+their original order (`np.argsort(-x, kind="stable")`), +0.0 before -0.0, and NaNs still
+last.
+
+Passes (one recorded submission): `count_digits` counts all four digits, then four
+`sort_pass` launches, ping-ponging between a pooled temporary and the result (viewed as
+u32: values of any 4-byte dtype move as their bits). Scratch comes from the buffer pool.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import pyshader_tx as tx
+from pyshader_tx import u32
+from pyshader_tx import types as t
+from pyshader_tx.runtime import pool
+from pyshader_tx.runtime.arrays import DeviceArray, element_layout
+from pyshader_tx.runtime.device import device_limit
+
+from . import sort_kernels as kernels
+
+#: Workgroups `count_digits` uses at most (each then loops over its range).
+COUNT_WORKGROUPS = 2048
+#: A state word holds a count of 30 bits, so one sort takes fewer keys than this.
+MAX_KEYS = 1 << 30
+KEY_DTYPES = (np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float32))
+SIGN = 0x80000000
+
+
+@tx.func
+def encode_u32(bits: u32) -> u32:
+    return bits
+
+
+@tx.func
+def encode_u32_descending(bits: u32) -> u32:
+    return ~bits
+
+
+@tx.func
+def encode_i32(bits: u32) -> u32:
+    return bits ^ u32(SIGN)
+
+
+@tx.func
+def encode_i32_descending(bits: u32) -> u32:
+    return bits ^ u32(0x7FFFFFFF)
+
+
+@tx.func
+def is_nan_bits(bits: u32) -> bool:
+    return (bits & u32(0x7FFFFFFF)) > u32(0x7F800000)
+
+
+@tx.func
+def encode_f32(bits: u32) -> u32:
+    """Negatives: every bit flipped; positives: the sign bit set; NaN: the highest."""
+    if is_nan_bits(bits):
+        return u32(0xFFFFFFFF)
+    if (bits & u32(SIGN)) != u32(0):
+        return ~bits
+    return bits | u32(SIGN)
+
+
+@tx.func
+def encode_f32_descending(bits: u32) -> u32:
+    if is_nan_bits(bits):
+        return u32(0xFFFFFFFF)
+    return ~encode_f32(bits)
+
+
+@tx.func
+def decode_f32(bits: u32) -> u32:
+    """encode_f32 undone (its highest, a NaN, gives the NaN 0x7FFFFFFF)."""
+    if (bits & u32(SIGN)) != u32(0):
+        return bits ^ u32(SIGN)
+    return ~bits
+
+
+@tx.func
+def decode_f32_descending(bits: u32) -> u32:
+    if bits == u32(0xFFFFFFFF):
+        return u32(0x7FFFFFFF)
+    return decode_f32(~bits)
+
+
+#: (encode, decode) by key dtype and descending; each decode undoes its encode.
+TRANSFORMS = {
+    ("uint32", False): (encode_u32, encode_u32),
+    ("uint32", True): (encode_u32_descending, encode_u32_descending),
+    ("int32", False): (encode_i32, encode_i32),
+    ("int32", True): (encode_i32_descending, encode_i32_descending),
+    ("float32", False): (encode_f32, decode_f32),
+    ("float32", True): (encode_f32_descending, decode_f32_descending),
+}
+
+
+def sort(keys, values=None, descending=False):
+    """The keys sorted (stable), a DeviceArray; with `values`, `(keys, values)` with the
+    values permuted with their keys."""
+    keys = _check_keys(keys, "sort")
+    if values is not None:
+        values = _check_values(values, len(keys))
+    sorted_keys, sorted_values = _radix_sort(keys, values, False, bool(descending))
+    return sorted_keys if values is None else (sorted_keys, sorted_values)
+
+
+def argsort(keys, descending=False) -> DeviceArray:
+    """The u32 indices that sort `keys` stably (`np.argsort(keys, kind="stable")`)."""
+    keys = _check_keys(keys, "argsort")
+    return _radix_sort(keys, None, True, bool(descending))[1]
+
+
+def _as_array(value):
+    return value if isinstance(value, DeviceArray) else np.asarray(value)
+
+
+def _check_keys(keys, name: str):
+    keys = _as_array(keys)
+    if np.dtype(keys.dtype) not in KEY_DTYPES:
+        raise TypeError(f"{name}: keys must be uint32, int32 or float32, not {keys.dtype}")
+    if keys.ndim != 1:
+        raise ValueError(f"{name}: keys must be a 1-D array, not shape {keys.shape}")
+    if len(keys) >= MAX_KEYS:
+        raise ValueError(f"{name}: keys: at most {MAX_KEYS - 1} keys, not {len(keys)}")
+    return keys
+
+
+def _check_values(values, n: int):
+    values = _as_array(values)
+    dtype = np.dtype(values.dtype)
+    if dtype.itemsize != 4 or dtype.fields is not None or dtype.subdtype is not None:
+        raise TypeError(
+            f"sort: values must have a 4-byte dtype (e.g. uint32, float32), not {dtype}"
+        )
+    if values.ndim != 1:
+        raise ValueError(f"sort: values must be a 1-D array, not shape {values.shape}")
+    if len(values) != n:
+        raise ValueError(f"sort: values must be as long as keys ({n}), not {len(values)}")
+    return values
+
+
+def _bits(array):
+    """A u32 view of 1-D data of a 4-byte dtype: a DeviceArray on the same buffer, or the
+    numpy data reinterpreted."""
+    if isinstance(array, DeviceArray):
+        return DeviceArray(array.buffer, array.shape, element_layout(t.u32))
+    return np.ascontiguousarray(array).view(np.uint32)
+
+
+def tile_items(requested: int = kernels.SORT_ITEMS) -> int:
+    """Keys per invocation of `sort_pass`: `requested`, halved until its workgroup memory
+    (three words per key of the tile, and the digit tables) fits the device."""
+    limit = device_limit("max-compute-workgroup-storage-size")
+    items = requested
+    while items > 1 and (3 * items * kernels.WORKGROUP + 8 * kernels.RADIX) * 4 > limit:
+        items //= 2
+    return items
+
+
+def _radix_sort(
+    keys, values, indices: bool, descending: bool, items=None, reversed=False, spins=None
+):
+    """(sorted keys, sorted values or indices or None): the launches of one sort."""
+    n = len(keys)
+    dtype = np.dtype(keys.dtype)
+    value_dtype = np.dtype(np.uint32) if indices else None
+    if values is not None:
+        value_dtype = np.dtype(values.dtype)
+    sorted_keys = pool.result(n, dtype)
+    sorted_values = None if value_dtype is None else pool.result(n, value_dtype)
+    if n == 0:
+        return sorted_keys, sorted_values
+    items = tile_items() if items is None else items
+    size = kernels.WORKGROUP * items
+    tiles = -(-n // size)
+    row = kernels.WORKGROUP * kernels.COUNT_ITEMS
+    per = -(-n // COUNT_WORKGROUPS)
+    per = -(-per // row) * row
+    encode, decode = TRANSFORMS[(dtype.name, descending)]
+    mode = kernels.NO_VALUES
+    if values is not None:
+        mode = kernels.LOADED_VALUES
+    elif indices:
+        mode = kernels.INDEX_VALUES
+    out_keys = _bits(sorted_keys)
+    with (
+        pool.device_input(_bits(keys)) as key_bits,
+        pool.device_input(_bits(values) if values is not None else np.zeros(1, np.uint32)) as v0,
+        pool.temporary(n, np.uint32) as keys_temp,
+        pool.temporary(n if value_dtype is not None else 1, np.uint32) as values_temp,
+        pool.temporary(1, np.uint32) as no_values,
+        pool.temporary(kernels.PASSES * kernels.RADIX, np.uint32, zero=True) as counts,
+        pool.temporary(tiles * kernels.RADIX, np.uint32) as state,
+    ):
+        out_values = no_values if sorted_values is None else _bits(sorted_values)
+        kernels.count_digits(key_bits, counts, n, per, encode=encode, workgroups=-(-n // per))
+        key_route = [key_bits, keys_temp, out_keys, keys_temp, out_keys]
+        value_route = [v0, values_temp, out_values, values_temp, out_values]
+        if sorted_values is None:
+            value_route = [v0, values_temp, no_values, values_temp, no_values]
+        for p in range(kernels.PASSES):
+            pool.clear(state)
+            kernels.sort_pass(
+                key_route[p],
+                key_route[p + 1],
+                value_route[p],
+                value_route[p + 1],
+                counts,
+                state,
+                n,
+                tiles,
+                p * kernels.DIGIT_BITS,
+                encode=encode if p == 0 else encode_u32,
+                decode=decode if p == kernels.PASSES - 1 else encode_u32,
+                VALUES=mode if p == 0 else min(mode, kernels.LOADED_VALUES),
+                ITEMS=items,
+                REVERSED=reversed,
+                SPINS=kernels.SPIN_LIMIT if spins is None else spins,
+                threads=tiles * kernels.WORKGROUP,
+            )
+    return sorted_keys, sorted_values

@@ -1,0 +1,257 @@
+"""The kernels of tx.stdlib's radix sort (`stdlib/sort.py` launches them).
+
+An LSD radix sort of 32-bit keys, 8-bit digits, four passes, Onesweep style. Keys travel
+as u32 bits: `encode` (a `tx.Func` chosen per launch) maps a key's bits to bits whose
+unsigned order is the wanted order (`sort.py` has the transforms), `decode` maps them back
+as the last pass stores them.
+
+`count_digits`: one pass over the keys counts the digits of all four passes at once, in
+workgroup memory (workgroup atomics), then adds them to `counts` (4 x 256 global words).
+
+`sort_pass`: one launch per digit. Tile b (WORKGROUP * ITEMS keys) loads its keys (and
+values) into workgroup memory and ranks them by digit, stably: eight rounds of a one-bit
+split (a workgroup scan of each invocation's count of zero bits, then every key moves to
+its place), which needs no subgroup of any particular size. The tile's count of each digit
+goes into the chain of tiles with decoupled look-back: invocation d owns digit d and one
+state word per (tile, digit), a flag in the top two bits (1 aggregate, 2 inclusive prefix)
+and the count in the low 30 (WGSL atomics are relaxed: value and flag in one word). The
+look-back assumes no forward progress between workgroups (Decoupled Fallback, as the
+scan's `look_back`): once an invocation has spent its budget of waits, the workgroup takes
+the nearest predecessor tile that some invocation is stalled on and counts that tile's
+digits from the input itself; the counts found so are used, never published, so every
+state word has one writer. Each key then goes to the digit's start in the whole array
+(the exclusive scan of `counts`), plus the keys of that digit in the tiles before, plus
+its rank among the tile's keys of that digit; keys are stored in digit order, so the
+writes of one digit are contiguous.
+"""
+
+import pyshader_tx as tx
+from pyshader_tx import Array, Atomic, u32
+
+from .workgroup import workgroup_exclusive_scan, workgroup_inclusive_scan
+
+WORKGROUP = 256
+RADIX = 256
+DIGIT_BITS = 8
+PASSES = 4
+AGGREGATE = 1
+INCLUSIVE = 2
+COUNT_MASK = 0x3FFFFFFF
+#: State reads without progress an invocation makes before the workgroup falls back.
+SPIN_LIMIT = 64
+#: Keys per invocation of `sort_pass` (its ITEMS): a tile is WORKGROUP * ITEMS keys.
+SORT_ITEMS = 8
+#: Keys each invocation of `count_digits` loads before counting them.
+COUNT_ITEMS = 4
+#: `sort_pass`'s VALUES: no values, values from `values_in`, or each key's position.
+NO_VALUES = 0
+LOADED_VALUES = 1
+INDEX_VALUES = 2
+
+
+@tx.kernel(workgroup_size=WORKGROUP)
+def count_digits(
+    keys: Array[u32],
+    counts: Array[Atomic[u32]],
+    n: u32,
+    per: u32,
+    encode: tx.Func,
+    ITEMS: tx.Const[int] = COUNT_ITEMS,
+):
+    """counts[p * RADIX + d] += the keys of x[g*per : (g+1)*per] whose digit p is d, for
+    workgroup g (`per` a multiple of WORKGROUP * ITEMS)."""
+    local = tx.workgroup_array(Atomic[u32], RADIX * PASSES)
+    t = tx.local_invocation_id().x
+    start = tx.workgroup_id().x * per
+    end = min(start + per, n)
+    k = start + t
+    loaded = tx.local_array(u32, ITEMS)
+    while k < end:
+        for j in tx.static_range(ITEMS):
+            if k + u32(j * WORKGROUP) < end:
+                loaded[j] = encode(keys[k + u32(j * WORKGROUP)])
+        for j in tx.static_range(ITEMS):
+            if k + u32(j * WORKGROUP) < end:
+                for p in tx.static_range(PASSES):
+                    digit = (loaded[j] >> u32(p * DIGIT_BITS)) & u32(RADIX - 1)
+                    tx.atomic_add(local[u32(p * RADIX) + digit], u32(1))
+        k += u32(WORKGROUP * ITEMS)
+    tx.workgroup_barrier()
+    for p in tx.static_range(PASSES):
+        count = tx.atomic_load(local[u32(p * RADIX) + t])
+        if count > u32(0):
+            tx.atomic_add(counts[u32(p * RADIX) + t], count)
+
+
+@tx.kernel(workgroup_size=WORKGROUP)
+def sort_pass(
+    keys_in: Array[u32],
+    keys_out: Array[u32],
+    values_in: Array[u32],
+    values_out: Array[u32],
+    counts: Array[u32],
+    state: Array[Atomic[u32]],
+    n: u32,
+    tiles: u32,
+    shift: u32,
+    encode: tx.Func,
+    decode: tx.Func,
+    VALUES: tx.Const[int] = NO_VALUES,
+    ITEMS: tx.Const[int] = SORT_ITEMS,
+    REVERSED: tx.Const[bool] = False,
+    SPINS: tx.Const[int] = SPIN_LIMIT,
+):
+    """One pass of the sort: keys_in's keys (encoded) stored stably by their digit at
+    `shift` into keys_out (decoded), values with them (VALUES); `counts` from
+    count_digits (this pass's 256 at shift // 8 * 256), `state` tiles * RADIX zeroed
+    words. REVERSED takes the tiles in reverse workgroup order (the tests' check that
+    nothing waits for a workgroup that has not run)."""
+    tile = tx.workgroup_id().x
+    if tile >= tiles:  # the surplus of a folded launch
+        return
+    if REVERSED:
+        tile = tiles - u32(1) - tile
+    t = tx.local_invocation_id().x
+    size = u32(WORKGROUP * ITEMS)
+    base = tile * size
+    valid = min(n - base, size)
+    keys_tile = tx.workgroup_array(u32, WORKGROUP * ITEMS)
+    values_tile = tx.workgroup_array(u32, WORKGROUP * ITEMS)
+    order = tx.workgroup_array(u32, WORKGROUP * ITEMS)  # (digit << 16) | position in tile
+    digit_counts = tx.workgroup_array(Atomic[u32], RADIX)
+    offsets = tx.workgroup_array(u32, RADIX)
+    zero_total = tx.workgroup_array(u32, 1)
+    for j in tx.static_range(ITEMS):  # coalesced loads
+        i = u32(j * WORKGROUP) + t
+        if i < valid:
+            bits = encode(keys_in[base + i])
+            keys_tile[i] = bits
+            tx.atomic_add(digit_counts[(bits >> shift) & u32(RADIX - 1)], u32(1))
+            if VALUES == LOADED_VALUES:
+                values_tile[i] = values_in[base + i]
+            if VALUES == INDEX_VALUES:
+                values_tile[i] = base + i
+    tx.workgroup_barrier()
+    # Rank: invocation t holds positions t*ITEMS .. t*ITEMS+ITEMS-1 (positions past the
+    # tile's keys as digit 255: they stay behind every key).
+    first = t * u32(ITEMS)
+    packed = tx.local_array(u32, ITEMS)
+    for j in tx.static_range(ITEMS):
+        p = first + u32(j)
+        digit = u32(RADIX - 1)
+        if p < valid:
+            digit = (keys_tile[p] >> shift) & u32(RADIX - 1)
+        packed[j] = (digit << u32(16)) | p
+    for bit in tx.static_range(DIGIT_BITS):
+        zeros = u32(0)
+        for j in tx.static_range(ITEMS):
+            zeros += u32(1) - ((packed[j] >> u32(16 + bit)) & u32(1))
+        inclusive = workgroup_inclusive_scan(zeros, "add")
+        if t == u32(WORKGROUP - 1):
+            zero_total[0] = inclusive
+        tx.workgroup_barrier()
+        total = zero_total[0]
+        below = inclusive - zeros  # zero bits before this position, in the tile
+        for j in tx.static_range(ITEMS):
+            one = (packed[j] >> u32(16 + bit)) & u32(1)
+            place = tx.select(below, total + first + u32(j) - below, one == u32(1))
+            below += u32(1) - one
+            order[place] = packed[j]
+        tx.workgroup_barrier()
+        if bit < DIGIT_BITS - 1:
+            for j in tx.static_range(ITEMS):
+                packed[j] = order[first + u32(j)]
+            tx.workgroup_barrier()
+    # The chain: invocation t owns digit t.
+    count = tx.atomic_load(digit_counts[t])
+    tile_start = workgroup_exclusive_scan(count, "add")
+    digit_start = workgroup_exclusive_scan(
+        counts[(shift // u32(DIGIT_BITS)) * u32(RADIX) + t], "add"
+    )
+    slot = tile * u32(RADIX) + t
+    flag = tx.select(u32(AGGREGATE), u32(INCLUSIVE), tile == u32(0))
+    tx.atomic_store(state[slot], (flag << u32(30)) | count)
+    prefix = look_back_digits(keys_in, state, tile, size, n, shift, u32(SPINS), encode)
+    if tile > u32(0):
+        tx.atomic_store(state[slot], (u32(INCLUSIVE) << u32(30)) | (prefix + count))
+    offsets[t] = digit_start + prefix - tile_start  # (wraps: + the rank in the tile fixes it)
+    tx.workgroup_barrier()
+    for j in tx.static_range(ITEMS):  # in digit order: each digit's keys stored together
+        i = u32(j * WORKGROUP) + t
+        if i < valid:
+            entry = order[i]
+            source = entry & u32(0xFFFF)
+            at = offsets[entry >> u32(16)] + i
+            keys_out[at] = decode(keys_tile[source])
+            if VALUES != NO_VALUES:
+                values_out[at] = values_tile[source]
+
+
+@tx.func
+def look_back_digits(
+    keys: Array[u32],
+    state: Array[Atomic[u32]],
+    tile: u32,
+    size: u32,
+    n: u32,
+    shift: u32,
+    spin_limit: u32,
+    encode: tx.Func,
+) -> u32:
+    """The keys of digit t (invocation t's) in the tiles before `tile`, by the whole
+    workgroup (uniform control flow). Each invocation walks back over its digit's state
+    words, adding aggregates until an inclusive prefix (or tile 0); once it has read
+    `spin_limit` times without progress, a missing state stalls it. The workgroup then
+    counts the digits of the nearest tile any invocation is stalled on from the input,
+    the invocations stalled there take their count and walk on before it,
+    and the walks resume."""
+    t = tx.local_invocation_id().x
+    stalled = tx.workgroup_array(Atomic[u32], 1)  # 1 + the nearest stalled tile, 0 if none
+    nearest = tx.workgroup_array(u32, 1)
+    fallback = tx.workgroup_array(Atomic[u32], RADIX)
+    prefix = u32(0)
+    waiting = tile > u32(0)
+    j = max(tile, u32(1)) - u32(1)
+    spins = u32(0)
+    while True:
+        if t == u32(0):
+            tx.atomic_store(stalled[0], u32(0))
+        tx.atomic_store(fallback[t], u32(0))
+        tx.workgroup_barrier()
+        if waiting:
+            while True:
+                word = tx.atomic_load(state[j * u32(RADIX) + t])
+                flag = word >> u32(30)
+                if flag == u32(0):
+                    if spins < spin_limit:
+                        spins += u32(1)
+                        continue
+                    tx.atomic_max(stalled[0], j + u32(1))
+                    break
+                prefix += word & u32(COUNT_MASK)
+                if flag == u32(INCLUSIVE) or j == u32(0):
+                    waiting = False
+                    break
+                j -= u32(1)
+        tx.workgroup_barrier()
+        if t == u32(0):
+            nearest[0] = tx.atomic_load(stalled[0])
+        target = tx.workgroup_uniform_load(nearest[0])
+        if target == u32(0):
+            break
+        target -= u32(1)
+        # Count the digits of tile `target` from the input, by the whole workgroup.
+        k = target * size + t
+        end = min(target * size + size, n)
+        while k < end:
+            tx.atomic_add(fallback[(encode(keys[k]) >> shift) & u32(RADIX - 1)], u32(1))
+            k += u32(WORKGROUP)
+        tx.workgroup_barrier()
+        if waiting and j == target:
+            prefix += tx.atomic_load(fallback[t])
+            if j == u32(0):
+                waiting = False
+            else:
+                j -= u32(1)
+        tx.workgroup_barrier()
+    return prefix
