@@ -162,7 +162,7 @@ def _bits(array):
     return np.ascontiguousarray(array).view(np.uint32)
 
 
-def tile_items(requested: int = kernels.SORT_ITEMS) -> int:
+def tile_items(requested: int) -> int:
     """Keys per invocation of `sort_pass`: `requested`, halved until its workgroup memory
     (three words per key of the tile, and the digit tables) fits the device."""
     limit = device_limit("max-compute-workgroup-storage-size")
@@ -185,7 +185,7 @@ def _radix_sort(
     sorted_values = None if value_dtype is None else pool.result(n, value_dtype)
     if n == 0:
         return sorted_keys, sorted_values
-    items = tile_items() if items is None else items
+    items = tile_items(kernels.SORT_ITEMS) if items is None else items
     size = kernels.WORKGROUP * items
     tiles = -(-n // size)
     row = kernels.WORKGROUP * kernels.COUNT_ITEMS
