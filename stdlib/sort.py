@@ -6,8 +6,8 @@ as long as the keys) returns `(keys, values)`, the values permuted with their ke
 `argsort(keys, descending=False)` returns the u32 indices that sort the keys. Both are
 stable: equal keys keep their order (`np.sort` / `np.argsort` with `kind="stable"`).
 
-Key order, by order-preserving bit transforms (the `encode_*` functions, undone by the
-`decode_*` ones as the last pass stores the keys): u32 as they are; i32 with the sign bit
+Key order, by order-preserving bit transforms (`sort_kernels.encode_key`, undone by
+`decode_key` as the last pass stores the keys): u32 as they are; i32 with the sign bit
 flipped; f32 with every bit of a negative flipped and the sign bit of a positive, so that
 -inf < ... < -0.0 < +0.0 < ... < +inf, and every NaN (canonicalised: the sorted keys hold
 0x7FFFFFFF for it, payload and sign not kept) after +inf, at the end as in numpy.
@@ -24,8 +24,6 @@ from __future__ import annotations
 
 import numpy as np
 
-import pyshader_tx as tx
-from pyshader_tx import u32
 from pyshader_tx import types as t
 from pyshader_tx.runtime import pool
 from pyshader_tx.runtime.arrays import DeviceArray, element_layout
@@ -38,75 +36,10 @@ COUNT_WORKGROUPS = 2048
 #: A state word holds a count of 30 bits, so one sort takes fewer keys than this.
 MAX_KEYS = 1 << 30
 KEY_DTYPES = (np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float32))
-SIGN = 0x80000000
 
 
-@tx.func
-def encode_u32(bits: u32) -> u32:
-    return bits
-
-
-@tx.func
-def encode_u32_descending(bits: u32) -> u32:
-    return ~bits
-
-
-@tx.func
-def encode_i32(bits: u32) -> u32:
-    return bits ^ u32(SIGN)
-
-
-@tx.func
-def encode_i32_descending(bits: u32) -> u32:
-    return bits ^ u32(0x7FFFFFFF)
-
-
-@tx.func
-def is_nan_bits(bits: u32) -> bool:
-    return (bits & u32(0x7FFFFFFF)) > u32(0x7F800000)
-
-
-@tx.func
-def encode_f32(bits: u32) -> u32:
-    """Negatives: every bit flipped; positives: the sign bit set; NaN: the highest."""
-    if is_nan_bits(bits):
-        return u32(0xFFFFFFFF)
-    if (bits & u32(SIGN)) != u32(0):
-        return ~bits
-    return bits | u32(SIGN)
-
-
-@tx.func
-def encode_f32_descending(bits: u32) -> u32:
-    if is_nan_bits(bits):
-        return u32(0xFFFFFFFF)
-    return ~encode_f32(bits)
-
-
-@tx.func
-def decode_f32(bits: u32) -> u32:
-    """encode_f32 undone (its highest, a NaN, gives the NaN 0x7FFFFFFF)."""
-    if (bits & u32(SIGN)) != u32(0):
-        return bits ^ u32(SIGN)
-    return ~bits
-
-
-@tx.func
-def decode_f32_descending(bits: u32) -> u32:
-    if bits == u32(0xFFFFFFFF):
-        return u32(0x7FFFFFFF)
-    return decode_f32(~bits)
-
-
-#: (encode, decode) by key dtype and descending; each decode undoes its encode.
-TRANSFORMS = {
-    ("uint32", False): (encode_u32, encode_u32),
-    ("uint32", True): (encode_u32_descending, encode_u32_descending),
-    ("int32", False): (encode_i32, encode_i32),
-    ("int32", True): (encode_i32_descending, encode_i32_descending),
-    ("float32", False): (encode_f32, decode_f32),
-    ("float32", True): (encode_f32_descending, decode_f32_descending),
-}
+#: The encoding of each key dtype (kernels.DESCENDING added for descending sorts).
+ENCODINGS = {"uint32": kernels.RAW_BITS, "int32": kernels.I32_KEYS, "float32": kernels.F32_KEYS}
 
 
 def sort(keys, values=None, descending=False):
@@ -162,14 +95,20 @@ def _bits(array):
     return np.ascontiguousarray(array).view(np.uint32)
 
 
-def tile_items(requested: int) -> int:
+def tile_items(requested: int, pairs: bool) -> int:
     """Keys per invocation of `sort_pass`: `requested`, halved until its workgroup memory
-    (three words per key of the tile, and the digit tables) fits the device."""
+    fits the device (a padded word per key of the tile, two more with values, and the
+    digit tables)."""
     limit = device_limit("max-compute-workgroup-storage-size")
     items = requested
-    while items > 1 and (3 * items * kernels.WORKGROUP + 8 * kernels.RADIX) * 4 > limit:
+    while items > 1 and _workgroup_bytes(items, pairs) > limit:
         items //= 2
     return items
+
+
+def _workgroup_bytes(items: int, pairs: bool) -> int:
+    size = items * kernels.WORKGROUP
+    return 4 * (size + size // 32 + (2 * size if pairs else 2) + 6 * kernels.RADIX + 4)
 
 
 def _radix_sort(
@@ -185,13 +124,14 @@ def _radix_sort(
     sorted_values = None if value_dtype is None else pool.result(n, value_dtype)
     if n == 0:
         return sorted_keys, sorted_values
-    items = tile_items(kernels.SORT_ITEMS) if items is None else items
+    pairs = value_dtype is not None
+    items = tile_items(kernels.SORT_ITEMS, pairs) if items is None else items
     size = kernels.WORKGROUP * items
     tiles = -(-n // size)
     row = kernels.WORKGROUP * kernels.COUNT_ITEMS
     per = -(-n // COUNT_WORKGROUPS)
     per = -(-per // row) * row
-    encode, decode = TRANSFORMS[(dtype.name, descending)]
+    encoding = ENCODINGS[dtype.name] | (kernels.DESCENDING if descending else 0)
     mode = kernels.NO_VALUES
     if values is not None:
         mode = kernels.LOADED_VALUES
@@ -208,7 +148,7 @@ def _radix_sort(
         pool.temporary(tiles * kernels.RADIX, np.uint32) as state,
     ):
         out_values = no_values if sorted_values is None else _bits(sorted_values)
-        kernels.count_digits(key_bits, counts, n, per, encode=encode, workgroups=-(-n // per))
+        kernels.count_digits(key_bits, counts, n, per, encoding, workgroups=-(-n // per))
         key_route = [key_bits, keys_temp, out_keys, keys_temp, out_keys]
         value_route = [v0, values_temp, out_values, values_temp, out_values]
         if sorted_values is None:
@@ -225,8 +165,8 @@ def _radix_sort(
                 n,
                 tiles,
                 p * kernels.DIGIT_BITS,
-                encode=encode if p == 0 else encode_u32,
-                decode=decode if p == kernels.PASSES - 1 else encode_u32,
+                encoding if p == 0 else kernels.RAW_BITS,
+                encoding if p == kernels.PASSES - 1 else kernels.RAW_BITS,
                 VALUES=mode if p == 0 else min(mode, kernels.LOADED_VALUES),
                 ITEMS=items,
                 REVERSED=reversed,

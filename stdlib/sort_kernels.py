@@ -1,9 +1,9 @@
 """The kernels of tx.stdlib's radix sort (`stdlib/sort.py` launches them).
 
 An LSD radix sort of 32-bit keys, 8-bit digits, four passes, Onesweep style. Keys travel
-as u32 bits: `encode` (a `tx.Func` chosen per launch) maps a key's bits to bits whose
-unsigned order is the wanted order (`sort.py` has the transforms), `decode` maps them back
-as the last pass stores them.
+as u32 bits: `encode_key` maps a key's bits to bits whose unsigned order is the wanted
+order (by the run-time `encoding`, uniform: one pipeline serves every key type),
+`decode_key` maps them back as the last pass stores them.
 
 `count_digits`: one pass over the keys counts the digits of all four passes at once, in
 workgroup memory (workgroup atomics), then adds them to `counts` (4 x 256 global words).
@@ -11,7 +11,8 @@ workgroup memory (workgroup atomics), then adds them to `counts` (4 x 256 global
 `sort_pass`: one launch per digit. Tile b (WORKGROUP * ITEMS keys) loads its keys (and
 values) into workgroup memory and ranks them by digit, stably: eight rounds of a one-bit
 split (a workgroup scan of each invocation's count of zero bits, then every key moves to
-its place), which needs no subgroup of any particular size. The tile's count of each digit
+its place), which needs no subgroup of any particular size. Keys alone move themselves;
+with values, a word (digit, position in the tile) moves instead. The tile's count of each digit
 goes into the chain of tiles with decoupled look-back: invocation d owns digit d and one
 state word per (tile, digit), a flag in the top two bits (1 aggregate, 2 inclusive prefix)
 and the count in the low 30 (WGSL atomics are relaxed: value and flag in one word). The
@@ -30,6 +31,15 @@ from pyshader_tx import Array, Atomic, u32
 
 from .workgroup import workgroup_exclusive_scan, workgroup_inclusive_scan
 
+#: The key encodings (`encoding`, `decoding` of the kernels): the key type in the upper
+#: bits, DESCENDING in bit 0. RAW_BITS is the identity (the passes between the first and
+#: the last).
+RAW_BITS = 0
+DESCENDING = 1
+I32_KEYS = 2
+F32_KEYS = 4
+SIGN = 0x80000000
+
 WORKGROUP = 256
 RADIX = 256
 DIGIT_BITS = 8
@@ -43,10 +53,51 @@ SPIN_LIMIT = 64
 SORT_ITEMS = 8
 #: Keys each invocation of `count_digits` loads before counting them.
 COUNT_ITEMS = 4
+#: The encoded bits of a NaN key: after every other key, either direction.
+NAN_BITS = 0xFFFFFFFF
 #: `sort_pass`'s VALUES: no values, values from `values_in`, or each key's position.
 NO_VALUES = 0
 LOADED_VALUES = 1
 INDEX_VALUES = 2
+
+
+@tx.func
+def is_nan_bits(bits: u32) -> bool:
+    return (bits & u32(0x7FFFFFFF)) > u32(0x7F800000)
+
+
+@tx.func
+def encode_key(bits: u32, encoding: u32) -> u32:
+    """A key's bits as bits in sort order: i32 with the sign bit flipped, f32 negatives
+    with every bit flipped and positives with the sign bit set (NaN: NAN_BITS), then all
+    bits flipped for DESCENDING (NaN excepted: last either way)."""
+    kind = encoding & ~u32(DESCENDING)
+    ordered = bits
+    if kind == u32(I32_KEYS):
+        ordered = bits ^ u32(SIGN)
+    elif kind == u32(F32_KEYS):
+        if is_nan_bits(bits):
+            return u32(NAN_BITS)
+        ordered = tx.select(bits | u32(SIGN), ~bits, (bits & u32(SIGN)) != u32(0))
+    if (encoding & u32(DESCENDING)) != u32(0):
+        ordered = ~ordered
+    return ordered
+
+
+@tx.func
+def decode_key(ordered: u32, encoding: u32) -> u32:
+    """encode_key undone (NAN_BITS gives the NaN 0x7FFFFFFF)."""
+    kind = encoding & ~u32(DESCENDING)
+    if kind == u32(F32_KEYS) and ordered == u32(NAN_BITS):
+        return u32(0x7FFFFFFF)
+    bits = ordered
+    if (encoding & u32(DESCENDING)) != u32(0):
+        bits = ~bits
+    if kind == u32(I32_KEYS):
+        return bits ^ u32(SIGN)
+    if kind == u32(F32_KEYS):
+        return tx.select(~bits, bits ^ u32(SIGN), (bits & u32(SIGN)) != u32(0))
+    return bits
 
 
 @tx.kernel(workgroup_size=WORKGROUP)
@@ -55,7 +106,7 @@ def count_digits(
     counts: Array[Atomic[u32]],
     n: u32,
     per: u32,
-    encode: tx.Func,
+    encoding: u32,
     ITEMS: tx.Const[int] = COUNT_ITEMS,
 ):
     """counts[p * RADIX + d] += the keys of x[g*per : (g+1)*per] whose digit p is d, for
@@ -69,7 +120,7 @@ def count_digits(
     while k < end:
         for j in tx.static_range(ITEMS):
             if k + u32(j * WORKGROUP) < end:
-                loaded[j] = encode(keys[k + u32(j * WORKGROUP)])
+                loaded[j] = encode_key(keys[k + u32(j * WORKGROUP)], encoding)
         for j in tx.static_range(ITEMS):
             if k + u32(j * WORKGROUP) < end:
                 for p in tx.static_range(PASSES):
@@ -83,6 +134,14 @@ def count_digits(
             tx.atomic_add(counts[u32(p * RADIX) + t], count)
 
 
+@tx.func
+def padded(i: u32) -> u32:
+    """Where entry i of a tile lives in workgroup memory: one word of padding after every
+    32, so that the invocations of a subgroup reading their ITEMS consecutive entries
+    (stride ITEMS) hit distinct banks."""
+    return i + (i >> u32(5))
+
+
 @tx.kernel(workgroup_size=WORKGROUP)
 def sort_pass(
     keys_in: Array[u32],
@@ -94,8 +153,8 @@ def sort_pass(
     n: u32,
     tiles: u32,
     shift: u32,
-    encode: tx.Func,
-    decode: tx.Func,
+    encoding: u32,
+    decoding: u32,
     VALUES: tx.Const[int] = NO_VALUES,
     ITEMS: tx.Const[int] = SORT_ITEMS,
     REVERSED: tx.Const[bool] = False,
@@ -105,7 +164,11 @@ def sort_pass(
     `shift` into keys_out (decoded), values with them (VALUES); `counts` from
     count_digits (this pass's 256 at shift // 8 * 256), `state` tiles * RADIX zeroed
     words. REVERSED takes the tiles in reverse workgroup order (the tests' check that
-    nothing waits for a workgroup that has not run)."""
+    nothing waits for a workgroup that has not run).
+
+    The ranking moves one word per key through workgroup memory: the encoded key itself
+    when there are no values, else `(digit << 16) | position in the tile`, the keys and
+    values staying where they were loaded."""
     tile = tx.workgroup_id().x
     if tile >= tiles:  # the surplus of a folded launch
         return
@@ -115,63 +178,72 @@ def sort_pass(
     size = u32(WORKGROUP * ITEMS)
     base = tile * size
     valid = min(n - base, size)
-    keys_tile = tx.workgroup_array(u32, WORKGROUP * ITEMS)
-    values_tile = tx.workgroup_array(u32, WORKGROUP * ITEMS)
-    order = tx.workgroup_array(u32, WORKGROUP * ITEMS)  # (digit << 16) | position in tile
+    moved = VALUES != NO_VALUES  # whether the ranking moves positions (else keys)
+    # Keys and values stay here while the ranking moves positions; without values, one
+    # word ((VALUES + 1) // 2 is 0 then, 1 with values: workgroup array lengths fold
+    # arithmetic, not min() or tx.select).
+    keys_tile = tx.workgroup_array(u32, 1 + (WORKGROUP * ITEMS - 1) * ((VALUES + 1) // 2))
+    values_tile = tx.workgroup_array(u32, 1 + (WORKGROUP * ITEMS - 1) * ((VALUES + 1) // 2))
+    order = tx.workgroup_array(u32, WORKGROUP * ITEMS + WORKGROUP * ITEMS // 32)
     digit_counts = tx.workgroup_array(Atomic[u32], RADIX)
     offsets = tx.workgroup_array(u32, RADIX)
     zero_total = tx.workgroup_array(u32, 1)
     for j in tx.static_range(ITEMS):  # coalesced loads
         i = u32(j * WORKGROUP) + t
         if i < valid:
-            bits = encode(keys_in[base + i])
-            keys_tile[i] = bits
+            bits = encode_key(keys_in[base + i], encoding)
             tx.atomic_add(digit_counts[(bits >> shift) & u32(RADIX - 1)], u32(1))
-            if VALUES == LOADED_VALUES:
-                values_tile[i] = values_in[base + i]
-            if VALUES == INDEX_VALUES:
-                values_tile[i] = base + i
+            if moved:
+                keys_tile[i] = bits
+                order[padded(i)] = (((bits >> shift) & u32(RADIX - 1)) << u32(16)) | i
+                if VALUES == LOADED_VALUES:
+                    values_tile[i] = values_in[base + i]
+                if VALUES == INDEX_VALUES:
+                    values_tile[i] = base + i
+            else:
+                order[padded(i)] = bits
+        elif moved:  # past the tile's keys: digit 255, behind every key
+            order[padded(i)] = (u32(RADIX - 1) << u32(16)) | i
+        else:
+            order[padded(i)] = u32(0xFFFFFFFF)
     tx.workgroup_barrier()
-    # Rank: invocation t holds positions t*ITEMS .. t*ITEMS+ITEMS-1 (positions past the
-    # tile's keys as digit 255: they stay behind every key).
+    # Rank by eight stable one-bit splits: invocation t holds entries t*ITEMS ..
+    # t*ITEMS+ITEMS-1 in `packed`; each split scans the zero bits and moves every entry.
+    digit_bit = tx.select(shift, u32(16), moved)
     first = t * u32(ITEMS)
     packed = tx.local_array(u32, ITEMS)
     for j in tx.static_range(ITEMS):
-        p = first + u32(j)
-        digit = u32(RADIX - 1)
-        if p < valid:
-            digit = (keys_tile[p] >> shift) & u32(RADIX - 1)
-        packed[j] = (digit << u32(16)) | p
-    for bit in tx.static_range(DIGIT_BITS):
+        packed[j] = order[padded(first + u32(j))]
+    tx.workgroup_barrier()
+    for bit in range(DIGIT_BITS):  # (a loop: unrolled, the shader compiles slowly)
         zeros = u32(0)
         for j in tx.static_range(ITEMS):
-            zeros += u32(1) - ((packed[j] >> u32(16 + bit)) & u32(1))
+            zeros += u32(1) - ((packed[j] >> (digit_bit + bit)) & u32(1))
         inclusive = workgroup_inclusive_scan(zeros, "add")
         if t == u32(WORKGROUP - 1):
             zero_total[0] = inclusive
         tx.workgroup_barrier()
         total = zero_total[0]
-        below = inclusive - zeros  # zero bits before this position, in the tile
+        below = inclusive - zeros  # zero bits before this invocation's entries
         for j in tx.static_range(ITEMS):
-            one = (packed[j] >> u32(16 + bit)) & u32(1)
+            one = (packed[j] >> (digit_bit + bit)) & u32(1)
             place = tx.select(below, total + first + u32(j) - below, one == u32(1))
             below += u32(1) - one
-            order[place] = packed[j]
+            order[padded(place)] = packed[j]
         tx.workgroup_barrier()
-        if bit < DIGIT_BITS - 1:
+        if bit < u32(DIGIT_BITS - 1):
             for j in tx.static_range(ITEMS):
-                packed[j] = order[first + u32(j)]
+                packed[j] = order[padded(first + u32(j))]
             tx.workgroup_barrier()
     # The chain: invocation t owns digit t.
     count = tx.atomic_load(digit_counts[t])
     tile_start = workgroup_exclusive_scan(count, "add")
-    digit_start = workgroup_exclusive_scan(
-        counts[(shift // u32(DIGIT_BITS)) * u32(RADIX) + t], "add"
-    )
+    pass_counts = counts[(shift // u32(DIGIT_BITS)) * u32(RADIX) + t]
+    digit_start = workgroup_exclusive_scan(pass_counts, "add")
     slot = tile * u32(RADIX) + t
     flag = tx.select(u32(AGGREGATE), u32(INCLUSIVE), tile == u32(0))
     tx.atomic_store(state[slot], (flag << u32(30)) | count)
-    prefix = look_back_digits(keys_in, state, tile, size, n, shift, u32(SPINS), encode)
+    prefix = look_back_digits(keys_in, state, tile, size, n, shift, u32(SPINS), encoding)
     if tile > u32(0):
         tx.atomic_store(state[slot], (u32(INCLUSIVE) << u32(30)) | (prefix + count))
     offsets[t] = digit_start + prefix - tile_start  # (wraps: + the rank in the tile fixes it)
@@ -179,12 +251,16 @@ def sort_pass(
     for j in tx.static_range(ITEMS):  # in digit order: each digit's keys stored together
         i = u32(j * WORKGROUP) + t
         if i < valid:
-            entry = order[i]
-            source = entry & u32(0xFFFF)
-            at = offsets[entry >> u32(16)] + i
-            keys_out[at] = decode(keys_tile[source])
-            if VALUES != NO_VALUES:
+            entry = order[padded(i)]
+            if moved:
+                source = entry & u32(0xFFFF)
+                at = offsets[entry >> u32(16)] + i
+                keys_out[at] = decode_key(keys_tile[source], decoding)
                 values_out[at] = values_tile[source]
+            else:
+                keys_out[offsets[(entry >> shift) & u32(RADIX - 1)] + i] = decode_key(
+                    entry, decoding
+                )
 
 
 @tx.func
@@ -196,7 +272,7 @@ def look_back_digits(
     n: u32,
     shift: u32,
     spin_limit: u32,
-    encode: tx.Func,
+    encoding: u32,
 ) -> u32:
     """The keys of digit t (invocation t's) in the tiles before `tile`, by the whole
     workgroup (uniform control flow). Each invocation walks back over its digit's state
@@ -244,7 +320,9 @@ def look_back_digits(
         k = target * size + t
         end = min(target * size + size, n)
         while k < end:
-            tx.atomic_add(fallback[(encode(keys[k]) >> shift) & u32(RADIX - 1)], u32(1))
+            tx.atomic_add(
+                fallback[(encode_key(keys[k], encoding) >> shift) & u32(RADIX - 1)], u32(1)
+            )
             k += u32(WORKGROUP)
         tx.workgroup_barrier()
         if waiting and j == target:

@@ -153,6 +153,8 @@ def test_reverse_tile_order_falls_back():
         )
         np.testing.assert_array_equal(keys.numpy(), np.sort(x, kind="stable"))
         np.testing.assert_array_equal(indices.numpy(), np.argsort(x, kind="stable"))
+        keys, _ = sort_module._radix_sort(x, None, False, True, items=1, reversed=True, spins=0)
+        np.testing.assert_array_equal(keys.numpy(), np.sort(x, kind="stable")[::-1])
 
 
 def test_larger_tiles():
