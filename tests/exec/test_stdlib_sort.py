@@ -209,3 +209,20 @@ def test_empty_results():
 def test_bad_input(call, error, words):
     with pytest.raises(error, match=words):
         call()
+
+
+def test_the_sort_kernels_pass_naga_and_tint(tint):
+    from pyshader_tx.validate import validate_naga
+
+    kernels = [sort_kernels.count_digits.specialize(ITEMS=4)]
+    kernels += [
+        sort_kernels.sort_pass.specialize(VALUES=values, ITEMS=items, REVERSED=reversed)
+        for values, items, reversed in [
+            (sort_kernels.NO_VALUES, 8, False),
+            (sort_kernels.LOADED_VALUES, 4, True),
+            (sort_kernels.INDEX_VALUES, 1, False),
+        ]
+    ]
+    for kernel in kernels:
+        assert validate_naga(kernel.wgsl_naga) == []
+    tint(kernels)
