@@ -6,7 +6,9 @@ calls recorded back to back, then `tx.synchronize()`), CUB's from `.bench/cub_re
 (lines of the same op names, built and run by `run_sort_bench.sh`), torch.sort's in the
 same process (int64 keys: torch sorts no uint32 on CUDA; its pairs row is a sort that also
 returns the indices), and the ratios. `--sweep` adds a row per keys-per-invocation
-(`ITEMS`: tiles of 256 * ITEMS keys) so the defaults can be chosen in one run. Every
+(`items`: tiles of 256 * ITEMS keys) that fits the workgroup memory, and one ranking by
+one-bit splits (`splits`, what subgroups under MIN_LANES lanes get), so the defaults can
+be chosen in one run. Every
 result is checked against numpy first.
 
     python3 benchmarks/bench_sort.py [--cub FILE] [--json OUT] [--log2n 20 24 28] [--sweep]
@@ -31,14 +33,27 @@ from bench_stdlib import timed, torch_timed  # noqa: E402
 sort_module = importlib.import_module("pyshader_tx.stdlib.sort")
 sort_kernels = importlib.import_module("pyshader_tx.stdlib.sort_kernels")
 
-SWEEP_ITEMS = (1, 2, 4, 8, 16)
+SWEEP_ITEMS = (4, 8, 12, 16, 24)
 
 
-def check(keys, values, items) -> None:
+def configs(pairs: bool, lanes: int, sweep: bool) -> list:
+    """The kernel constants to time: the defaults, and with `sweep` every ITEMS that fits
+    (tiles of 256 * ITEMS keys), and the one-bit-split ranking at the default ITEMS."""
+    default = sort_module.tile_items(sort_kernels.SORT_ITEMS, pairs, lanes)
+    found = [{"items": default, "splits": False}]
+    if sweep:
+        for items in SWEEP_ITEMS:
+            if items != default and sort_module.tile_items(items, pairs, lanes) == items:
+                found.append({"items": items, "splits": False})
+        found.append({"items": default, "splits": True})
+    return found
+
+
+def check(keys, values, config) -> None:
     """Our sort of `keys` (with `values`) against numpy's stable sort."""
     host = keys.numpy()
     order = np.argsort(host, kind="stable")
-    got = sort_module._radix_sort(keys, values, False, False, items=items)
+    got = sort_module._radix_sort(keys, values, False, False, **config)
     assert np.array_equal(got[0].numpy(), host[order]), "sort: keys are wrong"
     if values is not None:
         assert np.array_equal(got[1].numpy(), values.numpy()[order]), "sort: values are wrong"
@@ -73,8 +88,13 @@ def main() -> None:
                 row = json.loads(line)
                 cub[(row["op"], row["n"])] = row
     print("date", datetime.date.today(), "adapter", tx.adapter_summary())
-    default_items = sort_module.tile_items(sort_kernels.SORT_ITEMS)
-    sweep = sorted({sort_module.tile_items(i) for i in SWEEP_ITEMS}) if args.sweep else []
+    lanes = sort_module.match_min_lanes()
+    print(
+        "sort: MIN_LANES",
+        lanes,
+        "workgroup memory limit",
+        sort_module.device_limit("max-compute-workgroup-storage-size"),
+    )
     rows = []
     for log2n in args.log2n:
         n = 1 << log2n
@@ -83,26 +103,19 @@ def main() -> None:
         keys = tx.to_device(host_keys)
         values = tx.to_device(rng.integers(0, 2**32, n, dtype=np.uint32))
         peers = torch_rates(host_keys)
-        for items in [default_items] + [i for i in sweep if i != default_items]:
-            check(keys, values, items)
-            runs = {
-                "sort_keys_u32": lambda: sort_module._radix_sort(
-                    keys, None, False, False, items=items
-                ),
-                "sort_pairs_u32": lambda: sort_module._radix_sort(
-                    keys, values, False, False, items=items
-                ),
-            }
-            for op, call in runs.items():
-                seconds, host = timed(call)
+        for op, pairs in (("sort_keys_u32", None), ("sort_pairs_u32", values)):
+            for config in configs(pairs is not None, lanes, args.sweep):
+                check(keys, pairs, config)
+                seconds, host = timed(
+                    lambda: sort_module._radix_sort(keys, pairs, False, False, **config)
+                )
                 rate = n / seconds / 1e9
                 ref = cub.get((op, n), {}).get("g_elem_s")
                 peer = peers.get(op)
                 row = {
                     "op": op,
                     "log2n": log2n,
-                    "items": items,
-                    "default": items == default_items,
+                    **config,
                     "ours_g_keys_s": float(f"{rate:.4g}"),
                     "ours_us": round(seconds * 1e6, 1),
                     "host_us": round(host * 1e6, 1),

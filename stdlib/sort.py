@@ -27,7 +27,7 @@ import numpy as np
 from pyshader_tx import types as t
 from pyshader_tx.runtime import pool
 from pyshader_tx.runtime.arrays import DeviceArray, element_layout
-from pyshader_tx.runtime.device import device_limit
+from pyshader_tx.runtime.device import device_limit, get_adapter
 
 from . import sort_kernels as kernels
 
@@ -95,26 +95,47 @@ def _bits(array):
     return np.ascontiguousarray(array).view(np.uint32)
 
 
-def tile_items(requested: int, pairs: bool) -> int:
+def tile_items(requested: int, pairs: bool, min_lanes: int) -> int:
     """Keys per invocation of `sort_pass`: `requested`, halved until its workgroup memory
-    fits the device (a padded word per key of the tile, two more with values, and the
-    digit tables)."""
+    fits the device."""
     limit = device_limit("max-compute-workgroup-storage-size")
     items = requested
-    while items > 1 and _workgroup_bytes(items, pairs) > limit:
+    while items > 1 and _workgroup_bytes(items, pairs, min_lanes) > limit:
         items //= 2
     return items
 
 
-def _workgroup_bytes(items: int, pairs: bool) -> int:
+def _workgroup_bytes(items: int, pairs: bool, min_lanes: int) -> int:
+    """sort_pass's workgroup memory: a padded word per key of the tile, two more with
+    values, the subgroups' digit counts, and the digit tables of 256 words."""
     size = items * kernels.WORKGROUP
-    return 4 * (size + size // 32 + (2 * size if pairs else 2) + 6 * kernels.RADIX + 4)
+    histograms = kernels.WORKGROUP // min_lanes * kernels.RADIX // 2
+    return 4 * (size + size // 32 + (2 * size if pairs else 2) + histograms + 7 * kernels.RADIX)
+
+
+def match_min_lanes() -> int:
+    """sort_pass's MIN_LANES: the adapter's least subgroup size where it tells (smaller
+    per-subgroup counts), at least MATCH_MIN_LANES (smaller subgroups rank by splits)."""
+    info = get_adapter().info
+    least = info.get("subgroup_min_size") or info.get("stackgroup_min_size") or 0
+    return min(max(int(least), kernels.MATCH_MIN_LANES), 128)
 
 
 def _radix_sort(
-    keys, values, indices: bool, descending: bool, items=None, reversed=False, spins=None
+    keys,
+    values,
+    indices: bool,
+    descending: bool,
+    items=None,
+    reversed=False,
+    spins=None,
+    splits=False,
+    min_lanes=None,
 ):
-    """(sorted keys, sorted values or indices or None): the launches of one sort."""
+    """(sorted keys, sorted values or indices or None): the launches of one sort. The
+    tests and benchmarks choose the kernels' constants: `items` keys per invocation,
+    `reversed` tile order, `spins` before the fallback, `splits` (rank by one-bit splits
+    whatever the subgroup size), `min_lanes` (the least subgroup size ranked by matching)."""
     n = len(keys)
     dtype = np.dtype(keys.dtype)
     value_dtype = np.dtype(np.uint32) if indices else None
@@ -125,7 +146,8 @@ def _radix_sort(
     if n == 0:
         return sorted_keys, sorted_values
     pairs = value_dtype is not None
-    items = tile_items(kernels.SORT_ITEMS, pairs) if items is None else items
+    min_lanes = match_min_lanes() if min_lanes is None else min_lanes
+    items = tile_items(kernels.SORT_ITEMS, pairs, min_lanes) if items is None else items
     size = kernels.WORKGROUP * items
     tiles = -(-n // size)
     row = kernels.WORKGROUP * kernels.COUNT_ITEMS
@@ -167,10 +189,12 @@ def _radix_sort(
                 p * kernels.DIGIT_BITS,
                 encoding if p == 0 else kernels.RAW_BITS,
                 encoding if p == kernels.PASSES - 1 else kernels.RAW_BITS,
+                int(reversed),
+                kernels.SPIN_LIMIT if spins is None else spins,
                 VALUES=mode if p == 0 else min(mode, kernels.LOADED_VALUES),
                 ITEMS=items,
-                REVERSED=reversed,
-                SPINS=kernels.SPIN_LIMIT if spins is None else spins,
+                MIN_LANES=min_lanes,
+                SPLITS=splits,
                 threads=tiles * kernels.WORKGROUP,
             )
     return sorted_keys, sorted_values

@@ -50,7 +50,10 @@ COUNT_MASK = 0x3FFFFFFF
 #: State reads without progress an invocation makes before the workgroup falls back.
 SPIN_LIMIT = 64
 #: Keys per invocation of `sort_pass` (its ITEMS): a tile is WORKGROUP * ITEMS keys.
-SORT_ITEMS = 8
+SORT_ITEMS = 16
+#: The least subgroup size `sort_pass` ranks by matching digits across lanes (its
+#: MIN_LANES: sizes the per-subgroup counts in workgroup memory); smaller: one-bit splits.
+MATCH_MIN_LANES = 8
 #: Keys each invocation of `count_digits` loads before counting them.
 COUNT_ITEMS = 4
 #: The encoded bits of a NaN key: after every other key, either direction.
@@ -142,6 +145,36 @@ def padded(i: u32) -> u32:
     return i + (i >> u32(5))
 
 
+@tx.func
+def lanes_below(lane: u32, low: u32) -> u32:
+    """Word `low // 32` of a ballot mask of the lanes before `lane`."""
+    if lane >= low + u32(32):
+        return u32(0xFFFFFFFF)
+    if lane <= low:
+        return u32(0)
+    return (u32(1) << (lane - low)) - u32(1)
+
+
+@tx.func
+def lowest_lane(mask: tx.vec4u) -> u32:
+    """The first lane set in a ballot mask (0 when none is)."""
+    if mask.x != u32(0):
+        return tx.first_trailing_bit(mask.x)
+    if mask.y != u32(0):
+        return u32(32) + tx.first_trailing_bit(mask.y)
+    if mask.z != u32(0):
+        return u32(64) + tx.first_trailing_bit(mask.z)
+    if mask.w != u32(0):
+        return u32(96) + tx.first_trailing_bit(mask.w)
+    return u32(0)
+
+
+@tx.func
+def lanes_in(mask: tx.vec4u) -> u32:
+    counted = tx.count_one_bits(mask)
+    return counted.x + counted.y + counted.z + counted.w
+
+
 @tx.kernel(workgroup_size=WORKGROUP)
 def sort_pass(
     keys_in: Array[u32],
@@ -155,112 +188,192 @@ def sort_pass(
     shift: u32,
     encoding: u32,
     decoding: u32,
+    reversed: u32,
+    spin_limit: u32,
     VALUES: tx.Const[int] = NO_VALUES,
     ITEMS: tx.Const[int] = SORT_ITEMS,
-    REVERSED: tx.Const[bool] = False,
-    SPINS: tx.Const[int] = SPIN_LIMIT,
+    MIN_LANES: tx.Const[int] = MATCH_MIN_LANES,
+    SPLITS: tx.Const[bool] = False,
 ):
     """One pass of the sort: keys_in's keys (encoded) stored stably by their digit at
     `shift` into keys_out (decoded), values with them (VALUES); `counts` from
     count_digits (this pass's 256 at shift // 8 * 256), `state` tiles * RADIX zeroed
-    words. REVERSED takes the tiles in reverse workgroup order (the tests' check that
-    nothing waits for a workgroup that has not run).
+    words. `reversed` (1) takes the tiles in reverse workgroup order (the tests' check that
+    nothing waits for a workgroup that has not run); `spin_limit`: the look-back's reads
+    without progress before the fallback.
 
-    The ranking moves one word per key through workgroup memory: the encoded key itself
-    when there are no values, else `(digit << 16) | position in the tile`, the keys and
-    values staying where they were loaded."""
+    Subgroup s loads the ITEMS rows of `lanes` keys from s * lanes * ITEMS on (coalesced)
+    and keeps them in registers. Ranking, with subgroups of MIN_LANES or more (unless
+    SPLITS): `match_ranks`; else `split_ranks`. Either leaves the tile's keys in digit
+    order in `order` (padded), with their values in `values_tile` (match) or their
+    positions in `order` (splits: `(digit << 16) | position`, the keys in `keys_tile`).
+    (keys_tile and values_tile hold one word without values: (VALUES + 1) // 2 is 0
+    then; workgroup array lengths fold arithmetic, not min() or tx.select.)"""
     tile = tx.workgroup_id().x
     if tile >= tiles:  # the surplus of a folded launch
         return
-    if REVERSED:
+    if reversed == u32(1):
         tile = tiles - u32(1) - tile
     t = tx.local_invocation_id().x
+    lanes = tx.subgroup_size()
+    lane = t % lanes
+    subgroup = t // lanes
     size = u32(WORKGROUP * ITEMS)
     base = tile * size
     valid = min(n - base, size)
-    moved = VALUES != NO_VALUES  # whether the ranking moves positions (else keys)
-    # Keys and values stay here while the ranking moves positions; without values, one
-    # word ((VALUES + 1) // 2 is 0 then, 1 with values: workgroup array lengths fold
-    # arithmetic, not min() or tx.select).
+    chunk = subgroup * lanes * u32(ITEMS)
     keys_tile = tx.workgroup_array(u32, 1 + (WORKGROUP * ITEMS - 1) * ((VALUES + 1) // 2))
     values_tile = tx.workgroup_array(u32, 1 + (WORKGROUP * ITEMS - 1) * ((VALUES + 1) // 2))
     order = tx.workgroup_array(u32, WORKGROUP * ITEMS + WORKGROUP * ITEMS // 32)
-    digit_counts = tx.workgroup_array(Atomic[u32], RADIX)
-    offsets = tx.workgroup_array(u32, RADIX)
-    zero_total = tx.workgroup_array(u32, 1)
-    for j in tx.static_range(ITEMS):  # coalesced loads
-        i = u32(j * WORKGROUP) + t
-        if i < valid:
-            bits = encode_key(keys_in[base + i], encoding)
-            tx.atomic_add(digit_counts[(bits >> shift) & u32(RADIX - 1)], u32(1))
-            if moved:
-                keys_tile[i] = bits
-                order[padded(i)] = (((bits >> shift) & u32(RADIX - 1)) << u32(16)) | i
-                if VALUES == LOADED_VALUES:
-                    values_tile[i] = values_in[base + i]
-                if VALUES == INDEX_VALUES:
-                    values_tile[i] = base + i
-            else:
-                order[padded(i)] = bits
-        elif moved:  # past the tile's keys: digit 255, behind every key
-            order[padded(i)] = (u32(RADIX - 1) << u32(16)) | i
-        else:
-            order[padded(i)] = u32(0xFFFFFFFF)
-    tx.workgroup_barrier()
-    # Rank by eight stable one-bit splits: invocation t holds entries t*ITEMS ..
-    # t*ITEMS+ITEMS-1 in `packed`; each split scans the zero bits and moves every entry.
-    digit_bit = tx.select(shift, u32(16), moved)
-    first = t * u32(ITEMS)
-    packed = tx.local_array(u32, ITEMS)
+    starts = tx.workgroup_array(u32, RADIX)
+    keys = tx.local_array(u32, ITEMS)
+    values = tx.local_array(u32, ITEMS)
     for j in tx.static_range(ITEMS):
-        packed[j] = order[padded(first + u32(j))]
-    tx.workgroup_barrier()
-    for bit in range(DIGIT_BITS):  # (a loop: unrolled, the shader compiles slowly)
-        zeros = u32(0)
+        i = chunk + u32(j) * lanes + lane
+        keys[j] = u32(NAN_BITS)  # past the tile's keys: behind every key (digit 255)
+        if i < valid:
+            keys[j] = encode_key(keys_in[base + i], encoding)
+            if VALUES == LOADED_VALUES:
+                values[j] = values_in[base + i]
+            if VALUES == INDEX_VALUES:
+                values[j] = base + i
+    count = u32(0)  # the tile's keys of digit t
+    matched = lanes >= u32(MIN_LANES) and not SPLITS
+    if matched:
+        # Per row: the lanes holding the same digit (eight ballots); per subgroup and
+        # digit a running count in workgroup memory (two 16-bit counts a word), added to
+        # by the first lane of each digit in the row, which hands the old count on.
+        histograms = tx.workgroup_array(Atomic[u32], (WORKGROUP // MIN_LANES) * (RADIX // 2))
+        pair_totals = tx.workgroup_array(u32, RADIX // 2)
+        ranks = tx.local_array(u32, ITEMS)  # among the subgroup's keys of its digit
+        below = tx.vec4u(
+            lanes_below(lane, u32(0)),
+            lanes_below(lane, u32(32)),
+            lanes_below(lane, u32(64)),
+            lanes_below(lane, u32(96)),
+        )
         for j in tx.static_range(ITEMS):
-            zeros += u32(1) - ((packed[j] >> (digit_bit + bit)) & u32(1))
-        inclusive = workgroup_inclusive_scan(zeros, "add")
-        if t == u32(WORKGROUP - 1):
-            zero_total[0] = inclusive
+            i = chunk + u32(j) * lanes + lane
+            digit = (keys[j] >> shift) & u32(RADIX - 1)
+            peers = tx.subgroup_ballot(i < valid)
+            for b in range(DIGIT_BITS):
+                ones = tx.subgroup_ballot(((digit >> b) & u32(1)) == u32(1))
+                peers = peers & (ones ^ tx.vec4u(((digit >> b) & u32(1)) - u32(1)))
+            rank = lanes_in(peers & below)
+            half = (digit & u32(1)) * u32(16)
+            before = u32(0)
+            if i < valid and rank == u32(0):
+                word = subgroup * u32(RADIX // 2) + (digit >> u32(1))
+                before = tx.atomic_add(histograms[word], lanes_in(peers) << half)
+            before = tx.subgroup_shuffle(before, lowest_lane(peers))
+            ranks[j] = ((before >> half) & u32(0xFFFF)) + rank
         tx.workgroup_barrier()
-        total = zero_total[0]
-        below = inclusive - zeros  # zero bits before this invocation's entries
+        # Each digit pair: the subgroups' counts scanned in subgroup order.
+        if t < u32(RADIX // 2):
+            running = u32(0)
+            s = u32(0)
+            while s < u32(WORKGROUP) // lanes:
+                here = tx.atomic_load(histograms[s * u32(RADIX // 2) + t])
+                tx.atomic_store(histograms[s * u32(RADIX // 2) + t], running)
+                running += here
+                s += u32(1)
+            pair_totals[t] = running
+        tx.workgroup_barrier()
+        count = (pair_totals[t >> u32(1)] >> ((t & u32(1)) * u32(16))) & u32(0xFFFF)
+        starts[t] = workgroup_exclusive_scan(count, "add")
+        tx.workgroup_barrier()
         for j in tx.static_range(ITEMS):
-            one = (packed[j] >> (digit_bit + bit)) & u32(1)
-            place = tx.select(below, total + first + u32(j) - below, one == u32(1))
-            below += u32(1) - one
-            order[padded(place)] = packed[j]
+            i = chunk + u32(j) * lanes + lane
+            if i < valid:
+                digit = (keys[j] >> shift) & u32(RADIX - 1)
+                word = tx.atomic_load(histograms[subgroup * u32(RADIX // 2) + (digit >> u32(1))])
+                place = starts[digit] + ((word >> ((digit & u32(1)) * u32(16))) & u32(0xFFFF))
+                place += ranks[j]
+                order[padded(place)] = keys[j]
+                if VALUES != NO_VALUES:
+                    values_tile[place] = values[j]
         tx.workgroup_barrier()
-        if bit < u32(DIGIT_BITS - 1):
+    else:
+        # Eight stable one-bit splits over the tile in workgroup memory: invocation t takes
+        # entries t*ITEMS .. t*ITEMS+ITEMS-1, each split scans their zero bits and moves
+        # every entry to its place. Keys alone move themselves; with values the entries
+        # are (digit << 16) | position, the keys and values staying in keys_tile and
+        # values_tile.
+        digit_counts = tx.workgroup_array(Atomic[u32], RADIX)
+        zero_total = tx.workgroup_array(u32, 1)
+        for j in tx.static_range(ITEMS):
+            i = chunk + u32(j) * lanes + lane
+            digit = (keys[j] >> shift) & u32(RADIX - 1)
+            if i < valid:
+                tx.atomic_add(digit_counts[digit], u32(1))
+            if VALUES == NO_VALUES:
+                order[padded(i)] = keys[j]
+            else:
+                keys_tile[i] = keys[j]
+                values_tile[i] = values[j]
+                order[padded(i)] = (digit << u32(16)) | i
+        tx.workgroup_barrier()
+        digit_bit = shift
+        if VALUES != NO_VALUES:
+            digit_bit = u32(16)
+        first = t * u32(ITEMS)
+        entries = tx.local_array(u32, ITEMS)
+        for j in tx.static_range(ITEMS):
+            entries[j] = order[padded(first + u32(j))]
+        tx.workgroup_barrier()
+        for bit in range(DIGIT_BITS):  # (a loop: unrolled, the shader compiles slowly)
+            zeros = u32(0)
             for j in tx.static_range(ITEMS):
-                packed[j] = order[padded(first + u32(j))]
+                zeros += u32(1) - ((entries[j] >> (digit_bit + bit)) & u32(1))
+            inclusive = workgroup_inclusive_scan(zeros, "add")
+            if t == u32(WORKGROUP - 1):
+                zero_total[0] = inclusive
             tx.workgroup_barrier()
+            total = zero_total[0]
+            zeros_before = inclusive - zeros  # zero bits before this invocation's entries
+            for j in tx.static_range(ITEMS):
+                one = (entries[j] >> (digit_bit + bit)) & u32(1)
+                place = tx.select(
+                    zeros_before, total + first + u32(j) - zeros_before, one == u32(1)
+                )
+                zeros_before += u32(1) - one
+                order[padded(place)] = entries[j]
+            tx.workgroup_barrier()
+            if bit < u32(DIGIT_BITS - 1):
+                for j in tx.static_range(ITEMS):
+                    entries[j] = order[padded(first + u32(j))]
+                tx.workgroup_barrier()
+        count = tx.atomic_load(digit_counts[t])
     # The chain: invocation t owns digit t.
-    count = tx.atomic_load(digit_counts[t])
     tile_start = workgroup_exclusive_scan(count, "add")
     pass_counts = counts[(shift // u32(DIGIT_BITS)) * u32(RADIX) + t]
     digit_start = workgroup_exclusive_scan(pass_counts, "add")
     slot = tile * u32(RADIX) + t
     flag = tx.select(u32(AGGREGATE), u32(INCLUSIVE), tile == u32(0))
     tx.atomic_store(state[slot], (flag << u32(30)) | count)
-    prefix = look_back_digits(keys_in, state, tile, size, n, shift, u32(SPINS), encoding)
+    prefix = look_back_digits(keys_in, state, tile, size, n, shift, spin_limit, encoding)
     if tile > u32(0):
         tx.atomic_store(state[slot], (u32(INCLUSIVE) << u32(30)) | (prefix + count))
-    offsets[t] = digit_start + prefix - tile_start  # (wraps: + the rank in the tile fixes it)
+    starts[t] = digit_start + prefix - tile_start  # (wraps: + the rank in the tile fixes it)
     tx.workgroup_barrier()
     for j in tx.static_range(ITEMS):  # in digit order: each digit's keys stored together
         i = u32(j * WORKGROUP) + t
         if i < valid:
             entry = order[padded(i)]
-            if moved:
-                source = entry & u32(0xFFFF)
-                at = offsets[entry >> u32(16)] + i
-                keys_out[at] = decode_key(keys_tile[source], decoding)
-                values_out[at] = values_tile[source]
-            else:
-                keys_out[offsets[(entry >> shift) & u32(RADIX - 1)] + i] = decode_key(
+            if VALUES == NO_VALUES:
+                keys_out[starts[(entry >> shift) & u32(RADIX - 1)] + i] = decode_key(
                     entry, decoding
                 )
+            elif matched:
+                keys_out[starts[(entry >> shift) & u32(RADIX - 1)] + i] = decode_key(
+                    entry, decoding
+                )
+                values_out[starts[(entry >> shift) & u32(RADIX - 1)] + i] = values_tile[i]
+            else:
+                source = entry & u32(0xFFFF)
+                at = starts[entry >> u32(16)] + i
+                keys_out[at] = decode_key(keys_tile[source], decoding)
+                values_out[at] = values_tile[source]
 
 
 @tx.func

@@ -157,6 +157,21 @@ def test_reverse_tile_order_falls_back():
         np.testing.assert_array_equal(keys.numpy(), np.sort(x, kind="stable")[::-1])
 
 
+@pytest.mark.parametrize("reversed", [False, True])
+def test_ranking_by_one_bit_splits(reversed):
+    """The ranking subgroups under MIN_LANES lanes get (forced here: SPLITS), keys alone
+    and with values, ascending and descending, in either tile order."""
+    x = keys_of(np.float32, 3 * TILE + 7, seed=23)
+    options = dict(items=1, splits=True, reversed=reversed, spins=0 if reversed else None)
+    keys, _ = sort_module._radix_sort(x, None, False, False, **options)
+    same_keys(keys.numpy(), x[float_order(x)])
+    keys, indices = sort_module._radix_sort(x, None, True, True, **options)
+    np.testing.assert_array_equal(indices.numpy(), float_order(x, descending=True))
+    values = np.arange(len(x), dtype=np.float32)
+    _, moved = sort_module._radix_sort(x, values, False, False, **options)
+    np.testing.assert_array_equal(moved.numpy(), float_order(x).astype(np.float32))
+
+
 def test_larger_tiles():
     x = keys_of(np.uint32, 4 * TILE + 1, seed=17)  # two tiles of 4 keys per invocation
     keys, indices = sort_module._radix_sort(x, None, True, False, items=4)
@@ -216,11 +231,13 @@ def test_the_sort_kernels_pass_naga_and_tint(tint):
 
     kernels = [sort_kernels.count_digits.specialize(ITEMS=4)]
     kernels += [
-        sort_kernels.sort_pass.specialize(VALUES=values, ITEMS=items, REVERSED=reversed)
-        for values, items, reversed in [
-            (sort_kernels.NO_VALUES, 8, False),
-            (sort_kernels.LOADED_VALUES, 4, True),
-            (sort_kernels.INDEX_VALUES, 1, False),
+        sort_kernels.sort_pass.specialize(
+            VALUES=values, ITEMS=items, MIN_LANES=lanes, SPLITS=splits
+        )
+        for values, items, lanes, splits in [
+            (sort_kernels.NO_VALUES, 16, 32, False),
+            (sort_kernels.LOADED_VALUES, 4, 8, True),
+            (sort_kernels.INDEX_VALUES, 1, 128, False),
         ]
     ]
     for kernel in kernels:
