@@ -154,11 +154,6 @@ def _radix_sort(
     per = -(-n // COUNT_WORKGROUPS)
     per = -(-per // row) * row
     encoding = ENCODINGS[dtype.name] | (kernels.DESCENDING if descending else 0)
-    mode = kernels.NO_VALUES
-    if values is not None:
-        mode = kernels.LOADED_VALUES
-    elif indices:
-        mode = kernels.INDEX_VALUES
     out_keys = _bits(sorted_keys)
     with (
         pool.device_input(_bits(keys)) as key_bits,
@@ -189,9 +184,10 @@ def _radix_sort(
                 p * kernels.DIGIT_BITS,
                 encoding if p == 0 else kernels.RAW_BITS,
                 encoding if p == kernels.PASSES - 1 else kernels.RAW_BITS,
+                int(indices and p == 0),
                 int(reversed),
                 kernels.SPIN_LIMIT if spins is None else spins,
-                VALUES=mode if p == 0 else min(mode, kernels.LOADED_VALUES),
+                VALUES=value_dtype is not None,
                 ITEMS=items,
                 MIN_LANES=min_lanes,
                 SPLITS=splits,

@@ -58,10 +58,6 @@ MATCH_MIN_LANES = 8
 COUNT_ITEMS = 4
 #: The encoded bits of a NaN key: after every other key, either direction.
 NAN_BITS = 0xFFFFFFFF
-#: `sort_pass`'s VALUES: no values, values from `values_in`, or each key's position.
-NO_VALUES = 0
-LOADED_VALUES = 1
-INDEX_VALUES = 2
 
 
 @tx.func
@@ -188,15 +184,17 @@ def sort_pass(
     shift: u32,
     encoding: u32,
     decoding: u32,
+    indices: u32,
     reversed: u32,
     spin_limit: u32,
-    VALUES: tx.Const[int] = NO_VALUES,
+    VALUES: tx.Const[bool] = False,
     ITEMS: tx.Const[int] = SORT_ITEMS,
     MIN_LANES: tx.Const[int] = MATCH_MIN_LANES,
     SPLITS: tx.Const[bool] = False,
 ):
     """One pass of the sort: keys_in's keys (encoded) stored stably by their digit at
-    `shift` into keys_out (decoded), values with them (VALUES); `counts` from
+    `shift` into keys_out (decoded), with VALUES values_in's values (each key's
+    position where `indices` is 1: argsort's first pass) with them; `counts` from
     count_digits (this pass's 256 at shift // 8 * 256), `state` tiles * RADIX zeroed
     words. `reversed` (1) takes the tiles in reverse workgroup order (the tests' check that
     nothing waits for a workgroup that has not run); `spin_limit`: the look-back's reads
@@ -207,8 +205,8 @@ def sort_pass(
     SPLITS): `match_ranks`; else `split_ranks`. Either leaves the tile's keys in digit
     order in `order` (padded), with their values in `values_tile` (match) or their
     positions in `order` (splits: `(digit << 16) | position`, the keys in `keys_tile`).
-    (keys_tile and values_tile hold one word without values: (VALUES + 1) // 2 is 0
-    then; workgroup array lengths fold arithmetic, not min() or tx.select.)"""
+    (keys_tile and values_tile hold one word without values: workgroup array lengths
+    fold arithmetic, not min() or tx.select.)"""
     tile = tx.workgroup_id().x
     if tile >= tiles:  # the surplus of a folded launch
         return
@@ -222,8 +220,8 @@ def sort_pass(
     base = tile * size
     valid = min(n - base, size)
     chunk = subgroup * lanes * u32(ITEMS)
-    keys_tile = tx.workgroup_array(u32, 1 + (WORKGROUP * ITEMS - 1) * ((VALUES + 1) // 2))
-    values_tile = tx.workgroup_array(u32, 1 + (WORKGROUP * ITEMS - 1) * ((VALUES + 1) // 2))
+    keys_tile = tx.workgroup_array(u32, 1 + (WORKGROUP * ITEMS - 1) * tx.i32(VALUES))
+    values_tile = tx.workgroup_array(u32, 1 + (WORKGROUP * ITEMS - 1) * tx.i32(VALUES))
     order = tx.workgroup_array(u32, WORKGROUP * ITEMS + WORKGROUP * ITEMS // 32)
     starts = tx.workgroup_array(u32, RADIX)
     keys = tx.local_array(u32, ITEMS)
@@ -233,10 +231,8 @@ def sort_pass(
         keys[j] = u32(NAN_BITS)  # past the tile's keys: behind every key (digit 255)
         if i < valid:
             keys[j] = encode_key(keys_in[base + i], encoding)
-            if VALUES == LOADED_VALUES:
-                values[j] = values_in[base + i]
-            if VALUES == INDEX_VALUES:
-                values[j] = base + i
+            if VALUES:
+                values[j] = tx.select(values_in[base + i], base + i, indices == u32(1))
     count = u32(0)  # the tile's keys of digit t
     matched = lanes >= u32(MIN_LANES) and not SPLITS
     if matched:
@@ -290,7 +286,7 @@ def sort_pass(
                 place = starts[digit] + ((word >> ((digit & u32(1)) * u32(16))) & u32(0xFFFF))
                 place += ranks[j]
                 order[padded(place)] = keys[j]
-                if VALUES != NO_VALUES:
+                if VALUES:
                     values_tile[place] = values[j]
         tx.workgroup_barrier()
     else:
@@ -306,7 +302,7 @@ def sort_pass(
             digit = (keys[j] >> shift) & u32(RADIX - 1)
             if i < valid:
                 tx.atomic_add(digit_counts[digit], u32(1))
-            if VALUES == NO_VALUES:
+            if not VALUES:
                 order[padded(i)] = keys[j]
             else:
                 keys_tile[i] = keys[j]
@@ -314,7 +310,7 @@ def sort_pass(
                 order[padded(i)] = (digit << u32(16)) | i
         tx.workgroup_barrier()
         digit_bit = shift
-        if VALUES != NO_VALUES:
+        if VALUES:
             digit_bit = u32(16)
         first = t * u32(ITEMS)
         entries = tx.local_array(u32, ITEMS)
@@ -360,7 +356,7 @@ def sort_pass(
         i = u32(j * WORKGROUP) + t
         if i < valid:
             entry = order[padded(i)]
-            if VALUES == NO_VALUES:
+            if not VALUES:
                 keys_out[starts[(entry >> shift) & u32(RADIX - 1)] + i] = decode_key(
                     entry, decoding
                 )

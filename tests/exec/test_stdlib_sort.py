@@ -1,6 +1,5 @@
 """tx.stdlib.sort and argsort on the adapter, against numpy's stable sorts: sizes around
-the tile's edges (tiles of WORKGROUP keys here, one key per invocation, so lavapipe stays
-fast), u32/i32/f32 keys with duplicates, negatives, +-0.0, NaN and +-inf, key-value pairs
+the tile's edges (tiles of two keys per invocation here, so lavapipe stays fast; two rows per subgroup), u32/i32/f32 keys with duplicates, negatives, +-0.0, NaN and +-inf, key-value pairs
 of any 4-byte dtype, argsort, descending, tiles taken in reverse order with a tiny spin
 limit (the look-back's fallback), DeviceArrays in and out, and bad input."""
 
@@ -17,13 +16,14 @@ from pyshader_tx.stdlib import sort_kernels
 
 pytestmark = pytest.mark.wgpu_only("device-wide primitives return DeviceArrays")
 
-TILE = sort_kernels.WORKGROUP  # with ITEMS = 1
+ITEMS = 2  # keys per invocation: two rows per subgroup
+TILE = sort_kernels.WORKGROUP * ITEMS
 SIZES = [0, 1, TILE - 1, TILE, TILE + 1, 5 * TILE + 3]
 
 
 @pytest.fixture(autouse=True)
 def small_tiles(monkeypatch):
-    monkeypatch.setattr(sort_kernels, "SORT_ITEMS", 1)
+    monkeypatch.setattr(sort_kernels, "SORT_ITEMS", ITEMS)
 
 
 def special_floats(n, rng):
@@ -149,11 +149,11 @@ def test_reverse_tile_order_falls_back():
     values = np.arange(n, dtype=np.uint32)
     for spins in (0, 1):
         keys, indices = sort_module._radix_sort(
-            x, values, False, False, items=1, reversed=True, spins=spins
+            x, values, False, False, items=ITEMS, reversed=True, spins=spins
         )
         np.testing.assert_array_equal(keys.numpy(), np.sort(x, kind="stable"))
         np.testing.assert_array_equal(indices.numpy(), np.argsort(x, kind="stable"))
-        keys, _ = sort_module._radix_sort(x, None, False, True, items=1, reversed=True, spins=0)
+        keys, _ = sort_module._radix_sort(x, None, False, True, items=ITEMS, reversed=True, spins=0)
         np.testing.assert_array_equal(keys.numpy(), np.sort(x, kind="stable")[::-1])
 
 
@@ -162,7 +162,7 @@ def test_ranking_by_one_bit_splits(reversed):
     """The ranking subgroups under MIN_LANES lanes get (forced here: SPLITS), keys alone
     and with values, ascending and descending, in either tile order."""
     x = keys_of(np.float32, 3 * TILE + 7, seed=23)
-    options = dict(items=1, splits=True, reversed=reversed, spins=0 if reversed else None)
+    options = dict(items=ITEMS, splits=True, reversed=reversed, spins=0 if reversed else None)
     keys, _ = sort_module._radix_sort(x, None, False, False, **options)
     same_keys(keys.numpy(), x[float_order(x)])
     keys, indices = sort_module._radix_sort(x, None, True, True, **options)
@@ -170,13 +170,6 @@ def test_ranking_by_one_bit_splits(reversed):
     values = np.arange(len(x), dtype=np.float32)
     _, moved = sort_module._radix_sort(x, values, False, False, **options)
     np.testing.assert_array_equal(moved.numpy(), float_order(x).astype(np.float32))
-
-
-def test_larger_tiles():
-    x = keys_of(np.uint32, 4 * TILE + 1, seed=17)  # two tiles of 4 keys per invocation
-    keys, indices = sort_module._radix_sort(x, None, True, False, items=4)
-    np.testing.assert_array_equal(keys.numpy(), np.sort(x, kind="stable"))
-    np.testing.assert_array_equal(indices.numpy(), np.argsort(x, kind="stable"))
 
 
 def test_device_arrays_in_and_out():
@@ -235,9 +228,9 @@ def test_the_sort_kernels_pass_naga_and_tint(tint):
             VALUES=values, ITEMS=items, MIN_LANES=lanes, SPLITS=splits
         )
         for values, items, lanes, splits in [
-            (sort_kernels.NO_VALUES, 16, 32, False),
-            (sort_kernels.LOADED_VALUES, 4, 8, True),
-            (sort_kernels.INDEX_VALUES, 1, 128, False),
+            (False, 16, 32, False),
+            (True, 4, 8, True),
+            (True, 1, 128, False),
         ]
     ]
     for kernel in kernels:
