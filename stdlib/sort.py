@@ -149,6 +149,8 @@ def _radix_sort(
     min_lanes = match_min_lanes() if min_lanes is None else min_lanes
     items = tile_items(kernels.SORT_ITEMS, pairs, min_lanes) if items is None else items
     size = kernels.WORKGROUP * items
+    if not 1 <= items <= kernels.MAX_ITEMS:
+        raise ValueError(f"sort: items must lie in 1..{kernels.MAX_ITEMS}, not {items}")
     tiles = -(-n // size)
     row = kernels.WORKGROUP * kernels.COUNT_ITEMS
     per = -(-n // COUNT_WORKGROUPS)

@@ -51,6 +51,8 @@ COUNT_MASK = 0x3FFFFFFF
 SPIN_LIMIT = 64
 #: Keys per invocation of `sort_pass` (its ITEMS): a tile is WORKGROUP * ITEMS keys.
 SORT_ITEMS = 16
+#: The most: a tile's positions and counts must fit 16 bits.
+MAX_ITEMS = 255
 #: The least subgroup size `sort_pass` ranks by matching digits across lanes (its
 #: MIN_LANES: sizes the per-subgroup counts in workgroup memory); smaller: one-bit splits.
 MATCH_MIN_LANES = 8
@@ -232,7 +234,10 @@ def sort_pass(
         if i < valid:
             keys[j] = encode_key(keys_in[base + i], encoding)
             if VALUES:
-                values[j] = tx.select(values_in[base + i], base + i, indices == u32(1))
+                if indices == u32(1):
+                    values[j] = base + i
+                else:
+                    values[j] = values_in[base + i]
     count = u32(0)  # the tile's keys of digit t
     matched = lanes >= u32(MIN_LANES) and not SPLITS
     if matched:
