@@ -8,22 +8,32 @@ order (by the run-time `encoding`, uniform: one pipeline serves every key type),
 `count_digits`: one pass over the keys counts the digits of all four passes at once, in
 workgroup memory (workgroup atomics), then adds them to `counts` (4 x 256 global words).
 
-`sort_pass`: one launch per digit. Tile b (WORKGROUP * ITEMS keys) loads its keys (and
-values) into workgroup memory and ranks them by digit, stably: eight rounds of a one-bit
-split (a workgroup scan of each invocation's count of zero bits, then every key moves to
-its place), which needs no subgroup of any particular size. Keys alone move themselves;
-with values, a word (digit, position in the tile) moves instead. The tile's count of each digit
-goes into the chain of tiles with decoupled look-back: invocation d owns digit d and one
-state word per (tile, digit), a flag in the top two bits (1 aggregate, 2 inclusive prefix)
-and the count in the low 30 (WGSL atomics are relaxed: value and flag in one word). The
-look-back assumes no forward progress between workgroups (Decoupled Fallback, as the
-scan's `look_back`): once an invocation has spent its budget of waits, the workgroup takes
-the nearest predecessor tile that some invocation is stalled on and counts that tile's
-digits from the input itself; the counts found so are used, never published, so every
-state word has one writer. Each key then goes to the digit's start in the whole array
-(the exclusive scan of `counts`), plus the keys of that digit in the tiles before, plus
-its rank among the tile's keys of that digit; keys are stored in digit order, so the
-writes of one digit are contiguous.
+`sort_pass`: one launch per digit. Tile b (WORKGROUP * ITEMS keys) is loaded by
+subgroups, each its ITEMS rows of one key per lane, and ranked by digit, stably:
+- Match (subgroups of MIN_LANES lanes or more): per row, eight ballots give each lane the
+  lanes holding its digit; the first of them adds their number to the subgroup's count of
+  that digit (workgroup memory, two 16-bit counts a word) and hands the old count to the
+  others by a shuffle: the key's rank among the subgroup's keys of its digit. (Rows follow
+  one another through the subgroup operations between them: a row's atomic has returned
+  before any lane takes part in the next row's ballots.) The subgroups' counts are then
+  scanned per digit, the digits' totals across the tile, and each key is stored at its
+  rank in workgroup memory.
+- Splits (smaller subgroups, whose per-subgroup counts would not fit): eight rounds of a
+  one-bit split (a workgroup scan of each invocation's count of zero bits, then every
+  entry moves to its place), which needs no subgroup of any size. Keys alone move
+  themselves; with values, a word (digit, position in the tile) moves instead.
+
+The tile's count of each digit goes into the chain of tiles with decoupled look-back:
+invocation d owns digit d and one state word per (tile, digit), a flag in the top two bits
+(1 aggregate, 2 inclusive prefix) and the count in the low 30 (WGSL atomics are relaxed:
+value and flag in one word). The look-back assumes no forward progress between workgroups
+(Decoupled Fallback, as the scan's `look_back`): once an invocation has spent its budget
+of waits, the workgroup takes the nearest predecessor tile that some invocation is stalled
+on and counts that tile's digits from the input itself; the counts found so are used,
+never published, so every state word has one writer. Each key then goes to the digit's
+start in the whole array (the exclusive scan of `counts`), plus the keys of that digit in
+the tiles before, plus its rank among the tile's keys of that digit; keys are stored in
+digit order, so the writes of one digit are contiguous.
 """
 
 import pyshader_tx as tx
