@@ -167,7 +167,8 @@ def _radix_sort(
         pool.temporary(tiles * kernels.RADIX, np.uint32) as state,
     ):
         out_values = no_values if sorted_values is None else _bits(sorted_values)
-        kernels.count_digits(key_bits, counts, n, per, encoding, workgroups=-(-n // per))
+        groups = -(-n // per)
+        kernels.count_digits(key_bits, counts, n, per, encoding, threads=groups * kernels.WORKGROUP)
         key_route = [key_bits, keys_temp, out_keys, keys_temp, out_keys]
         value_route = [v0, values_temp, out_values, values_temp, out_values]
         if sorted_values is None:

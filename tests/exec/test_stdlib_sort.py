@@ -172,6 +172,23 @@ def test_ranking_by_one_bit_splits(reversed):
     np.testing.assert_array_equal(moved.numpy(), float_order(x).astype(np.float32))
 
 
+def test_launches_fold(monkeypatch):
+    """More tiles than one dimension of workgroups takes (lowered here to 3): 8 tiles fold
+    into 3 x 3 workgroups (one past the tiles) and still find their predecessors. Tiles of
+    3 keys per invocation: a specialisation of its own, launched under the lowered limit."""
+    launch = importlib.import_module("pyshader_tx.runtime.launch")
+    limit = launch.device_limit
+    monkeypatch.setattr(
+        launch,
+        "device_limit",
+        lambda name: 3 if name == "max-compute-workgroups-per-dimension" else limit(name),
+    )
+    x = keys_of(np.int32, 8 * 3 * sort_kernels.WORKGROUP - 5, seed=29)
+    keys, indices = sort_module._radix_sort(x, None, True, False, items=3)
+    np.testing.assert_array_equal(keys.numpy(), np.sort(x, kind="stable"))
+    np.testing.assert_array_equal(indices.numpy(), np.argsort(x, kind="stable"))
+
+
 def test_device_arrays_in_and_out():
     x = keys_of(np.float32, TILE + 3, seed=19)
     values = tx.to_device(np.arange(len(x), dtype=np.float32))
