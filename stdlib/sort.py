@@ -17,7 +17,8 @@ last.
 
 Passes (one recorded submission): `count_digits` counts all four digits, then four
 `sort_pass` launches, ping-ponging between a pooled temporary and the result (viewed as
-u32: values of any 4-byte dtype move as their bits). Scratch comes from the buffer pool.
+u32: values of any 4-byte dtype move as their bits); a pass whose digit all keys share
+only copies. Scratch comes from the buffer pool.
 """
 
 from __future__ import annotations

@@ -33,7 +33,8 @@ on and counts that tile's digits from the input itself; the counts found so are 
 never published, so every state word has one writer. Each key then goes to the digit's
 start in the whole array (the exclusive scan of `counts`), plus the keys of that digit in
 the tiles before, plus its rank among the tile's keys of that digit; keys are stored in
-digit order, so the writes of one digit are contiguous.
+digit order, so the writes of one digit are contiguous. A pass whose digit every key
+shares (its count in `counts` is n) copies the tiles instead.
 """
 
 import pyshader_tx as tx
@@ -232,6 +233,25 @@ def sort_pass(
     base = tile * size
     valid = min(n - base, size)
     chunk = subgroup * lanes * u32(ITEMS)
+    # A digit that every key has (counted by count_digits) leaves the order as it is: the
+    # tile is copied (keys decoded, values or indices with them) and the pass is done.
+    single = tx.workgroup_array(u32, 1)
+    if t == u32(0):
+        some_digit = (encode_key(keys_in[0], encoding) >> shift) & u32(RADIX - 1)
+        single[0] = u32(0)
+        if counts[(shift // u32(DIGIT_BITS)) * u32(RADIX) + some_digit] == n:
+            single[0] = u32(1)
+    if tx.workgroup_uniform_load(single[0]) == u32(1):
+        for j in tx.static_range(ITEMS):
+            i = base + u32(j * WORKGROUP) + t
+            if i < n:
+                keys_out[i] = decode_key(encode_key(keys_in[i], encoding), decoding)
+                if VALUES:
+                    if indices == u32(1):
+                        values_out[i] = i
+                    else:
+                        values_out[i] = values_in[i]
+        return
     keys_tile = tx.workgroup_array(u32, 1 + (WORKGROUP * ITEMS - 1) * tx.i32(VALUES))
     values_tile = tx.workgroup_array(u32, 1 + (WORKGROUP * ITEMS - 1) * tx.i32(VALUES))
     order = tx.workgroup_array(u32, WORKGROUP * ITEMS + WORKGROUP * ITEMS // 32)

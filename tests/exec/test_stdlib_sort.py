@@ -172,6 +172,29 @@ def test_ranking_by_one_bit_splits(reversed):
     np.testing.assert_array_equal(moved.numpy(), float_order(x).astype(np.float32))
 
 
+@pytest.mark.parametrize("splits", [False, True])
+def test_passes_whose_digit_all_keys_share_copy(splits):
+    """A pass whose digit is the same in every key copies the tiles: small keys (the
+    upper passes), keys whose middle digits are zero, descending (their digits all 255),
+    all keys equal (every pass), with values and indices."""
+    n = 3 * TILE + 11
+    rng = np.random.default_rng(31)
+    small = rng.integers(0, 256, n).astype(np.uint32)
+    ends = (rng.integers(0, 256, n) << 24 | rng.integers(0, 256, n)).astype(np.uint32)
+    same = np.full(n, 7, np.uint32)
+    for x in small, ends, same:
+        for descending in False, True:
+            order = expected_order(x, descending)
+            values = rng.random(n).astype(np.float32)
+            keys, moved = sort_module._radix_sort(
+                x, values, False, descending, items=ITEMS, splits=splits
+            )
+            np.testing.assert_array_equal(keys.numpy(), x[order])
+            np.testing.assert_array_equal(moved.numpy(), values[order])
+            _, indices = sort_module._radix_sort(x, None, True, descending, items=ITEMS)
+            np.testing.assert_array_equal(indices.numpy(), order)
+
+
 def test_launches_fold(monkeypatch):
     """More tiles than one dimension of workgroups takes (lowered here to 3): 8 tiles fold
     into 3 x 3 workgroups (one past the tiles) and still find their predecessors. Tiles of
