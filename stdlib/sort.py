@@ -117,7 +117,7 @@ def _workgroup_bytes(items: int, pairs: bool, min_lanes: int) -> int:
 def match_min_lanes() -> int:
     """sort_pass's MIN_LANES: the adapter's least subgroup size where it tells (smaller
     per-subgroup counts), at least MATCH_MIN_LANES (smaller subgroups rank by splits)."""
-    info = get_adapter().info
+    info = get_adapter().info  # (this wgpu-py spells the key "stackgroup_min_size")
     least = info.get("subgroup_min_size") or info.get("stackgroup_min_size") or 0
     return min(max(int(least), kernels.MATCH_MIN_LANES), 128)
 
