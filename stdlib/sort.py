@@ -66,7 +66,10 @@ def _as_array(value):
 def _check_keys(keys, name: str):
     keys = _as_array(keys)
     if np.dtype(keys.dtype) not in KEY_DTYPES:
-        raise TypeError(f"{name}: keys must be uint32, int32 or float32, not {keys.dtype}")
+        raise TypeError(
+            f"{name}: keys must be uint32, int32 or float32, not {keys.dtype} (convert them, "
+            f"e.g. np.asarray(keys, np.int32))"
+        )
     if keys.ndim != 1:
         raise ValueError(f"{name}: keys must be a 1-D array, not shape {keys.shape}")
     if len(keys) >= MAX_KEYS:
