@@ -73,6 +73,58 @@ def reduce_unrolled(x: Array[f32], out: Array[f32], n: u32, per: u32):
         out[g * u32(W) + t] = total
 
 
+@tx.kernel(workgroup_size=W)
+def reduce_vec4(
+    xv: Array[tx.vec4f], out: Array[f32], n4: u32, per4: u32, VITEMS: tx.Const[int] = 4
+):
+    """The first pass over x read as vec4 (16-byte loads, VITEMS in flight per invocation):
+    workgroup g sums vec4 elements g*per4 .. (g+1)*per4-1."""
+    g = tx.workgroup_id().x
+    t = tx.local_invocation_id().x
+    k = g * per4 + t
+    end = min(g * per4 + per4, n4)
+    acc = f32(0.0)
+    values = tx.local_array(tx.vec4f, VITEMS)
+    while k + u32(W * (VITEMS - 1)) < end:
+        for j in tx.static_range(VITEMS):
+            values[j] = xv[k + u32(j * W)]
+        for j in tx.static_range(VITEMS):
+            v = values[j]
+            acc += (v.x + v.y) + (v.z + v.w)
+        k += u32(W * VITEMS)
+    while k < end:
+        v = xv[k]
+        acc += (v.x + v.y) + (v.z + v.w)
+        k += u32(W)
+    total = tx.subgroup_add(acc)
+    if tx.subgroup_invocation_id() == u32(0):
+        out[g * u32(W) + t] = total
+
+
+def vec4_passes(xf, n: int) -> None:
+    """reduce_vec4 for a few workgroup counts and loads in flight (n a multiple of 4)."""
+    from pyshader_tx.runtime.arrays import DeviceArray, element_layout
+
+    xv = DeviceArray(xf.buffer, (n // 4, 4), element_layout(tx.vec4f))
+    partial = tx.empty(16384 * W, np.float32)
+    for groups in (4096, 8192, 16384):
+        for items in (2, 4, 8):
+            per4 = -(-(n // 4) // groups)
+            per4 = -(-per4 // (items * W)) * (items * W)
+            used = -(-(n // 4) // per4)
+
+            def call(used=used, per4=per4, items=items):
+                reduce_vec4(xv, partial, n // 4, per4, VITEMS=items, workgroups=used)
+
+            pool.clear(partial)
+            call()
+            got = float(partial.numpy().astype(np.float64).sum())
+            want = float(xf.numpy().astype(np.float64).sum())
+            seconds, _ = timed(call)
+            row = {"vec4_pass": groups, "items": items, "g_elem_s": round(n / seconds / 1e9, 1)}
+            print(json.dumps({**row, "rel_err": abs(got - want) / want}), flush=True)
+
+
 def first_passes(xf, n: int) -> None:
     """A reduce's first pass two ways (one load in flight per invocation, eight written
     out), for two workgroup counts; then the stdlib's two launches into one result."""
@@ -88,7 +140,15 @@ def first_passes(xf, n: int) -> None:
             device_kernels.reduce_tiles(xf, partial, n, per, op="add", ITEMS=8, workgroups=groups)
             device_kernels.reduce_tiles(partial, result, groups, last, op="add", workgroups=1)
 
+        def first(groups=groups, per=per):
+            device_kernels.reduce_tiles(xf, partial, n, per, op="add", ITEMS=8, workgroups=groups)
+
+        def second(groups=groups, last=last):
+            device_kernels.reduce_tiles(partial, result, groups, last, op="add", workgroups=1)
+
         for name, call in (
+            ("reduce_tiles (first launch)", first),
+            ("reduce_tiles (second launch; n/time)", second),
             ("loop", lambda: reduce_loop(xf, partial, n, per, workgroups=groups)),
             ("unrolled", lambda: reduce_unrolled(xf, partial, n, per, workgroups=groups)),
             ("reduce_tiles (whole)", whole),
@@ -277,6 +337,93 @@ def scan_modes(
             out[k] = running + items[j]
 
 
+@tx.kernel(workgroup_size=W)
+def scan_persistent(
+    x: Array[u32],
+    out: Array[u32],
+    state: Array[tx.Atomic[u32]],
+    n: u32,
+    tiles: u32,
+    PITEMS: tx.Const[int] = 12,
+):
+    """The inclusive add scan by fewer workgroups than tiles, each taking tiles in turn
+    (a ticket from the counter after the states: tiles in the order they are taken) and
+    loading its next tile before the current one's look-back, so the loads are in flight
+    while it waits."""
+    t = tx.local_invocation_id().x
+    lanes = tx.subgroup_size()
+    lane = t % lanes
+    size = u32(W * PITEMS)
+    offset = (t - lane) * u32(PITEMS) + lane  # the invocation's first element in a tile
+    ticket = tx.workgroup_array(u32, 1)
+    prefix = tx.workgroup_array(u32, 1)
+    counter = len(state) - u32(1)
+    last = t == u32(W - 1)
+    if t == u32(0):
+        ticket[0] = tx.atomic_add(state[counter], u32(1))
+    tile = tx.workgroup_uniform_load(ticket[0])
+    items = tx.local_array(u32, PITEMS)
+    following = tx.local_array(u32, PITEMS)
+    for j in tx.static_range(PITEMS):
+        k = tile * size + offset + u32(j) * lanes
+        if k < n:
+            items[j] = x[k]
+    while tile < tiles:
+        carry = u32(0)
+        for j in tx.static_range(PITEMS):
+            scanned = tx.subgroup_inclusive_add(items[j]) + carry
+            items[j] = scanned
+            carry = tx.subgroup_shuffle(scanned, lanes - u32(1))
+        before = subgroup_prefix(carry, "add")  # its barriers: every invocation read ticket
+        if t < lanes:
+            before = u32(0)
+        aggregate = before + carry
+        if last:
+            publish(state, tile, tx.select(u32(1), u32(2), tile == u32(0)), aggregate)
+        if t == u32(0):
+            ticket[0] = tx.atomic_add(state[counter], u32(1))
+        next_tile = tx.workgroup_uniform_load(ticket[0])
+        for j in tx.static_range(PITEMS):  # in flight during the look-back
+            k = next_tile * size + offset + u32(j) * lanes
+            if k < n:
+                following[j] = x[k]
+        found = u32(0)
+        if tile > u32(0):
+            found = look_back(x, state, tile, "add", u32(0), size, u32(64))
+        if last:
+            if tile > u32(0):
+                publish(state, tile, u32(2), found + aggregate)
+            prefix[0] = found
+        running = tx.workgroup_uniform_load(prefix[0]) + before
+        for j in tx.static_range(PITEMS):
+            k = tile * size + offset + u32(j) * lanes
+            if k < n:
+                out[k] = running + items[j]
+            items[j] = following[j]
+        tile = next_tile
+
+
+#: (workgroups, elements per invocation per tile) of `scan_persistent`.
+PERSISTENT_SHAPES = ((264, 12), (396, 12), (528, 12), (792, 12), (1056, 12), (396, 16), (528, 8))
+
+
+def scan_persistent_sweep(xu, out, n: int) -> None:
+    want = np.cumsum(xu.numpy(), dtype=np.uint32)
+    for groups, items in PERSISTENT_SHAPES:
+        tiles = -(-n // (W * items))
+        state = tx.empty(2 * tiles + 1, u32)
+
+        def call(groups=groups, items=items, tiles=tiles, state=state):
+            pool.clear(state)
+            scan_persistent(xu, out, state, n, tiles, PITEMS=items, workgroups=min(groups, tiles))
+
+        call()
+        correct = np.array_equal(out.numpy(), want)
+        seconds, _ = timed(call)
+        row = {"workgroups": groups, "items": items, "g_elem_s": round(n / seconds / 1e9, 1)}
+        print(json.dumps({"scan_persistent": row, "correct": correct}), flush=True)
+
+
 def scan_parts(xu, out, n: int) -> None:
     tiles = -(-n // (W * ITEMS))
     state = tx.empty(2 * tiles + 1, u32)  # + the counter of DYNAMIC
@@ -320,7 +467,13 @@ def scan_sweeps(xu, out, n: int) -> None:
 def reduce_sweeps(xf, n: int) -> None:
     total = float(xf.numpy().astype(np.float64).sum())
     print("reduce rel.err", abs(float(stdlib.reduce(xf)) - total) / total)
-    sweep(device, "REDUCE_WORKGROUPS", (1024, 2048, 4096, 8192), lambda: stdlib.reduce(xf), n)
+    sweep(
+        device,
+        "REDUCE_WORKGROUPS",
+        (1056, 2112, 4224, 8192, 8448, 16896),
+        lambda: stdlib.reduce(xf),
+        n,
+    )
 
 
 def histogram_sweeps(n: int) -> None:
@@ -363,6 +516,8 @@ PARTS = (
     "scan_workgroups",
     "reduce_sweeps",
     "histogram_sweeps",
+    "scan_persistent_sweep",
+    "vec4_passes",
 )
 
 
@@ -387,6 +542,8 @@ def main() -> None:
         "scan_workgroups": lambda: scan_workgroups(xu, out, n),
         "reduce_sweeps": lambda: reduce_sweeps(xf, n),
         "histogram_sweeps": lambda: histogram_sweeps(n),
+        "scan_persistent_sweep": lambda: scan_persistent_sweep(xu, out, n),
+        "vec4_passes": lambda: vec4_passes(xf, n),
     }
     for part in args.parts:
         calls[part]()

@@ -25,11 +25,19 @@ from .declarations import (
     Func,
     TypeVar,
 )
-from .errors import CompileError, FeatureError
+from .errors import (
+    CompileError,
+    DataRaceError,
+    DeadlockError,
+    FeatureError,
+    OutOfBoundsError,
+    SimulationError,
+)
 from .kernel import Kernel, func, kernel, struct
 from .options import options
 from .runtime import DeviceArray, adapter_summary, empty, synchronize, to_device, zeros
 from .runtime import get_device as device
+from .sim import activate_from_environment as _activate_simulator, simulator
 
 f32 = _types.f32
 f16 = _types.f16
@@ -58,6 +66,11 @@ __all__ = [
     "TypeVar",
     "CompileError",
     "FeatureError",
+    "SimulationError",
+    "OutOfBoundsError",
+    "DataRaceError",
+    "DeadlockError",
+    "simulator",
     "DeviceArray",
     "to_device",
     "empty",
@@ -79,3 +92,5 @@ __all__ = [
 ]
 
 from . import stdlib  # noqa: E402 - written with the names above
+
+_activate_simulator()

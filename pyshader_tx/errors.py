@@ -15,7 +15,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["Span", "CompileError", "FeatureError"]
+__all__ = [
+    "Span",
+    "CompileError",
+    "FeatureError",
+    "SimulationError",
+    "OutOfBoundsError",
+    "DataRaceError",
+    "DeadlockError",
+]
 
 
 @dataclass(frozen=True)
@@ -72,3 +80,44 @@ class CompileError(Exception):
 
 class FeatureError(RuntimeError):
     """A kernel needs a device feature that the adapter in use does not have."""
+
+
+class SimulationError(RuntimeError):
+    """A problem the CPU simulator (`tx.simulator`) found while running a kernel, reported
+    at the kernel's Python line like a `CompileError`; `invocations` lists the global
+    invocation ids ((x, y, z) tuples) involved (the message shows the first
+    `SHOWN_INVOCATIONS`)."""
+
+    SHOWN_INVOCATIONS = 8
+
+    def __init__(self, message: str, span: Span | None = None, invocations=()):
+        self.invocations = [tuple(int(c) for c in ids) for ids in invocations]
+        shown = ", ".join(str(ids) for ids in self.invocations[: self.SHOWN_INVOCATIONS])
+        more = len(self.invocations) - self.SHOWN_INVOCATIONS
+        if shown:
+            message = f"{message} (invocations {shown}{f' and {more} more' if more > 0 else ''})"
+        self.diagnostic = CompileError(message, span)
+        self.message = message
+        self.span = span
+        self.filename = self.diagnostic.filename
+        self.lineno = self.diagnostic.lineno
+        self.col_offset = self.diagnostic.col_offset
+        self.end_col_offset = self.diagnostic.end_col_offset
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        return self.diagnostic.render()
+
+
+class OutOfBoundsError(SimulationError):
+    """An index outside its array, vector or matrix (storage, workgroup or local memory)."""
+
+
+class DataRaceError(SimulationError):
+    """Two invocations touch one element with no barrier between them, at least one writes,
+    not both atomically."""
+
+
+class DeadlockError(SimulationError):
+    """An invocation waits forever under the schedule: a spin loop on memory no running
+    workgroup will change, or a barrier not all invocations of its workgroup reach."""

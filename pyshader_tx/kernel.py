@@ -168,6 +168,12 @@ class CompiledKernel:
         device.check_naga_support(self.module, self.interface.name, "wgsl")
         return self.code("naga-float-atomics" if native else "naga", fold_1d)
 
+    def simulated_module(self, fold_1d: bool = False):
+        """What the CPU simulator (`pyshader_tx.sim`) runs: the IR module as the backends
+        receive it (of the folded variant with `fold_1d`), before any target's legalisation
+        (the simulator zeroes workgroup memory itself and has native float atomics)."""
+        return self.folded_module() if fold_1d else self.module
+
     def spirv(self, fold_1d: bool = False) -> bytes:
         """The SPIR-V binary of this specialization (of its folded variant with `fold_1d`)."""
         key = ("spirv", fold_1d)
@@ -327,8 +333,13 @@ class Kernel:
                     self._bound[key] = compiled
                 args = values
             # else: the runtime arguments are `args` itself, in order (launch takes those)
-        get_code = compiled.wgpu_spirv if options.shader_source == "spirv" else compiled.naga_code
         runtime = sys.modules.get("pyshader_tx.runtime") or _import_runtime()
+        if runtime.device.simulated_device() is not None:
+            get_code = compiled.simulated_module
+        elif options.shader_source == "spirv":
+            get_code = compiled.wgpu_spirv
+        else:
+            get_code = compiled.naga_code
         runtime.launch(compiled.interface, get_code, args, threads, workgroups)
 
     def bind(self, args: tuple, kwargs: dict) -> tuple:

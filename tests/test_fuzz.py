@@ -2,8 +2,8 @@
 
 `test_random_kernels` generates `KERNELS` kernels from a fixed seed (`tests/fuzz`) and
 checks every one: naga and Tint accept the WGSL, spirv-val the SPIR-V, and running it
-through WGSL, through SPIR-V and, where `pyshader_tx.vulkan_host` works, natively gives the
-reference evaluator's outputs. A failure prints the kernel source and the `tools/fuzz.py`
+through WGSL, through SPIR-V, on the CPU simulator and, where `pyshader_tx.vulkan_host`
+works, natively gives the reference evaluator's outputs. A failure prints the kernel source and the `tools/fuzz.py`
 command that reproduces and minimises it. The other tests check that the harness can fail
 and pin down the reference's semantics where it differs from plain Python or plain WGSL.
 """

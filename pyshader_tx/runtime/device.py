@@ -32,6 +32,8 @@ __all__ = [
     "device_limit",
     "native_float_atomics",
     "check_naga_support",
+    "simulated_device",
+    "set_simulated_device",
 ]
 
 # Optional features requested whenever the adapter has them (kernels declare what they use).
@@ -61,6 +63,9 @@ BINDING_LAYOUTS = {
 _lock = threading.Lock()
 _adapter = None
 _device = None
+# The simulated device (`pyshader_tx.sim.device.SimDevice`) while `tx.simulator` is active:
+# then it is the device the whole runtime uses.
+_simulated = None
 _limits: dict = {}
 # (code, entry point, layout key) -> (GPUComputePipeline, GPUBindGroupLayout)
 _pipelines: dict = {}
@@ -85,9 +90,11 @@ def get_device():
     """The wgpu device kernels run on, created on first use.
 
     It has every feature of `WANTED_FEATURES` that the adapter offers and the adapter's
-    maxima for `WANTED_LIMITS`.
+    maxima for `WANTED_LIMITS`. While the simulator is active it is the simulated device.
     """
     global _device
+    if _simulated is not None:
+        return _simulated
     if _device is not None:
         return _device
     adapter = get_adapter()
@@ -108,6 +115,8 @@ def get_device():
 
 def device_limit(name: str) -> int:
     """A limit of the device in use, e.g. 'max-compute-workgroups-per-dimension'."""
+    if _simulated is not None:
+        return _simulated.limits[name]
     if not _limits:
         get_device()
     return _limits[name]
@@ -116,10 +125,23 @@ def device_limit(name: str) -> int:
 def adapter_summary() -> str:
     """One line naming the adapter and backend, e.g. 'llvmpipe (LLVM 15.0.6, 256 bits) via
     Vulkan'."""
+    if _simulated is not None:
+        return _simulated.summary()
     info = get_adapter().info
     name = info.get("device") or info.get("description") or info.get("vendor") or "unknown"
     backend = info.get("backend_type") or "unknown backend"
     return f"{name} via {backend}"
+
+
+def simulated_device():
+    """The simulated device while the simulator is active, else None."""
+    return _simulated
+
+
+def set_simulated_device(device) -> None:
+    """Make `device` (a SimDevice, or None for the GPU again) the device in use."""
+    global _simulated
+    _simulated = device
 
 
 def check_features(interface) -> None:

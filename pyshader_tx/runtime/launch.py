@@ -45,9 +45,10 @@ import operator
 import weakref
 
 from ..options import options
+from ..sim.device import SimBuffer
 from .arguments import ArrayParam
 from .arrays import DeviceArray
-from .device import check_features, device_limit, get_device, pipeline_for
+from .device import check_features, device_limit, get_device, pipeline_for, simulated_device
 from .recording import recording
 from .prints import show_pending, take_buffer
 from .uniforms import UniformPacker
@@ -177,10 +178,16 @@ class Launcher:
         if self._prints is not None:
             layout.append((self._prints.binding, "read_write"))
         self._layout = tuple(sorted(layout))
-        self._pipeline, self._group_layout = pipeline_for(get_code(False), self.name, self._layout)
-        self._folded_pipeline = None
         self._bind_groups = {}
         self._dispatch_cache = {}
+        self._folded_pipeline = None
+        self._prepare()
+
+    def _prepare(self) -> None:
+        """Create the pipeline (the simulator's launcher has none)."""
+        self._pipeline, self._group_layout = pipeline_for(
+            self.get_code(False), self.name, self._layout
+        )
 
     # -- arguments and dispatch shape ---------------------------------------------------
 
@@ -313,6 +320,13 @@ class Launcher:
                     "cannot be used any more",
                     ValueError,
                 )
+            if isinstance(binding[0], SimBuffer):
+                raise param.error(
+                    "the DeviceArray lives on the CPU simulator (it was made inside "
+                    "`with tx.simulator():`), not on the GPU; copy it: "
+                    "tx.to_device(array.numpy())",
+                    ValueError,
+                )
         self._check_aliasing(bindings)
         entries = [
             {"binding": param.binding, "resource": {"buffer": buffer, "offset": 0, "size": size}}
@@ -380,9 +394,15 @@ def launcher_for(interface, get_code) -> Launcher:
     table of weak references did not, since each Launcher refers to its interface, and
     every kernel ever launched stayed alive with its pipeline and buffers."""
     launchers = interface.__dict__.setdefault("_launchers", {})
-    launcher = launchers.get(options.shader_source)
+    simulated = simulated_device() is not None
+    key = "simulator" if simulated else options.shader_source
+    launcher = launchers.get(key)
     if launcher is None:
-        launcher = launchers[options.shader_source] = Launcher(interface, get_code)
+        if simulated:
+            from ..sim.launch import SimLauncher as kind
+        else:
+            kind = Launcher
+        launcher = launchers[key] = kind(interface, get_code)
     return launcher
 
 

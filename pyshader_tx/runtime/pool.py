@@ -206,6 +206,7 @@ class BufferPool:
 
 
 _pool: BufferPool | None = None
+_pools: dict = {}  # the pool of each device used (the GPU's and the simulator's)
 
 
 def buffer_pool() -> BufferPool:
@@ -213,7 +214,8 @@ def buffer_pool() -> BufferPool:
     global _pool
     device = get_device()
     if _pool is None or _pool.device is not device:
-        _pool = BufferPool(device)
+        _pool = _pools.get(device) or BufferPool(device)
+        _pools[device] = _pool
     return _pool
 
 

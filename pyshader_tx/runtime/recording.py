@@ -282,25 +282,37 @@ _recording: Recording | None = None
 
 
 def recording() -> Recording:
-    """The open Recording of the current device."""
+    """The open Recording of the current device (on the simulator, its `SimRecording`)."""
     global _recording
     device = get_device()
     current = _recording
     if current is None or current.device is not device:
-        current = _recording = Recording(device)
+        simulated = getattr(device, "settings", None) is not None
+        if current is not None and current.pending:
+            current.flush()  # the GPU's recorded work before the simulator's
+        if simulated:
+            from ..sim.device import SimRecording
+
+            return _recordings.setdefault(device, SimRecording(device))
+        current = _recording = _recordings.get(device) or Recording(device)
+        _recordings[device] = current
     return current
+
+
+# The recording of each device used (the GPU's and the simulator's).
+_recordings: dict = {}
 
 
 def flush() -> None:
     """Submit every recorded launch (without waiting for the GPU)."""
-    if _recording is not None:
+    if _recording is not None and _recording.device is get_device():
         _recording.flush()
 
 
 def synchronize() -> None:
     """`tx.synchronize()`: submit every recorded launch and wait until the GPU is done
-    (nothing to do before the first launch or buffer write)."""
-    if _recording is not None:
+    (nothing to do before the first launch or buffer write, or on the simulator)."""
+    if _recording is not None and _recording.device is get_device():
         _recording.synchronize()
     if pending_prints:
         from .prints import show_pending  # prints.py imports this module

@@ -1,16 +1,19 @@
-"""The execution suite runs three times: WGSL handed to wgpu, SPIR-V handed to wgpu, and
-SPIR-V run natively on Vulkan.
+"""The execution suite runs four times: WGSL handed to wgpu, SPIR-V handed to wgpu,
+SPIR-V run natively on Vulkan, and the IR run on the CPU simulator (`tx.simulator`).
 
 Every test in `tests/exec` is parametrized over `shader_source`: "wgsl" and "spirv" set
 `tx.options.shader_source`; "vulkan" sets it to "spirv" and sends every kernel launch to
 the native Vulkan host (`pyshader_tx.vulkan_host`, on the same lavapipe device) instead of
 wgpu, so our SPIR-V runs as other engines run it, without naga's translation (and with
-the compare-exchange kernels wgpu-native 29 refuses). A launch with a `tx.DeviceArray`
-(data on the wgpu device) skips the test there, and so do tests about wgpu itself, marked
-`@pytest.mark.wgpu_only(reason)`. In both SPIR-V runs every binary a kernel
-produces is checked on the way: `spirv-val --target-env vulkan1.1` must accept it, and
-`spirv-as` of its assembly text (`spirv_asm`, printed by our own disassembler) must give
-back the same words.
+the compare-exchange kernels wgpu-native 29 refuses). In the native run a launch with a
+`tx.DeviceArray` (data on the wgpu device) skips the test, and so do tests about wgpu
+itself, marked `@pytest.mark.wgpu_only(reason)`. "sim" runs the test inside
+`tx.simulator()` (DeviceArrays included); `@pytest.mark.sim_skip(reason)` skips a test of
+what the simulator does not have (wgpu's own machinery) or cannot run yet (the reason
+says which); with PYSHADER_TX_DEVICE=sim only the "sim" run takes place. In both SPIR-V
+runs every binary a kernel produces is checked on the way: `spirv-val --target-env
+vulkan1.1` must accept it, and `spirv-as` of its assembly text (`spirv_asm`, printed by
+our own disassembler) must give back the same words.
 """
 
 import os
@@ -30,7 +33,7 @@ from pyshader_tx.validate import (
     validate_tint,
 )
 
-SOURCES = ("wgsl", "spirv", "vulkan")
+SOURCES = ("wgsl", "spirv", "vulkan", "sim")
 
 #: Set (by benchmarks/run_device_tests.sh) to run the SPIR-V half where spirv-val is missing
 #: (and to skip the native Vulkan third where the `vulkan` package is missing).
@@ -57,6 +60,9 @@ def pytest_configure(config):
         "wgpu_only(reason): a test of wgpu itself (its runtime, device or messages), skipped in"
         " the native Vulkan run",
     )
+    config.addinivalue_line(
+        "markers", "sim_skip(reason): a test the CPU simulator cannot run yet (skipped there)"
+    )
 
 
 def native_launch(interface, get_code, args, threads=None, workgroups=None) -> None:
@@ -66,6 +72,17 @@ def native_launch(interface, get_code, args, threads=None, workgroups=None) -> N
     if isinstance(get_code(False), str):
         pytest.fail("WGSL launched in the native Vulkan run: mark the test wgpu_only(reason)")
     vulkan_host.launch(interface, get_code, args, threads=threads, workgroups=workgroups)
+
+
+def simulator_launch(launch):
+    """`runtime.launch` on the simulator: a kernel written as WGSL text has no IR to run."""
+
+    def run(interface, get_code, args, threads=None, workgroups=None) -> None:
+        if isinstance(get_code(False), (str, bytes)):
+            pytest.skip("a kernel written as shader text: the simulator runs pyshader_tx IR")
+        launch(interface, get_code, args, threads=threads, workgroups=workgroups)
+
+    return run
 
 
 def _check_spirv_on_the_way(monkeypatch) -> None:
@@ -82,6 +99,16 @@ def _check_spirv_on_the_way(monkeypatch) -> None:
 @pytest.fixture(autouse=True, params=SOURCES)
 def shader_source(request, monkeypatch):
     """Run the test with each source in turn (see the module docstring)."""
+    if request.param != "sim" and os.environ.get("PYSHADER_TX_DEVICE") == "sim":
+        pytest.skip("PYSHADER_TX_DEVICE=sim: the simulator runs every launch")
+    if request.param == "sim":
+        marker = request.node.get_closest_marker("sim_skip")
+        if marker is not None:
+            pytest.skip(f"not on the simulator: {marker.args[0]}")
+        monkeypatch.setattr(runtime, "launch", simulator_launch(runtime.launch))
+        with tx.simulator():
+            yield request.param
+        return
     unvalidated = not spirv_val_available() and os.environ.get(NO_SPIRV_VAL)
     if request.param != "wgsl" and not unvalidated:
         # (a GPU machine without spirv-tools, benchmarks/run_device_tests.sh, runs unchecked)

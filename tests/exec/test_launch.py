@@ -500,6 +500,7 @@ def count_calls(monkeypatch, obj, name):
     return calls
 
 
+@pytest.mark.sim_skip("counts wgpu shader modules and pipelines")
 def test_compile_and_pipeline_caching(monkeypatch, shader_source):
     k = make_doubler()
     x = np.ones(20, np.int32)

@@ -55,6 +55,7 @@ def test_pooled_buffers_are_reused_across_calls():
         np.testing.assert_array_equal(result.numpy(), expect)
 
 
+@pytest.mark.sim_skip("counts wgpu queue submissions")
 def test_take_zero_fills_a_reused_buffer_in_order(submissions):
     n = 100
     x = tx.to_device(np.arange(n, dtype=np.uint32))
@@ -102,6 +103,7 @@ def test_pooled_arrays_of_padded_elements():
     pool.give_back(uploaded)
 
 
+@pytest.mark.sim_skip("counts wgpu queue submissions")
 def test_recorded_clear_and_copy_are_ordered_between_dispatches(submissions):
     n = 64
     x = np.arange(n, dtype=np.uint32) + np.uint32(1)

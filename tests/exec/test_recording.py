@@ -40,6 +40,7 @@ def submissions(monkeypatch):
     return calls
 
 
+@pytest.mark.sim_skip("tests wgpu's command recording")
 def test_dependent_chain_is_one_submission(submissions):
     n = 300
     x = np.arange(n, dtype=np.uint32)
@@ -57,6 +58,7 @@ def test_dependent_chain_is_one_submission(submissions):
     np.testing.assert_array_equal(a.numpy(), expect)
 
 
+@pytest.mark.sim_skip("tests wgpu's command recording")
 def test_numpy_result_flushes_the_recording(submissions):
     n = 100
     x = np.arange(n, dtype=np.uint32)
@@ -120,6 +122,7 @@ def test_numpy_inputs_uploaded_while_launches_are_recorded():
     np.testing.assert_array_equal(c.numpy(), affine_reference(second, 3))
 
 
+@pytest.mark.sim_skip("tests wgpu's command recording")
 def test_long_recordings_are_submitted_in_bounded_chunks(submissions, monkeypatch):
     monkeypatch.setattr(recording_module, "MAX_RECORDED_COMMANDS", 8)
     n = 20
@@ -160,6 +163,7 @@ def test_different_kernels_interleaved_in_one_recording(submissions):
     np.testing.assert_array_equal(a.numpy(), expect.astype(np.uint32))
 
 
+@pytest.mark.sim_skip("tests wgpu's command recording")
 def test_staging_chunks_filled_and_renewed(monkeypatch):
     monkeypatch.setattr(recording_module, "STAGING_CHUNK", 48)  # three 16-byte writes each
     n = 4
@@ -223,6 +227,7 @@ def buffer_writes(monkeypatch):
     return calls
 
 
+@pytest.mark.sim_skip("tests wgpu's command recording")
 def test_uniform_blocks_of_a_recording_take_one_buffer_write(submissions, buffer_writes):
     # Two kernels with uniform blocks of their own, each launch with other scalars (and
     # some with the same ones again): the blocks go into the uniform arena, written once
@@ -248,6 +253,7 @@ def test_uniform_blocks_of_a_recording_take_one_buffer_write(submissions, buffer
     np.testing.assert_array_equal(a.numpy(), expect)
 
 
+@pytest.mark.sim_skip("tests wgpu's command recording")
 def test_a_full_uniform_arena_submits_and_starts_again(submissions, monkeypatch):
     alignment = tx.device().limits["min-uniform-buffer-offset-alignment"]
     monkeypatch.setattr(recording_module, "UNIFORM_ARENA_BYTES", 3 * alignment)
@@ -265,6 +271,7 @@ def test_a_full_uniform_arena_submits_and_starts_again(submissions, monkeypatch)
     np.testing.assert_array_equal(a.numpy(), expect)
 
 
+@pytest.mark.sim_skip("tests wgpu's command recording")
 @pytest.mark.wgpu_only("wgpu-native's validation of pass commands")
 def test_pass_commands_called_directly_are_still_validated():
     # The recording calls wgpu-native's set-bind-group and dispatch without wgpu-py's
@@ -291,6 +298,7 @@ def test_pass_commands_called_directly_are_still_validated():
         encoder.finish()
 
 
+@pytest.mark.sim_skip("tests wgpu's command recording")
 @pytest.mark.wgpu_only("the wgpu runtime's bind group cache")
 def test_a_dropped_array_leaves_the_bind_group_caches(monkeypatch):
     # A cached bind group holds its buffers on the GPU side: it must not keep the memory

@@ -113,8 +113,13 @@ def lanes(out: Array[u32]):
     out[0] = tx.subgroup_size()
 
 
-@functools.cache
 def subgroup_size() -> int:
+    """The subgroup size of the device in use (the simulator's is a setting)."""
+    return _subgroup_size(tx.adapter_summary())
+
+
+@functools.cache
+def _subgroup_size(device: str) -> int:
     out = np.zeros(1, np.uint32)
     lanes(out, workgroups=1)
     return int(out[0])

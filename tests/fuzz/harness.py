@@ -58,11 +58,18 @@ def _run_native(kernel, arrays, threads):
     vulkan_host.run_kernel(kernel, *arrays, threads=threads)
 
 
+def _run_simulated(kernel, arrays, threads):
+    with tx.simulator():
+        kernel(*arrays, threads=threads)
+
+
 #: Name -> executor: runs a kernel on its arguments (results written into the arrays).
-#: "native" is our SPIR-V on Vulkan itself (`pyshader_tx.vulkan_host`), where it works.
+#: "native" is our SPIR-V on Vulkan itself (`pyshader_tx.vulkan_host`), where it works;
+#: "sim" the IR on the CPU simulator (`tx.simulator`).
 EXECUTORS = {
     "wgsl": _run_with("wgsl"),
     "spirv": _run_with("spirv"),
+    "sim": _run_simulated,
 }
 if vulkan_host.available() is None:
     EXECUTORS["native"] = _run_native

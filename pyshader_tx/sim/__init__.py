@@ -1,0 +1,101 @@
+"""The CPU simulator: runs kernels on numpy arrays, and reports what GPUs hide.
+
+    with tx.simulator(subgroup_size=32, schedule="in-order", seed=0):
+        saxpy(2.0, x, y, threads=len(x))      # numpy arrays updated in place
+        total = tx.stdlib.reduce(dx)          # DeviceArrays live in host memory
+
+`PYSHADER_TX_DEVICE=sim` turns it on for a whole process (at import). Modules:
+
+* `device.py`: the simulated device the runtime talks to (buffers in host memory, launches
+  and copies that happen at once), and the settings;
+* `launch.py`: the runtime's launcher for it (arguments as on the GPU, then the IR runs);
+* `schedule.py`: which workgroups run together and in which order (the batching rule);
+* `executor.py`: the vectorised IR executor (masks, loops, calls, suspension, spins);
+* `memory.py`: every memory access (locations, loads, stores, atomics in invocation order);
+* `values.py`: how values of each type are held in numpy arrays;
+* `ops.py`, `intrinsics.py`: the value semantics of operators and intrinsics.
+"""
+
+from __future__ import annotations
+
+import operator
+import os
+
+from ..runtime import device as _runtime_device
+from ..runtime import recording as _recording
+from .device import SCHEDULES, SimDevice
+
+__all__ = ["simulator", "SCHEDULES", "ENVIRONMENT_VARIABLE"]
+
+ENVIRONMENT_VARIABLE = "PYSHADER_TX_DEVICE"
+DEVICES = ("gpu", "sim")
+
+_device: SimDevice | None = None
+
+
+def _sim_device() -> SimDevice:
+    global _device
+    if _device is None:
+        _device = SimDevice()
+    return _device
+
+
+def _check_settings(subgroup_size, schedule, seed) -> tuple:
+    try:
+        size = operator.index(subgroup_size)
+    except TypeError:
+        size = None
+    if size is None or not 1 <= size <= 128 or size & (size - 1):
+        raise ValueError(
+            f"simulator(): subgroup_size must be a power of two from 1 to 128, not "
+            f"{subgroup_size!r}"
+        )
+    if schedule not in SCHEDULES:
+        raise ValueError(f"simulator(): schedule must be one of {SCHEDULES}, not {schedule!r}")
+    try:
+        seed = operator.index(seed)
+    except TypeError:
+        raise TypeError(f"simulator(): seed must be an int, not {seed!r}") from None
+    return size, schedule, seed
+
+
+class simulator:  # noqa: N801 - used like a function: `with tx.simulator(...):`
+    """`with tx.simulator(subgroup_size=32, schedule="in-order", seed=0):` runs every
+    launch inside the block on the CPU simulator (see the module doc). Blocks nest; on
+    leaving, the device and settings in use before come back."""
+
+    def __init__(self, subgroup_size: int = 32, schedule: str = "in-order", seed: int = 0):
+        self.subgroup_size, self.schedule, self.seed = _check_settings(
+            subgroup_size, schedule, seed
+        )
+        self._saved = []
+
+    def __enter__(self) -> "simulator":
+        device = _sim_device()
+        previous = _runtime_device.simulated_device()
+        if previous is None:
+            _recording.flush()  # the GPU's recorded work first
+        settings = device.settings
+        self._saved.append((previous, (settings.subgroup_size, settings.schedule, settings.seed)))
+        settings.subgroup_size, settings.schedule, settings.seed = (
+            self.subgroup_size,
+            self.schedule,
+            self.seed,
+        )
+        _runtime_device.set_simulated_device(device)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        previous, saved = self._saved.pop()
+        settings = _sim_device().settings
+        settings.subgroup_size, settings.schedule, settings.seed = saved
+        _runtime_device.set_simulated_device(previous)
+
+
+def activate_from_environment() -> None:
+    """Turn the simulator on for the process when PYSHADER_TX_DEVICE=sim."""
+    value = os.environ.get(ENVIRONMENT_VARIABLE, "gpu") or "gpu"
+    if value not in DEVICES:
+        raise ValueError(f"{ENVIRONMENT_VARIABLE} must be one of {DEVICES}, not {value!r}")
+    if value == "sim":
+        _runtime_device.set_simulated_device(_sim_device())
