@@ -1,8 +1,8 @@
 """A corpus of buggy kernels: each hides its bug on a GPU (or on one GPU) and the simulator
 reports it. The line at fault ends with `# <- ErrorName`; `CASES` says how each runs, the
-error and the invocations it must name. `CORRECT` lists correct kernels (atomics,
-barriers, an invocation's own elements, shared reads) that must run without a report.
-`tests/sim/test_races.py` runs both."""
+error and the invocations it must name (first the one at the marked line). `CORRECT`
+lists correct kernels (atomics, barriers, an invocation's own elements, shared reads)
+that must run without a report. `tests/sim/test_races.py` runs both."""
 
 from dataclasses import dataclass, field
 
@@ -173,7 +173,8 @@ class Case:
     error: type
     invocations: list
     settings: dict = field(default_factory=dict)
-    message: str = ""
+    message: str = ""  # a part of the message
+    marked: object = None  # the device function with the marked line (else the kernel)
 
 
 CASES = [
@@ -265,6 +266,7 @@ CASES = [
         tx.DataRaceError,
         [(0, 0, 0), (63, 0, 0)],
         message="invocation (63, 0, 0) read it at line",
+        marked=keep_largest,
     ),
     Case(
         vector_and_component,

@@ -18,24 +18,18 @@ from buggy_kernels import CASES, CORRECT
 SCHEDULES = ("in-order", "reverse", "random", "concurrent")
 
 
-def marked_line(kernel) -> tuple:
-    """(file line, error name) of the line of `kernel` (or of the device function it
-    calls first) marked `# <- ErrorName`."""
-    lines, first = inspect.getsourcelines(kernel.fn)
+def marked_line(function) -> tuple:
+    """(file line, error name) of the line of `function` marked `# <- ErrorName`."""
+    lines, first = inspect.getsourcelines(function.fn)
     for k, line in enumerate(lines):
         if "# <- " in line:
             return first + k, line.split("# <- ")[1].strip()
-    callee = next(
-        getattr(buggy_kernels, name)
-        for name in kernel.fn.__code__.co_names
-        if isinstance(getattr(buggy_kernels, name, None), type(buggy_kernels.keep_largest))
-    )
-    return marked_line(callee)
+    raise AssertionError(f"{function.fn.__name__} has no marked line")
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.kernel.__name__)
 def test_each_buggy_kernel_is_reported_at_its_line(case):
-    line, name = marked_line(case.kernel)
+    line, name = marked_line(case.marked or case.kernel)
     assert case.error.__name__ == name
     args = [np.copy(a) for a in case.args]
     with tx.simulator(**case.settings), pytest.raises(case.error) as caught:
