@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 import pyshader_tx as tx
-from pyshader_tx import Array, f16, f32, i32, u32, vec4f, vec4h
+from pyshader_tx import Array, f16, f32, i32, u32, vec4f, vec4h, vec4u
 from pyshader_tx import types as t
 from pyshader_tx.errors import FeatureError
 from pyshader_tx.kernel import Kernel
@@ -45,12 +45,18 @@ from pyshader_tx.runtime.arrays import DeviceArray, element_layout
 from pyshader_tx.runtime.device import adapter_summary, device_limit, get_device
 
 T = tx.TypeVar("T", u32, i32, f32)
+IN = tx.TypeVar("IN", u32, vec4u)  # what one load of transpose_vec4's a gives
+OUT = tx.TypeVar("OUT", u32, vec4u)  # what one store to its out takes
 A = tx.TypeVar("A", f32, vec4f, f16, vec4h)  # what one load of a gives
 B = tx.TypeVar("B", f32, vec4f, f16, vec4h)  # what one load of b gives
 O = tx.TypeVar("O", f32, f16)  # noqa: E741 (the element of C)
 
 #: transpose's tile: TILE x TILE elements, a workgroup of (TILE, ROWS) invocations.
 TRANSPOSE_TILES = {"TILE": 32, "ROWS": 8}
+#: transpose's vec4 tile: TILE x TILE elements, a workgroup of THREADS invocations.
+TRANSPOSE_VEC4_TILES = {"TILE": 64, "THREADS": 256}
+#: The vec4 configurations the default tries in turn (the first the device takes).
+TRANSPOSE_VEC4_DEFAULTS = (TRANSPOSE_VEC4_TILES, {"TILE": 32, "THREADS": 256})
 #: matmul's tile configurations (Const values of `matmul_tiles`), largest first.
 MATMUL_LARGE = {"BM": 128, "BN": 128, "BK": 8, "TM": 8, "TN": 8}
 MATMUL_MEDIUM = {"BM": 64, "BN": 64, "BK": 16, "TM": 4, "TN": 4}
@@ -96,6 +102,69 @@ def transpose_tiles(
                 oy = tile_x * u32(TILE) + r  # out's row (a's column)
                 if ox < rows and oy < cols:
                     out[oy * rows + ox] = tile[lx * u32(TILE + 1) + r]
+            tx.workgroup_barrier()  # the tile is read before the next one overwrites it
+            tile_x += tx.num_workgroups().x
+        tile_y += tx.num_workgroups().y
+
+
+def transpose_vec4(
+    a: Array[IN],
+    out: Array[OUT],
+    rows: u32,
+    cols: u32,
+    TILE: tx.Const[int] = 64,
+    THREADS: tx.Const[int] = 256,
+    VEC_IN: tx.Const[bool] = True,
+    VEC_OUT: tx.Const[bool] = True,
+):
+    """out (cols x rows) = a.T (a: rows x cols) moved as bits (u32), a TILE x TILE tile
+    at a time per workgroup of THREADS invocations, in runs of 4 elements: a reads a's rows
+    as vec4 (VEC_IN: cols a multiple of 4, a bound as vec4u) or 4 scalars, and out's rows
+    likewise (VEC_OUT: rows a multiple of 4). Each group of 32 invocations moves 8 runs
+    (128 bytes) of 4 consecutive tile rows; workgroups loop over the tiles."""
+    tile = tx.workgroup_array(u32, TILE * (TILE + 1))
+    stage = tx.local_array(vec4u, TILE * TILE // (4 * THREADS))
+    thread = tx.local_invocation_index()
+    band = thread // u32(32)
+    run = thread % u32(8) + u32(8) * (band % u32(TILE // 32))  # a run of 4 columns
+    line = (thread % u32(32)) // u32(8) + u32(4) * (band // u32(TILE // 32))  # a tile row
+    cols4 = cols // u32(4)
+    rows4 = rows // u32(4)
+    tiles_x = (cols + u32(TILE - 1)) // u32(TILE)
+    tiles_y = (rows + u32(TILE - 1)) // u32(TILE)
+    tile_y = tx.workgroup_id().y
+    while tile_y < tiles_y:
+        tile_x = tx.workgroup_id().x
+        while tile_x < tiles_x:
+            x = tile_x * u32(TILE) + run * u32(4)  # a's first column of the run
+            for j in tx.static_range(TILE * TILE // (4 * THREADS)):
+                y = tile_y * u32(TILE) + line + u32(j * (4 * THREADS // TILE))  # a's row
+                if VEC_IN:
+                    if y < rows and x < cols:
+                        stage[j] = a[y * cols4 + x // u32(4)]
+                else:
+                    for k in tx.static_range(4):
+                        if y < rows and x + u32(k) < cols:
+                            stage[j][k] = a[y * cols + x + u32(k)]
+            for j in tx.static_range(TILE * TILE // (4 * THREADS)):
+                r = line + u32(j * (4 * THREADS // TILE))
+                for k in tx.static_range(4):
+                    tile[r * u32(TILE + 1) + run * u32(4) + u32(k)] = stage[j][k]
+            tx.workgroup_barrier()
+            ox = tile_y * u32(TILE) + run * u32(4)  # out's first column of the run (a's row)
+            for j in tx.static_range(TILE * TILE // (4 * THREADS)):
+                r = line + u32(j * (4 * THREADS // TILE))  # a's column in the tile
+                oy = tile_x * u32(TILE) + r  # out's row
+                v = vec4u(0)
+                for k in tx.static_range(4):
+                    v[k] = tile[(run * u32(4) + u32(k)) * u32(TILE + 1) + r]
+                if VEC_OUT:
+                    if oy < cols and ox < rows:
+                        out[oy * rows4 + ox // u32(4)] = v
+                else:
+                    for k in tx.static_range(4):
+                        if oy < cols and ox + u32(k) < rows:
+                            out[oy * rows + ox + u32(k)] = v[k]
             tx.workgroup_barrier()  # the tile is read before the next one overwrites it
             tile_x += tx.num_workgroups().x
         tile_y += tx.num_workgroups().y
@@ -279,12 +348,11 @@ def _workgroups(count: int, name: str) -> int:
 
 def transpose(a, *, tiles=None) -> DeviceArray:
     """a.T of a 2-D u32, i32 or f32 array (numpy or DeviceArray) as a new DeviceArray of
-    shape (cols, rows). `tiles`: {"TILE": 32, "ROWS": 8} (`TRANSPOSE_TILES`) by default."""
-    a, ty = _matrix(a, "transpose: a", DTYPES)
+    shape (cols, rows). `tiles`: a dict of the Consts of `transpose_vec4` (TILE, THREADS)
+    or of `transpose_tiles` (TILE, ROWS); see `transpose_config`."""
+    a, _ = _matrix(a, "transpose: a", DTYPES)
     rows, cols = a.shape
-    config = _config(tiles, TRANSPOSE_TILES, "transpose")
-    tile, rows_per = config["TILE"], config["ROWS"]
-    _check_transpose_config(config)
+    config = transpose_config(rows, cols, tiles)
     if rows <= 1 or cols <= 1:  # the same layout: a copy
         if isinstance(a, DeviceArray):
             out = pool.result((cols, rows), a.dtype)
@@ -294,27 +362,75 @@ def transpose(a, *, tiles=None) -> DeviceArray:
         return pool.buffer_pool().keep(pool.upload(np.ascontiguousarray(a).reshape(cols, rows)))
     out = pool.result((cols, rows), a.dtype)
     limit = device_limit("max-compute-workgroups-per-dimension")
-    groups = (min(-(-cols // tile), limit), min(-(-rows // tile), limit))
-    kernel = _kernel(transpose_tiles, (tile, rows_per))
+    groups = (min(-(-cols // config["TILE"]), limit), min(-(-rows // config["TILE"]), limit))
     with pool.device_input(_upload(a)) as da:
-        kernel(_view(da, ty), _view(out, ty), rows, cols, T=ty, workgroups=groups, **config)
+        if "THREADS" in config:  # the elements move as bits: one kernel for every type
+            vec_in, vec_out = cols % 4 == 0, rows % 4 == 0
+            load, store = (vec4u if vec_in else u32), (vec4u if vec_out else u32)
+            kernel = _kernel(transpose_vec4, (config["THREADS"],))
+            kernel(
+                _view(da, load),
+                _view(out, store),
+                rows,
+                cols,
+                IN=load,
+                OUT=store,
+                VEC_IN=vec_in,
+                VEC_OUT=vec_out,
+                workgroups=groups,
+                **config,
+            )
+        else:
+            kernel = _kernel(transpose_tiles, (config["TILE"], config["ROWS"]))
+            kernel(_view(da, u32), _view(out, u32), rows, cols, T=u32, workgroups=groups, **config)
     return out
 
 
-def _check_transpose_config(config: dict) -> None:
-    tile, rows = config["TILE"], config["ROWS"]
-    problems = []
-    if tile % rows:
-        problems.append("ROWS must divide TILE")
-    if tile * rows > device_limit("max-compute-invocations-per-workgroup") or max(tile, rows) > min(
-        device_limit("max-compute-workgroup-size-x"), device_limit("max-compute-workgroup-size-y")
+def transpose_config(rows: int, cols: int, tiles=None) -> dict:
+    """The Consts `transpose` uses for a rows x cols array, checked against the kernel's
+    rules and the device: those of `transpose_vec4` (a dict with THREADS) where cols or rows
+    is a multiple of 4 (the runs of 4 elements it reads, resp. writes, are vec4s), else of
+    `transpose_tiles` (a dict with ROWS). `tiles` with THREADS is merged over
+    TRANSPOSE_VEC4_TILES (the scalar default where neither is a multiple of 4), without it
+    over TRANSPOSE_TILES; by default the first of TRANSPOSE_VEC4_DEFAULTS the device takes."""
+    vec4 = cols % 4 == 0 or rows % 4 == 0
+    if tiles is None:
+        if not vec4:
+            return dict(TRANSPOSE_TILES)
+        for config in TRANSPOSE_VEC4_DEFAULTS:
+            if not _transpose_problems(config):
+                return dict(config)
+    if isinstance(tiles, dict) and "THREADS" in tiles:
+        config = _config(tiles, TRANSPOSE_VEC4_TILES, "transpose")
+        config = config if vec4 else dict(TRANSPOSE_TILES)
+    else:
+        config = _config(tiles, TRANSPOSE_TILES, "transpose")
+    problems = _transpose_problems(config)
+    if problems:
+        raise ValueError(f"transpose: tiles {config}: " + "; ".join(problems))
+    return config
+
+
+def _transpose_problems(config: dict) -> list:
+    """What keeps the device or the kernel from taking `config` (none: an empty list)."""
+    tile = config["TILE"]
+    if "THREADS" in config:
+        size, threads = (config["THREADS"], 1), config["THREADS"]
+        problems = [] if tile % 32 == 0 else ["TILE must be a multiple of 32"]
+        if threads % tile or (tile * tile // 4) % threads:
+            problems.append("THREADS must be a multiple of TILE and divide TILE * TILE / 4")
+    else:
+        size, threads = (tile, config["ROWS"]), tile * config["ROWS"]
+        problems = [] if tile % config["ROWS"] == 0 else ["ROWS must divide TILE"]
+    limits = [device_limit(f"max-compute-workgroup-size-{axis}") for axis in "xy"]
+    if threads > device_limit("max-compute-invocations-per-workgroup") or any(
+        extent > limit for extent, limit in zip(size, limits)
     ):
-        problems.append(f"a workgroup of ({tile}, {rows}) invocations exceeds the device's limits")
+        problems.append(f"a workgroup of {size} invocations exceeds the device's limits")
     shared = 4 * tile * (tile + 1)
     if shared > device_limit("max-compute-workgroup-storage-size"):
         problems.append(f"the padded tile takes {shared} bytes of workgroup memory")
-    if problems:
-        raise ValueError(f"transpose: tiles {config}: " + "; ".join(problems))
+    return problems
 
 
 def _config(tiles, default: dict, name: str) -> dict:
