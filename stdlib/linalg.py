@@ -1,13 +1,23 @@
 """tx.stdlib's dense linear algebra on the GPU: `transpose(a)` and `matmul(a, b, out=None)`.
 
 `transpose` takes a 2-D array of any 4-byte scalar (u32, i32, f32) and gives a
-DeviceArray of shape (cols, rows). Kernel `transpose_tiles`: a workgroup of (TILE, ROWS)
-invocations moves a TILE x TILE tile, each invocation TILE / ROWS elements: rows of the
-tile are read coalesced into workgroup memory and its columns written out coalesced. The
-tile is padded to TILE + 1 columns, so reading a column touches TILE different banks (no
-bank conflicts with 32 banks of 4 bytes, NVIDIA's). Workgroups loop over the tiles, so
-any shape fits the launch limits. A 1 x N or N x 1 array has the layout of its transpose:
-a plain copy.
+DeviceArray of shape (cols, rows); the elements move as bits (u32), one kernel for every
+type. Kernel `transpose_vec4` (where cols or rows is a multiple of 4): a workgroup of
+THREADS invocations moves a TILE x TILE tile in runs of 4 consecutive elements, each
+invocation TILE * TILE / (4 THREADS) runs held in registers at once: a's rows are read as
+vec4 loads (cols a multiple of 4; else 4 scalar loads) into workgroup memory, and out's
+rows (4 consecutive elements of a tile column, gathered) written as vec4 stores (rows a
+multiple of 4; else 4 scalar stores). Each 32 consecutive invocations (an NVIDIA warp)
+take 8 runs (128 bytes) of 4 consecutive tile rows. The tile's rows are padded to TILE + 1
+elements, so with 32 banks of 4 bytes (NVIDIA's) a warp touches 32 banks both when it
+stores its runs (banks 4 run + row + k, mod 32) and when it gathers element k of its runs
+of a column (banks (4 run + k)(TILE + 1) + column = 4 run + column + const). SWIZZLE
+instead keeps the rows unpadded with runs stored as vec4 (one store each) at run index
+`run ^ (row / 4 % 8)`, which spreads the gathers over the banks the same way. Kernel
+`transpose_tiles` (neither a multiple of 4): a workgroup of (TILE, ROWS) invocations
+moves a tile an element at a time, TILE / ROWS each, through a tile padded the same way.
+Workgroups loop over the tiles, so any shape fits the launch limits. A 1 x N or N x 1
+array has the layout of its transpose: a plain copy.
 
 `matmul` is numpy's `a @ b` for 2-D f32 (or f16) arrays: (M, K) @ (K, N) -> (M, N).
 Kernel `matmul_tiles`, a register-blocked SGEMM: a workgroup computes a BM x BN block of
@@ -54,9 +64,9 @@ O = tx.TypeVar("O", f32, f16)  # noqa: E741 (the element of C)
 #: transpose's tile: TILE x TILE elements, a workgroup of (TILE, ROWS) invocations.
 TRANSPOSE_TILES = {"TILE": 32, "ROWS": 8}
 #: transpose's vec4 tile: TILE x TILE elements, a workgroup of THREADS invocations.
-TRANSPOSE_VEC4_TILES = {"TILE": 64, "THREADS": 256}
+TRANSPOSE_VEC4_TILES = {"TILE": 64, "THREADS": 256, "SWIZZLE": False}
 #: The vec4 configurations the default tries in turn (the first the device takes).
-TRANSPOSE_VEC4_DEFAULTS = (TRANSPOSE_VEC4_TILES, {"TILE": 32, "THREADS": 256})
+TRANSPOSE_VEC4_DEFAULTS = (TRANSPOSE_VEC4_TILES, {"TILE": 32, "THREADS": 256, "SWIZZLE": False})
 #: matmul's tile configurations (Const values of `matmul_tiles`), largest first.
 MATMUL_LARGE = {"BM": 128, "BN": 128, "BK": 8, "TM": 8, "TN": 8}
 MATMUL_MEDIUM = {"BM": 64, "BN": 64, "BK": 16, "TM": 4, "TN": 4}
@@ -116,13 +126,16 @@ def transpose_vec4(
     THREADS: tx.Const[int] = 256,
     VEC_IN: tx.Const[bool] = True,
     VEC_OUT: tx.Const[bool] = True,
+    SWIZZLE: tx.Const[bool] = False,
 ):
     """out (cols x rows) = a.T (a: rows x cols) moved as bits (u32), a TILE x TILE tile
     at a time per workgroup of THREADS invocations, in runs of 4 elements: a reads a's rows
     as vec4 (VEC_IN: cols a multiple of 4, a bound as vec4u) or 4 scalars, and out's rows
     likewise (VEC_OUT: rows a multiple of 4). Each group of 32 invocations moves 8 runs
     (128 bytes) of 4 consecutive tile rows; workgroups loop over the tiles."""
-    tile = tx.workgroup_array(u32, TILE * (TILE + 1))
+    # SWIZZLE: a's runs of 4 elements, swizzled; else a's elements in padded rows.
+    runs = tx.workgroup_array(vec4u, TILE * TILE // 4 if SWIZZLE else 1)
+    tile = tx.workgroup_array(u32, 1 if SWIZZLE else TILE * (TILE + 1))
     stage = tx.local_array(vec4u, TILE * TILE // (4 * THREADS))
     thread = tx.local_invocation_index()
     band = thread // u32(32)
@@ -148,8 +161,11 @@ def transpose_vec4(
                             stage[j][k] = a[y * cols + x + u32(k)]
             for j in tx.static_range(TILE * TILE // (4 * THREADS)):
                 r = line + u32(j * (4 * THREADS // TILE))
-                for k in tx.static_range(4):
-                    tile[r * u32(TILE + 1) + run * u32(4) + u32(k)] = stage[j][k]
+                if SWIZZLE:
+                    runs[r * u32(TILE // 4) + (run ^ ((r // u32(4)) % u32(8)))] = stage[j]
+                else:
+                    for k in tx.static_range(4):
+                        tile[r * u32(TILE + 1) + run * u32(4) + u32(k)] = stage[j][k]
             tx.workgroup_barrier()
             ox = tile_y * u32(TILE) + run * u32(4)  # out's first column of the run (a's row)
             for j in tx.static_range(TILE * TILE // (4 * THREADS)):
@@ -157,7 +173,11 @@ def transpose_vec4(
                 oy = tile_x * u32(TILE) + r  # out's row
                 v = vec4u(0)
                 for k in tx.static_range(4):
-                    v[k] = tile[(run * u32(4) + u32(k)) * u32(TILE + 1) + r]
+                    if SWIZZLE:  # row 4 run + k of the tile, the run holding column r
+                        q = (r // u32(4)) ^ (run % u32(8))
+                        v[k] = runs[(run * u32(4) + u32(k)) * u32(TILE // 4) + q][r % u32(4)]
+                    else:
+                        v[k] = tile[(run * u32(4) + u32(k)) * u32(TILE + 1) + r]
                 if VEC_OUT:
                     if oy < cols and ox < rows:
                         out[oy * rows4 + ox // u32(4)] = v
@@ -419,17 +439,19 @@ def _transpose_problems(config: dict) -> list:
         problems = [] if tile % 32 == 0 else ["TILE must be a multiple of 32"]
         if threads % tile or (tile * tile // 4) % threads:
             problems.append("THREADS must be a multiple of TILE and divide TILE * TILE / 4")
+        what = "swizzled tile" if config["SWIZZLE"] else "padded tile"
     else:
         size, threads = (tile, config["ROWS"]), tile * config["ROWS"]
         problems = [] if tile % config["ROWS"] == 0 else ["ROWS must divide TILE"]
+        what = "padded tile"
     limits = [device_limit(f"max-compute-workgroup-size-{axis}") for axis in "xy"]
     if threads > device_limit("max-compute-invocations-per-workgroup") or any(
         extent > limit for extent, limit in zip(size, limits)
     ):
         problems.append(f"a workgroup of {size} invocations exceeds the device's limits")
-    shared = 4 * tile * (tile + 1)
+    shared = 4 * tile * (tile if config.get("SWIZZLE") else tile + 1)
     if shared > device_limit("max-compute-workgroup-storage-size"):
-        problems.append(f"the padded tile takes {shared} bytes of workgroup memory")
+        problems.append(f"the {what} takes {shared} bytes of workgroup memory")
     return problems
 
 
@@ -441,7 +463,10 @@ def _config(tiles, default: dict, name: str) -> dict:
         raise ValueError(f"{name}: tiles must be a dict with keys from {sorted(default)}")
     config = {**default, **tiles}
     for key, value in config.items():
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        if isinstance(default[key], bool):
+            if not isinstance(value, bool):
+                raise ValueError(f"{name}: tiles[{key!r}] must be True or False, not {value!r}")
+        elif isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"{name}: tiles[{key!r}] must be a positive int, not {value!r}")
     return config
 

@@ -63,7 +63,7 @@ def test_transpose_small_tiles_and_device_arrays():
 
 
 #: The smallest vec4 tiles: 32 x 32 moved by 64 invocations (4 runs of 4 each).
-VEC4_TILES = {"TILE": 32, "THREADS": 64}
+VEC4_TILES = {"TILE": 32, "THREADS": 64, "SWIZZLE": False}
 
 
 @pytest.mark.parametrize(
@@ -77,15 +77,17 @@ VEC4_TILES = {"TILE": 32, "THREADS": 64}
         ((37, 4), True, False),
     ],
 )
-def test_transpose_vec4_matches_numpy(shape, vec_in, vec_out):
+@pytest.mark.parametrize("swizzle", [False, True])
+def test_transpose_vec4_matches_numpy(shape, vec_in, vec_out, swizzle):
     """transpose_vec4 with vec4 loads and stores where rows, resp. cols, allow, else 4
-    scalars: every element type (moved as bits)."""
-    assert linalg.transpose_config(*shape, VEC4_TILES) == VEC4_TILES
+    scalars, through padded or swizzled tiles: every element type (moved as bits)."""
+    tiles = {**VEC4_TILES, "SWIZZLE": swizzle}
+    assert linalg.transpose_config(*shape, tiles) == tiles
     assert (shape[1] % 4 == 0, shape[0] % 4 == 0) == (vec_in, vec_out)
     rng = np.random.default_rng(sum(shape))
     for dtype in DTYPES:
         a = (rng.standard_normal(shape) * 1000).astype(dtype)
-        got = stdlib.transpose(a, tiles=VEC4_TILES)
+        got = stdlib.transpose(a, tiles=tiles)
         assert got.dtype == dtype and got.shape == shape[::-1]
         np.testing.assert_array_equal(got.numpy(), a.T)
 
@@ -108,6 +110,8 @@ def test_transpose_chooses_the_kernel_by_shape(monkeypatch):
     assert linalg.transpose_config(64, 64) == linalg.TRANSPOSE_VEC4_DEFAULTS[1]
     with pytest.raises(ValueError, match="the padded tile takes 16640 bytes"):
         linalg.transpose_config(64, 64, {"TILE": 64, "THREADS": 256})
+    swizzled = {"TILE": 64, "THREADS": 256, "SWIZZLE": True}  # 16384 bytes: no padding
+    assert linalg.transpose_config(64, 64, swizzled) == swizzled
 
 
 def test_transpose_loops_over_more_tiles_than_workgroups(monkeypatch):
@@ -250,6 +254,8 @@ def test_bad_arguments_are_named():
         stdlib.transpose(x, tiles={"TILE": 64, "THREADS": 32})
     with pytest.raises(ValueError, match="transpose: tiles .*: TILE must be a multiple of 32"):
         stdlib.transpose(x, tiles={"TILE": 16, "THREADS": 64})
+    with pytest.raises(ValueError, match=r"transpose: tiles\['SWIZZLE'\] must be True or False"):
+        stdlib.transpose(x, tiles={"THREADS": 64, "SWIZZLE": 1})
     with pytest.raises(ValueError, match=r"transpose: a must be a 2-D array, not shape \(3,\)"):
         stdlib.transpose(np.ones(3, np.float32))
     with pytest.raises(TypeError, match="transpose: a must hold .* not float64"):
@@ -266,7 +272,7 @@ def test_wgsl_passes_tint(tint):
             IN=tx.u32, OUT=tx.vec4u, VEC_IN=False, **VEC4_TILES
         ),
         linalg._kernel(linalg.transpose_vec4, (64,)).specialize(
-            IN=tx.vec4u, OUT=tx.u32, VEC_OUT=False, **VEC4_TILES
+            IN=tx.vec4u, OUT=tx.u32, VEC_OUT=False, **{**VEC4_TILES, "SWIZZLE": True}
         ),
         linalg._kernel(linalg.matmul_tiles, (4, 4)).specialize(A=f32, B=f32, O=f32, **TILES),
         linalg._kernel(linalg.matmul_tiles, (16, 16)).specialize(
