@@ -16,7 +16,7 @@ Times are wall-clock over calls recorded back to back (`bench_stdlib.timed`). Ev
 is checked against numpy first (a sample of rows at large sizes).
 
     python3 benchmarks/bench_linalg.py [--cub FILE] [--json OUT] [--sweep] [--small]
-        [--sources wgsl spirv] [--tiles JSON ...]
+        [--sources wgsl spirv] [--tiles JSON ...] [--only transpose|sgemm]
 
 `--small` runs tiny sizes (lavapipe: checks that the script works).
 """
@@ -202,6 +202,7 @@ def main() -> None:
     parser.add_argument("--sweep", action="store_true", help="every tile configuration")
     parser.add_argument("--small", action="store_true", help="tiny sizes (lavapipe)")
     parser.add_argument("--sources", nargs="*", default=["wgsl"], choices=["wgsl", "spirv"])
+    parser.add_argument("--only", choices=["transpose", "sgemm"], help="one of the two")
     parser.add_argument(
         "--tiles",
         action="append",
@@ -224,8 +225,9 @@ def main() -> None:
     rows: list = []
     for source in args.sources:
         tx.options.shader_source = source
-        transpose_rows(transpose_n, transpose_configs, cub, torch, rows)
-        for n in sgemm_ns:
+        if args.only != "sgemm":
+            transpose_rows(transpose_n, transpose_configs, cub, torch, rows)
+        for n in sgemm_ns if args.only != "transpose" else []:
             sgemm_rows(n, sgemm_configs, cub, torch, rows)
     if args.json:
         json.dump(rows, open(args.json, "w"), indent=1)
