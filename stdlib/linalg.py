@@ -13,7 +13,9 @@ elements, so with 32 banks of 4 bytes (NVIDIA's) a warp touches 32 banks both wh
 stores its runs (banks 4 run + row + k, mod 32) and when it gathers element k of its runs
 of a column (banks (4 run + k)(TILE + 1) + column = 4 run + column + const). SWIZZLE
 instead keeps the rows unpadded with runs stored as vec4 (one store each) at run index
-`run ^ (row / 4 % 8)`, which spreads the gathers over the banks the same way. Kernel
+`run ^ (row / 4 % 8)`, which spreads the gathers over the banks the same way. GROUP > 1
+numbers the tiles down groups of GROUP tile rows first, so the workgroups running at once
+read and write square-ish regions (longer runs of DRAM addresses on both sides). Kernel
 `transpose_tiles` (neither a multiple of 4): a workgroup of (TILE, ROWS) invocations
 moves a tile an element at a time, TILE / ROWS each, through a tile padded the same way.
 Workgroups loop over the tiles, so any shape fits the launch limits. A 1 x N or N x 1
@@ -64,9 +66,9 @@ O = tx.TypeVar("O", f32, f16)  # noqa: E741 (the element of C)
 #: transpose's tile: TILE x TILE elements, a workgroup of (TILE, ROWS) invocations.
 TRANSPOSE_TILES = {"TILE": 32, "ROWS": 8}
 #: transpose's vec4 tile: TILE x TILE elements, a workgroup of THREADS invocations.
-TRANSPOSE_VEC4_TILES = {"TILE": 64, "THREADS": 256, "SWIZZLE": False}
+TRANSPOSE_VEC4_TILES = {"TILE": 64, "THREADS": 256, "SWIZZLE": False, "GROUP": 1}
 #: The vec4 configurations the default tries in turn (the first the device takes).
-TRANSPOSE_VEC4_DEFAULTS = (TRANSPOSE_VEC4_TILES, {"TILE": 32, "THREADS": 256, "SWIZZLE": False})
+TRANSPOSE_VEC4_DEFAULTS = (TRANSPOSE_VEC4_TILES, {**TRANSPOSE_VEC4_TILES, "TILE": 32})
 #: matmul's tile configurations (Const values of `matmul_tiles`), largest first.
 MATMUL_LARGE = {"BM": 128, "BN": 128, "BK": 8, "TM": 8, "TN": 8}
 MATMUL_MEDIUM = {"BM": 64, "BN": 64, "BK": 16, "TM": 4, "TN": 4}
@@ -127,12 +129,14 @@ def transpose_vec4(
     VEC_IN: tx.Const[bool] = True,
     VEC_OUT: tx.Const[bool] = True,
     SWIZZLE: tx.Const[bool] = False,
+    GROUP: tx.Const[int] = 1,
 ):
     """out (cols x rows) = a.T (a: rows x cols) moved as bits (u32), a TILE x TILE tile
     at a time per workgroup of THREADS invocations, in runs of 4 elements: a reads a's rows
     as vec4 (VEC_IN: cols a multiple of 4, a bound as vec4u) or 4 scalars, and out's rows
     likewise (VEC_OUT: rows a multiple of 4). Each group of 32 invocations moves 8 runs
-    (128 bytes) of 4 consecutive tile rows; workgroups loop over the tiles."""
+    (128 bytes) of 4 consecutive tile rows. Workgroups loop over the tiles, numbered in
+    groups of GROUP tile rows, column by column in a group (GROUP 1: row by row)."""
     # SWIZZLE: a's runs of 4 elements, swizzled; else a's elements in padded rows.
     runs = tx.workgroup_array(vec4u, TILE * TILE // 4 if SWIZZLE else 1)
     tile = tx.workgroup_array(u32, 1 if SWIZZLE else TILE * (TILE + 1))
@@ -145,49 +149,52 @@ def transpose_vec4(
     rows4 = rows // u32(4)
     tiles_x = (cols + u32(TILE - 1)) // u32(TILE)
     tiles_y = (rows + u32(TILE - 1)) // u32(TILE)
-    tile_y = tx.workgroup_id().y
-    while tile_y < tiles_y:
-        tile_x = tx.workgroup_id().x
-        while tile_x < tiles_x:
-            x = tile_x * u32(TILE) + run * u32(4)  # a's first column of the run
-            for j in tx.static_range(TILE * TILE // (4 * THREADS)):
-                y = tile_y * u32(TILE) + line + u32(j * (4 * THREADS // TILE))  # a's row
-                if VEC_IN:
-                    if y < rows and x < cols:
-                        stage[j] = a[y * cols4 + x // u32(4)]
-                else:
-                    for k in tx.static_range(4):
-                        if y < rows and x + u32(k) < cols:
-                            stage[j][k] = a[y * cols + x + u32(k)]
-            for j in tx.static_range(TILE * TILE // (4 * THREADS)):
-                r = line + u32(j * (4 * THREADS // TILE))
-                if SWIZZLE:
-                    runs[r * u32(TILE // 4) + (run ^ ((r // u32(4)) % u32(8)))] = stage[j]
-                else:
-                    for k in tx.static_range(4):
-                        tile[r * u32(TILE + 1) + run * u32(4) + u32(k)] = stage[j][k]
-            tx.workgroup_barrier()
-            ox = tile_y * u32(TILE) + run * u32(4)  # out's first column of the run (a's row)
-            for j in tx.static_range(TILE * TILE // (4 * THREADS)):
-                r = line + u32(j * (4 * THREADS // TILE))  # a's column in the tile
-                oy = tile_x * u32(TILE) + r  # out's row
-                v = vec4u(0)
+    tiles_group = u32(GROUP) * tiles_x  # tiles in a group of GROUP tile rows
+    w = tx.workgroup_id().y * tx.num_workgroups().x + tx.workgroup_id().x
+    while w < tiles_x * tiles_y:
+        # Tile w: the groups in turn, in a group the tiles column by column.
+        first = (w // tiles_group) * u32(GROUP)
+        height = min(tiles_y - first, u32(GROUP))
+        tile_y = first + (w % tiles_group) % height
+        tile_x = (w % tiles_group) // height
+        x = tile_x * u32(TILE) + run * u32(4)  # a's first column of the run
+        for j in tx.static_range(TILE * TILE // (4 * THREADS)):
+            y = tile_y * u32(TILE) + line + u32(j * (4 * THREADS // TILE))  # a's row
+            if VEC_IN:
+                if y < rows and x < cols:
+                    stage[j] = a[y * cols4 + x // u32(4)]
+            else:
                 for k in tx.static_range(4):
-                    if SWIZZLE:  # row 4 run + k of the tile, the run holding column r
-                        q = (r // u32(4)) ^ (run % u32(8))
-                        v[k] = runs[(run * u32(4) + u32(k)) * u32(TILE // 4) + q][r % u32(4)]
-                    else:
-                        v[k] = tile[(run * u32(4) + u32(k)) * u32(TILE + 1) + r]
-                if VEC_OUT:
-                    if oy < cols and ox < rows:
-                        out[oy * rows4 + ox // u32(4)] = v
+                    if y < rows and x + u32(k) < cols:
+                        stage[j][k] = a[y * cols + x + u32(k)]
+        for j in tx.static_range(TILE * TILE // (4 * THREADS)):
+            r = line + u32(j * (4 * THREADS // TILE))
+            if SWIZZLE:
+                runs[r * u32(TILE // 4) + (run ^ ((r // u32(4)) % u32(8)))] = stage[j]
+            else:
+                for k in tx.static_range(4):
+                    tile[r * u32(TILE + 1) + run * u32(4) + u32(k)] = stage[j][k]
+        tx.workgroup_barrier()
+        ox = tile_y * u32(TILE) + run * u32(4)  # out's first column of the run (a's row)
+        for j in tx.static_range(TILE * TILE // (4 * THREADS)):
+            r = line + u32(j * (4 * THREADS // TILE))  # a's column in the tile
+            oy = tile_x * u32(TILE) + r  # out's row
+            v = vec4u(0)
+            for k in tx.static_range(4):
+                if SWIZZLE:  # row 4 run + k of the tile, the run holding column r
+                    q = (r // u32(4)) ^ (run % u32(8))
+                    v[k] = runs[(run * u32(4) + u32(k)) * u32(TILE // 4) + q][r % u32(4)]
                 else:
-                    for k in tx.static_range(4):
-                        if oy < cols and ox + u32(k) < rows:
-                            out[oy * rows + ox + u32(k)] = v[k]
-            tx.workgroup_barrier()  # the tile is read before the next one overwrites it
-            tile_x += tx.num_workgroups().x
-        tile_y += tx.num_workgroups().y
+                    v[k] = tile[(run * u32(4) + u32(k)) * u32(TILE + 1) + r]
+            if VEC_OUT:
+                if oy < cols and ox < rows:
+                    out[oy * rows4 + ox // u32(4)] = v
+            else:
+                for k in tx.static_range(4):
+                    if oy < cols and ox + u32(k) < rows:
+                        out[oy * rows + ox + u32(k)] = v[k]
+        tx.workgroup_barrier()  # the tile is read before the next one overwrites it
+        w += tx.num_workgroups().x * tx.num_workgroups().y
 
 
 def matmul_tiles(
@@ -382,9 +389,14 @@ def transpose(a, *, tiles=None) -> DeviceArray:
         return pool.buffer_pool().keep(pool.upload(np.ascontiguousarray(a).reshape(cols, rows)))
     out = pool.result((cols, rows), a.dtype)
     limit = device_limit("max-compute-workgroups-per-dimension")
-    groups = (min(-(-cols // config["TILE"]), limit), min(-(-rows // config["TILE"]), limit))
+    tiles_x, tiles_y = -(-cols // config["TILE"]), -(-rows // config["TILE"])
     with pool.device_input(_upload(a)) as da:
-        if "THREADS" in config:  # the elements move as bits: one kernel for every type
+        if "THREADS" in config:  # tiles numbered 0 .. tiles_x * tiles_y - 1
+            width = min(tiles_x * tiles_y, limit)
+            groups = (
+                width,
+                min(-(-tiles_x * tiles_y // width), limit),
+            )  # the elements move as bits: one kernel for every type
             vec_in, vec_out = cols % 4 == 0, rows % 4 == 0
             load, store = (vec4u if vec_in else u32), (vec4u if vec_out else u32)
             kernel = _kernel(transpose_vec4, (config["THREADS"],))
@@ -401,6 +413,7 @@ def transpose(a, *, tiles=None) -> DeviceArray:
                 **config,
             )
         else:
+            groups = (min(tiles_x, limit), min(tiles_y, limit))
             kernel = _kernel(transpose_tiles, (config["TILE"], config["ROWS"]))
             kernel(_view(da, u32), _view(out, u32), rows, cols, T=u32, workgroups=groups, **config)
     return out

@@ -63,7 +63,7 @@ def test_transpose_small_tiles_and_device_arrays():
 
 
 #: The smallest vec4 tiles: 32 x 32 moved by 64 invocations (4 runs of 4 each).
-VEC4_TILES = {"TILE": 32, "THREADS": 64, "SWIZZLE": False}
+VEC4_TILES = {"TILE": 32, "THREADS": 64, "SWIZZLE": False, "GROUP": 1}
 
 
 @pytest.mark.parametrize(
@@ -92,6 +92,15 @@ def test_transpose_vec4_matches_numpy(shape, vec_in, vec_out, swizzle):
         np.testing.assert_array_equal(got.numpy(), a.T)
 
 
+def test_transpose_vec4_groups_of_tile_rows():
+    """Tiles numbered down groups of GROUP tile rows (the last group shorter, or the only
+    one taller than the array), one workgroup per tile."""
+    a = np.arange(200 * 100, dtype=np.float32).reshape(200, 100)  # 7 x 4 tiles
+    for group in (2, 3, 8):
+        got = stdlib.transpose(a, tiles={**VEC4_TILES, "GROUP": group})
+        np.testing.assert_array_equal(got.numpy(), a.T)
+
+
 def test_transpose_chooses_the_kernel_by_shape(monkeypatch):
     """The vec4 kernel where rows or cols is a multiple of 4 (its default tiles, else the
     smaller ones where the device's workgroup memory is short), else the scalar one; a vec4
@@ -111,7 +120,7 @@ def test_transpose_chooses_the_kernel_by_shape(monkeypatch):
     with pytest.raises(ValueError, match="the padded tile takes 16640 bytes"):
         linalg.transpose_config(64, 64, {"TILE": 64, "THREADS": 256})
     swizzled = {"TILE": 64, "THREADS": 256, "SWIZZLE": True}  # 16384 bytes: no padding
-    assert linalg.transpose_config(64, 64, swizzled) == swizzled
+    assert linalg.transpose_config(64, 64, swizzled) == {**swizzled, "GROUP": 1}
 
 
 def test_transpose_loops_over_more_tiles_than_workgroups(monkeypatch):
@@ -125,9 +134,10 @@ def test_transpose_loops_over_more_tiles_than_workgroups(monkeypatch):
     a = np.arange(37 * 300, dtype=np.int32).reshape(37, 300)
     got = stdlib.transpose(a, tiles={"TILE": 8, "ROWS": 4})
     np.testing.assert_array_equal(got.numpy(), a.T)
-    b = np.arange(36 * 200, dtype=np.int32).reshape(200, 36)
-    got = stdlib.transpose(b, tiles=VEC4_TILES)
-    np.testing.assert_array_equal(got.numpy(), b.T)
+    b = np.arange(100 * 200, dtype=np.int32).reshape(200, 100)  # 7 x 4 tiles, 9 workgroups
+    for group in (1, 3):  # by rows; down groups of 3, 3 and 1 tile rows
+        got = stdlib.transpose(b, tiles={**VEC4_TILES, "GROUP": group})
+        np.testing.assert_array_equal(got.numpy(), b.T)
 
 
 @pytest.mark.parametrize("m, n", [(m, n) for m in EDGES for n in EDGES if m in (1, 17) or n == 35])
