@@ -212,8 +212,8 @@ def main() -> None:
         type=json.loads,
         default=[],
         help='one more configuration (JSON), e.g. \'{"BM": 128, "BN": 64, "BK": 8, "TM": 8, '
-        '"TN": 4}\' for matmul or \'{"TILE": 64, "THREADS": 256}\' (vec4) or \'{"TILE": 32, "ROWS": 8}\' '
-        "for transpose",
+        '"TN": 4}\' for matmul, \'{"TILE": 64, "THREADS": 256, "GROUP": 8}\' (transpose_vec4) '
+        'or \'{"TILE": 32, "ROWS": 8}\' (transpose_tiles) for transpose',
     )
     args = parser.parse_args()
     cub = read_cub(args.cub)
@@ -221,7 +221,7 @@ def main() -> None:
     print("date", datetime.date.today(), "adapter", tx.adapter_summary(), flush=True)
     transpose_n = 256 if args.small else 8192
     sgemm_ns = [64, 128, 256] if args.small else [1024, 2048, 4096]
-    extra_transpose = [c for c in args.tiles if {"TILE", "ROWS", "THREADS"} & set(c)]
+    extra_transpose = [c for c in args.tiles if {"TILE", "ROWS", *linalg.VEC4_ONLY} & set(c)]
     extra_sgemm = [c for c in args.tiles if c not in extra_transpose]
     transpose_configs = [None] + (TRANSPOSE_SWEEP if args.sweep else []) + extra_transpose
     sgemm_configs = [None] + (SGEMM_SWEEP if args.sweep else []) + extra_sgemm

@@ -67,6 +67,7 @@ O = tx.TypeVar("O", f32, f16)  # noqa: E741 (the element of C)
 TRANSPOSE_TILES = {"TILE": 32, "ROWS": 8}
 #: transpose's vec4 tile: TILE x TILE elements, a workgroup of THREADS invocations.
 TRANSPOSE_VEC4_TILES = {"TILE": 64, "THREADS": 256, "SWIZZLE": False, "GROUP": 1}
+VEC4_ONLY = set(TRANSPOSE_VEC4_TILES) - set(TRANSPOSE_TILES)
 #: The vec4 configurations the default tries in turn (the first the device takes).
 TRANSPOSE_VEC4_DEFAULTS = (TRANSPOSE_VEC4_TILES, {**TRANSPOSE_VEC4_TILES, "TILE": 32})
 #: matmul's tile configurations (Const values of `matmul_tiles`), largest first.
@@ -375,8 +376,8 @@ def _workgroups(count: int, name: str) -> int:
 
 def transpose(a, *, tiles=None) -> DeviceArray:
     """a.T of a 2-D u32, i32 or f32 array (numpy or DeviceArray) as a new DeviceArray of
-    shape (cols, rows). `tiles`: a dict of the Consts of `transpose_vec4` (TILE, THREADS)
-    or of `transpose_tiles` (TILE, ROWS); see `transpose_config`."""
+    shape (cols, rows). `tiles`: a dict of the Consts of `transpose_vec4` (TILE, THREADS,
+    SWIZZLE, GROUP) or of `transpose_tiles` (TILE, ROWS); see `transpose_config`."""
     a, _ = _matrix(a, "transpose: a", DTYPES)
     rows, cols = a.shape
     config = transpose_config(rows, cols, tiles)
@@ -388,43 +389,41 @@ def transpose(a, *, tiles=None) -> DeviceArray:
             return out
         return pool.buffer_pool().keep(pool.upload(np.ascontiguousarray(a).reshape(cols, rows)))
     out = pool.result((cols, rows), a.dtype)
-    limit = device_limit("max-compute-workgroups-per-dimension")
-    tiles_x, tiles_y = -(-cols // config["TILE"]), -(-rows // config["TILE"])
-    with pool.device_input(_upload(a)) as da:
-        if "THREADS" in config:  # tiles numbered 0 .. tiles_x * tiles_y - 1
-            width = min(tiles_x * tiles_y, limit)
-            groups = (
-                width,
-                min(-(-tiles_x * tiles_y // width), limit),
-            )  # the elements move as bits: one kernel for every type
-            vec_in, vec_out = cols % 4 == 0, rows % 4 == 0
-            load, store = (vec4u if vec_in else u32), (vec4u if vec_out else u32)
-            kernel = _kernel(transpose_vec4, (config["THREADS"],))
-            kernel(
-                _view(da, load),
-                _view(out, store),
-                rows,
-                cols,
-                IN=load,
-                OUT=store,
-                VEC_IN=vec_in,
-                VEC_OUT=vec_out,
-                workgroups=groups,
-                **config,
-            )
-        else:
-            groups = (min(tiles_x, limit), min(tiles_y, limit))
-            kernel = _kernel(transpose_tiles, (config["TILE"], config["ROWS"]))
-            kernel(_view(da, u32), _view(out, u32), rows, cols, T=u32, workgroups=groups, **config)
+    with pool.device_input(_upload(a)) as da:  # the elements move as bits (u32)
+        (_transpose_vec4 if "THREADS" in config else _transpose_scalar)(da, out, config)
     return out
+
+
+def _transpose_vec4(a: DeviceArray, out: DeviceArray, config: dict) -> None:
+    """Launch `transpose_vec4`, a's data into out (cols x rows): a workgroup per tile
+    (tiles numbered row-major over the grid), vec4 loads where a's rows allow, vec4 stores
+    where out's do."""
+    cols, rows = out.shape
+    limit = device_limit("max-compute-workgroups-per-dimension")
+    tiles = -(-cols // config["TILE"]) * -(-rows // config["TILE"])
+    groups = (min(tiles, limit), min(-(-tiles // min(tiles, limit)), limit))
+    load, store = (vec4u if cols % 4 == 0 else u32), (vec4u if rows % 4 == 0 else u32)
+    vectors = {"IN": load, "OUT": store, "VEC_IN": load is vec4u, "VEC_OUT": store is vec4u}
+    kernel = _kernel(transpose_vec4, (config["THREADS"],))
+    kernel(_view(a, load), _view(out, store), rows, cols, workgroups=groups, **vectors, **config)
+
+
+def _transpose_scalar(a: DeviceArray, out: DeviceArray, config: dict) -> None:
+    """Launch `transpose_tiles`, a's data into out (cols x rows): a grid of workgroups
+    over the grid of tiles."""
+    cols, rows = out.shape
+    limit = device_limit("max-compute-workgroups-per-dimension")
+    groups = (min(-(-cols // config["TILE"]), limit), min(-(-rows // config["TILE"]), limit))
+    kernel = _kernel(transpose_tiles, (config["TILE"], config["ROWS"]))
+    kernel(_view(a, u32), _view(out, u32), rows, cols, T=u32, workgroups=groups, **config)
 
 
 def transpose_config(rows: int, cols: int, tiles=None) -> dict:
     """The Consts `transpose` uses for a rows x cols array, checked against the kernel's
     rules and the device: those of `transpose_vec4` (a dict with THREADS) where cols or rows
     is a multiple of 4 (the runs of 4 elements it reads, resp. writes, are vec4s), else of
-    `transpose_tiles` (a dict with ROWS). `tiles` with THREADS is merged over
-    TRANSPOSE_VEC4_TILES (the scalar default where neither is a multiple of 4), without it
+    `transpose_tiles` (a dict with ROWS). `tiles` with THREADS, SWIZZLE or GROUP is merged
+    over TRANSPOSE_VEC4_TILES (the scalar default where neither is a multiple of 4), else
     over TRANSPOSE_TILES; by default the first of TRANSPOSE_VEC4_DEFAULTS the device takes."""
     vec4 = cols % 4 == 0 or rows % 4 == 0
     if tiles is None:
@@ -433,7 +432,7 @@ def transpose_config(rows: int, cols: int, tiles=None) -> dict:
         for config in TRANSPOSE_VEC4_DEFAULTS:
             if not _transpose_problems(config):
                 return dict(config)
-    if isinstance(tiles, dict) and "THREADS" in tiles:
+    if isinstance(tiles, dict) and set(tiles) & VEC4_ONLY:
         config = _config(tiles, TRANSPOSE_VEC4_TILES, "transpose")
         config = config if vec4 else dict(TRANSPOSE_TILES)
     else:

@@ -1,7 +1,8 @@
 """tx.stdlib's transpose and matmul on the adapter, against numpy: shapes around every tile
 edge (small tiles passed as Consts, so lavapipe stays fast), 0-sized and 1 x N arrays,
-every element type, vec4 and scalar loads (the transpose kernels chosen by shape), the default tile configurations, f16 inputs,
-DeviceArray chaining without copies to the host, the errors, and Tint on the WGSL."""
+every element type, vec4 and scalar loads and stores (the transpose kernel chosen by
+shape), the default tile configurations, f16 inputs, DeviceArray chaining without copies
+to the host, the errors, and Tint on the WGSL."""
 
 import itertools
 
