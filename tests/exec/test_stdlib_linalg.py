@@ -111,6 +111,10 @@ def test_transpose_chooses_the_kernel_by_shape(monkeypatch):
     assert linalg.transpose_config(5, 7) == linalg.TRANSPOSE_TILES
     assert linalg.transpose_config(5, 7, VEC4_TILES) == linalg.TRANSPOSE_TILES
     assert linalg.transpose_config(5, 7, {"ROWS": 4}) == {"TILE": 32, "ROWS": 4}
+    assert linalg.transpose_config(8, 8, {"GROUP": 4}) == {
+        **linalg.TRANSPOSE_VEC4_TILES,
+        "GROUP": 4,
+    }
     limit = linalg.device_limit
     monkeypatch.setattr(
         linalg,
