@@ -150,12 +150,13 @@ def transpose_vec4(
     rows4 = rows // u32(4)
     tiles_x = (cols + u32(TILE - 1)) // u32(TILE)
     tiles_y = (rows + u32(TILE - 1)) // u32(TILE)
-    tiles_group = u32(GROUP) * tiles_x  # tiles in a group of GROUP tile rows
+    group = min(u32(GROUP), tiles_y)  # tile rows in a group
+    tiles_group = group * tiles_x  # tiles in a group
     w = tx.workgroup_id().y * tx.num_workgroups().x + tx.workgroup_id().x
     while w < tiles_x * tiles_y:
         # Tile w: the groups in turn, in a group the tiles column by column.
-        first = (w // tiles_group) * u32(GROUP)
-        height = min(tiles_y - first, u32(GROUP))
+        first = (w // tiles_group) * group
+        height = min(tiles_y - first, group)
         tile_y = first + (w % tiles_group) % height
         tile_x = (w % tiles_group) // height
         x = tile_x * u32(TILE) + run * u32(4)  # a's first column of the run
