@@ -402,7 +402,8 @@ def _transpose_vec4(a: DeviceArray, out: DeviceArray, config: dict) -> None:
     cols, rows = out.shape
     limit = device_limit("max-compute-workgroups-per-dimension")
     tiles = -(-cols // config["TILE"]) * -(-rows // config["TILE"])
-    groups = (min(tiles, limit), min(-(-tiles // min(tiles, limit)), limit))
+    height = min(-(-tiles // limit), limit)  # rows of workgroups: fewer than one spare row
+    groups = (min(-(-tiles // height), limit), height)
     load, store = (vec4u if cols % 4 == 0 else u32), (vec4u if rows % 4 == 0 else u32)
     vectors = {"IN": load, "OUT": store, "VEC_IN": load is vec4u, "VEC_OUT": store is vec4u}
     kernel = _kernel(transpose_vec4, (config["THREADS"],))
