@@ -67,6 +67,7 @@ O = tx.TypeVar("O", f32, f16)  # noqa: E741 (the element of C)
 TRANSPOSE_TILES = {"TILE": 32, "ROWS": 8}
 #: transpose's vec4 tile: TILE x TILE elements, a workgroup of THREADS invocations.
 TRANSPOSE_VEC4_TILES = {"TILE": 64, "THREADS": 256, "SWIZZLE": False, "GROUP": 1}
+#: The keys of `tiles` that only transpose_vec4 has (any of them selects it).
 VEC4_ONLY = set(TRANSPOSE_VEC4_TILES) - set(TRANSPOSE_TILES)
 #: The vec4 configurations the default tries in turn (the first the device takes).
 TRANSPOSE_VEC4_DEFAULTS = (TRANSPOSE_VEC4_TILES, {**TRANSPOSE_VEC4_TILES, "TILE": 32})
