@@ -103,8 +103,8 @@ def test_transpose_vec4_groups_of_tile_rows():
 
 
 def test_transpose_chooses_the_kernel_by_shape(monkeypatch):
-    """The vec4 kernel where rows or cols is a multiple of 4 (its default tiles, else the
-    smaller ones where the device's workgroup memory is short), else the scalar one; a vec4
+    """The vec4 kernel where rows or cols is a multiple of 4 (its default tiles, 32 wide,
+    which fit a device with little workgroup memory too), else the scalar one; a vec4
     configuration falls back to the scalar kernel where the shape cannot take it."""
     assert linalg.transpose_config(8192, 8192) == linalg.TRANSPOSE_VEC4_TILES
     assert linalg.transpose_config(6, 8) == linalg.TRANSPOSE_VEC4_TILES
@@ -121,7 +121,7 @@ def test_transpose_chooses_the_kernel_by_shape(monkeypatch):
         "device_limit",
         lambda name: 16384 if name == "max-compute-workgroup-storage-size" else limit(name),
     )
-    assert linalg.transpose_config(64, 64) == linalg.TRANSPOSE_VEC4_DEFAULTS[1]
+    assert linalg.transpose_config(64, 64) == linalg.TRANSPOSE_VEC4_TILES
     with pytest.raises(ValueError, match="the padded tile takes 16640 bytes"):
         linalg.transpose_config(64, 64, {"TILE": 64, "THREADS": 256})
     swizzled = {"TILE": 64, "THREADS": 256, "SWIZZLE": True}  # 16384 bytes: no padding
