@@ -148,6 +148,8 @@ def scan_tiles(
     lanes = tx.subgroup_size()
     lane = t % lanes
     size = tx.workgroup_size().x * u32(ITEMS)
+    if tile >= (n + size - u32(1)) // size:  # a folded launch's surplus workgroup
+        return
     first = tile * size + (t - lane) * u32(ITEMS) + lane  # rows of `lanes` from here
     items = tx.local_array(U, ITEMS)
     for j in tx.static_range(ITEMS):  # every load in flight before the first is used
@@ -211,6 +213,8 @@ def select_tiles(
     lanes = tx.subgroup_size()
     lane = t % lanes
     size = tx.workgroup_size().x * u32(ITEMS)
+    if tile >= (n + size - u32(1)) // size:  # a folded launch's surplus workgroup
+        return
     first = tile * size + (t - lane) * u32(ITEMS) + lane  # rows of `lanes` from here
     values = tx.local_array(T, ITEMS)
     flags = tx.local_array(u32, ITEMS)  # 1 where selected (0 past n)

@@ -45,6 +45,7 @@ import operator
 import weakref
 
 from ..options import options
+from ..sim.device import SimBuffer
 from .arguments import ArrayParam
 from .arrays import DeviceArray
 from .device import check_features, device_limit, get_device, pipeline_for, simulated_device
@@ -317,6 +318,13 @@ class Launcher:
                 raise param.error(
                     "the DeviceArray was given back to the buffer pool (pool.give_back) and "
                     "cannot be used any more",
+                    ValueError,
+                )
+            if isinstance(binding[0], SimBuffer):
+                raise param.error(
+                    "the DeviceArray lives on the CPU simulator (it was made inside "
+                    "`with tx.simulator():`), not on the GPU; copy it: "
+                    "tx.to_device(array.numpy())",
                     ValueError,
                 )
         self._check_aliasing(bindings)

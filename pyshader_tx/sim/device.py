@@ -10,7 +10,8 @@ write happens at once, in the order the host issues them, so there is nothing to
 and `tx.synchronize()` has nothing to wait for. Launches go to `sim.launch.SimLauncher`.
 
 `SimDevice.limits` are WebGPU's with the adapter-raised maxima the runtime asks for (any
-CPU has the memory), and its `features` are all that kernels may need; `settings` holds
+CPU has the memory) and the simulated subgroup size ("min-subgroup-size",
+"max-subgroup-size"), and its `features` are all that kernels may need; `settings` holds
 the simulator's subgroup size, schedule and seed (set by `tx.simulator`).
 """
 
@@ -96,10 +97,15 @@ class SimDevice:
 
     def __init__(self):
         self.settings = Settings()
-        self.limits = dict(LIMITS)
         self.features = FEATURES
         self.queue = SimQueue()
         self.label = "pyshader_tx simulator"
+
+    @property
+    def limits(self) -> dict:
+        """`LIMITS`, and the subgroup size of the settings as the least and largest."""
+        size = self.settings.subgroup_size
+        return {**LIMITS, "min-subgroup-size": size, "max-subgroup-size": size}
 
     def create_buffer(self, label="", size=0, usage=0, mapped_at_creation=False) -> SimBuffer:
         return SimBuffer(label, size, usage)

@@ -8,9 +8,9 @@ executing invocations (`lanes`: sorted indices into the frame's invocations):
 * `If` runs its accept block for the lanes whose condition holds, then its reject block
   for the others, and continues with the lanes that fall out of either;
 * `Loop` repeats while any lane is still in it; `Break`, `Continue` and `Return` take the
-  lanes executing them out of the block (into the loop's break/continue sets, or the
-  frame's returned mask), so each statement of a block runs for exactly the lanes that
-  reach it;
+  lanes executing them out of the block (`Continue` into the loop's set of lanes that go
+  on to its continuing block, `Return` into the frame's returned mask), so each statement
+  of a block runs for exactly the lanes that reach it;
 * a device function call runs the callee in a frame of its own whose invocations are the
   calling lanes (`Frame.origin` maps them back to the batch).
 
@@ -48,6 +48,7 @@ from .. import types as t
 from ..errors import DeadlockError, OutOfBoundsError
 from ..ir import nodes as ir
 from ..ir.intrinsics import INTRINSICS
+from ..printing import format_print, line_order
 from . import intrinsics as sim_intrinsics
 from . import ops
 from .memory import Location, Memory
@@ -57,6 +58,8 @@ __all__ = ["Executor", "Invocations", "SPIN_CHECK", "Spinning"]
 
 #: Iterations of one loop between two checks for a spin that cannot end.
 SPIN_CHECK = 256
+#: Literal values (one array per literal and invocation count) kept per module.
+LITERALS_KEPT = 4096
 
 
 class Spinning:
@@ -255,7 +258,7 @@ class Executor:
         for var in module.globals:
             if var.space == "workgroup":
                 self.roots[var] = zeros(var.ty, groups)
-        self.suspending, self._suspends = _module_facts(module)
+        self.suspending, self._suspends, self._literals = _module_facts(module)
         self.pre = {}  # expression -> its value, evaluated ahead by `eval_gen`
         self.frame: Frame | None = None
 
@@ -296,11 +299,9 @@ class Executor:
             lanes = yield from execute(self, stmt, lanes)
         return lanes
 
-    def exec_print(self, stmt, lanes):
-        """`print(...)` (`ir.Print`): one line per executing invocation, collected for the
-        dispatch, which writes them in invocation order (`schedule.run_dispatch`)."""
-        from ..printing import format_print, line_order
-
+    def exec_print(self, stmt: ir.Print, lanes):
+        """`print(...)`: one line per executing invocation, collected for the dispatch,
+        which writes them in invocation order (`schedule.run_dispatch`)."""
         values = []
         for expr in stmt.values:
             values.append((yield from self.eval_gen(expr, lanes)))
@@ -558,7 +559,14 @@ class Executor:
     # values
 
     def eval_literal(self, expr: ir.Literal, lanes):
-        return np.full(len(lanes), expr.value, value_dtype(expr.ty))
+        key = (expr, len(lanes))
+        value = self._literals.get(key)
+        if value is None:
+            value = np.full(len(lanes), expr.value, value_dtype(expr.ty))
+            value.flags.writeable = False  # shared by every evaluation of this size
+            if len(self._literals) < LITERALS_KEPT:
+                self._literals[key] = value
+        return value
 
     def eval_argument(self, expr: ir.Argument, lanes):
         value = self.frame.args[expr.index]
@@ -701,11 +709,11 @@ _facts = weakref.WeakKeyDictionary()
 
 
 def _module_facts(module) -> tuple:
-    """(the functions that may suspend, a cache of which expressions may) of `module`,
-    shared by the executors of every workgroup."""
+    """(the functions that may suspend, a cache of which expressions may, literal values by
+    (literal, invocation count)) of `module`, shared by the executors of every workgroup."""
     facts = _facts.get(module)
     if facts is None:
-        facts = _facts[module] = (_suspending_functions(module), {})
+        facts = _facts[module] = (_suspending_functions(module), {}, {})
     return facts
 
 
@@ -726,11 +734,6 @@ def _suspending_functions(module) -> set:
 
 BARRIERS = ("workgroup_barrier", "storage_barrier")
 
-if hasattr(ir, "Print"):  # print() in kernels (issue 13, item 4)
-    STATEMENTS_EXTRA = {ir.Print: Executor.exec_print}
-else:
-    STATEMENTS_EXTRA = {}
-
 STATEMENTS = {
     ir.Declare: Executor.exec_declare,
     ir.Store: Executor.exec_store,
@@ -740,7 +743,7 @@ STATEMENTS = {
     ir.Break: Executor.exec_break,
     ir.Continue: Executor.exec_continue,
     ir.Return: Executor.exec_return,
-    **STATEMENTS_EXTRA,
+    ir.Print: Executor.exec_print,
 }
 
 EXPRESSIONS = {

@@ -222,8 +222,9 @@ def test_device_arrays_chain_on_the_simulator():
         assert isinstance(tx.device(), SimDevice)
         assert "simulator" in tx.adapter_summary()
         np.testing.assert_array_equal(c.numpy(), x * 6)
-        with tx.simulator(schedule="reverse"):  # nested: the same device, its own settings
+        with tx.simulator(subgroup_size=4, schedule="reverse"):  # nested: its own settings
             assert tx.device().settings.schedule == "reverse"
+            assert tx.device().limits["max-subgroup-size"] == 4
             scale(c, 0.5, b, threads=10)
         assert tx.device().settings.schedule == "in-order"
         np.testing.assert_array_equal(b.numpy(), x * 3)
@@ -233,6 +234,8 @@ def test_device_arrays_chain_on_the_simulator():
     on_gpu = tx.to_device(x)
     with tx.simulator(), pytest.raises(ValueError, match="lives on the GPU, not on the sim"):
         scale(on_gpu, 1.0, b, threads=10)
+    with pytest.raises(ValueError, match="lives on the CPU simulator .* not on the GPU"):
+        scale(on_gpu, 1.0, b, threads=10)  # `b` was made on the simulator
 
 
 def test_settings_are_checked():
