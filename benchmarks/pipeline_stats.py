@@ -21,7 +21,7 @@ import numpy as np
 
 import pyshader_tx as tx
 from pyshader_tx import stdlib, u32
-from pyshader_tx.stdlib import device_kernels
+from pyshader_tx.stdlib import device_kernels, linalg
 from pyshader_tx.vulkan_host import device as native_device
 from pyshader_tx.vulkan_host.launch import binding_layout
 
@@ -43,6 +43,10 @@ def make_specialisations() -> None:
     stdlib.reduce(xf)
     stdlib.select(x, is_odd)
     stdlib.histogram(x, bins=256, range=(0, 1 << 16))
+    square = tx.to_device(np.ones((256, 256), np.float32))
+    stdlib.transpose(square)
+    for tiles in (linalg.MATMUL_LARGE, linalg.MATMUL_MEDIUM, linalg.MATMUL_SMALL):
+        stdlib.matmul(square, square, tiles=tiles)
     tx.synchronize()
 
 
@@ -53,6 +57,7 @@ def kernels() -> list:
         device_kernels.select_tiles,
         histogram_kernels.count_private,
         histogram_kernels.count_global,
+        *linalg._kernels.values(),  # transpose and matmul, one kernel per workgroup size
     ]
 
 

@@ -141,16 +141,23 @@ class StatementLowering:
         return EmitInto(self, block)
 
     def lower_block(self, statements: list, out: list) -> list:
+        hoisted = []
         with self.into(out):
             for name in self.plan.block_starts.get(id(statements), ()):
                 var = ir.LocalVariable(name, None, False, None)
                 self.bindings[name] = var
-                self.emit(ir.Declare(var, None, None))
+                hoisted.append(ir.Declare(var, None, None))
+                self.emit(hoisted[-1])
             for statement in statements:
                 self.lower_statement(statement)
                 if self.block_ended:  # after an `if` decided at compile time that returns
                     self.block_ended = False
                     break
+        # A hoisted variable whose every assignment sits in branches not compiled (an `if`
+        # decided at compile time) got no type: it does not exist in the shader.
+        unused = [declare for declare in hoisted if declare.var.ty is None]
+        if unused:
+            out[:] = [s for s in out if not any(s is declare for declare in unused)]
         return out
 
     def lower_statement(self, node: ast.stmt) -> None:

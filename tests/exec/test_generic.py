@@ -316,3 +316,29 @@ def test_defaults_compile_time_choices_and_builtins_in_functions():
     np.testing.assert_array_equal(out[2::4], x + index * 1000 + 1)
     np.testing.assert_array_equal(out[3::4], np.minimum(x, 5) + np.maximum(x, 7) + x + 1)
     np.testing.assert_array_equal(out_f, xf * 0.5 - x.astype(np.float32))
+
+
+@tx.kernel(workgroup_size=64)
+def staged(x: Array[N], out: Array[f32], WIDE: tx.Const[bool] = False):
+    """`v` is assigned only in the branches WIDE removes, in two blocks (so it is declared
+    at the top of the kernel): without them it does not exist, with them it is an f32."""
+    i = tx.global_invocation_id().x
+    if i < len(x):
+        for j in tx.static_range(2):
+            if WIDE:
+                v = f32(x[i]) * 2.0
+                out[i] += v
+            else:
+                out[i] += f32(x[i])
+        if WIDE:
+            v = 1.0
+            out[i] += v
+
+
+def test_a_variable_only_in_branches_not_compiled():
+    x = np.arange(100, dtype=np.int32)
+    for wide, want in ((False, 2 * x), (True, 4 * x + 1)):
+        out = np.zeros(100, np.float32)
+        staged(x, out, WIDE=wide, threads=100)
+        np.testing.assert_array_equal(out, want.astype(np.float32))
+    assert "var v" not in staged.specialize(N=i32, WIDE=False).wgsl
