@@ -121,6 +121,8 @@ def check_portable(
         raise TypeError(f"check_portable: target must be a kernel or a callable, not {target!r}")
     settings = portability_settings(target, subgroup_sizes, schedules, seeds, exhaustive)
     names = _argument_names(target, args, kwargs)
+    args = [_on_host(value) for value in args]
+    kwargs = {key: _on_host(value) for key, value in kwargs.items()}
     reference = failure = None  # (setting, outputs) of the first clean run; (setting, error)
     for setting in settings:
         try:
@@ -214,14 +216,30 @@ def _run(target, args, kwargs, names, setting: Setting) -> dict:
     return outputs
 
 
+@dataclass(frozen=True)
+class _DeviceArgument:
+    """A DeviceArray argument, read once: each run gets a copy on the simulator."""
+
+    data: np.ndarray
+    element: object
+
+
+def _on_host(value):
+    """An argument as the runs copy it (DeviceArrays read before any run: a GPU one cannot
+    be read inside `tx.simulator`)."""
+    if isinstance(value, DeviceArray):
+        return _DeviceArgument(value.numpy(), value.element)
+    return value
+
+
 def _fresh(value):
-    """A copy of an array argument for one run (a DeviceArray's on the simulator)."""
+    """A copy of an array argument for one run."""
     import pyshader_tx as tx
 
     if isinstance(value, np.ndarray):
         return value.copy()
-    if isinstance(value, DeviceArray):
-        return tx.to_device(value.numpy())
+    if isinstance(value, _DeviceArgument):
+        return tx.to_device(value.data.copy(), value.element)
     return value
 
 
