@@ -33,6 +33,8 @@ SETTINGS = [
     *(Setting(size, "reverse") for size in SUBGROUP_SIZES),
     *(Setting(size, schedule, 1) for size in (8, 32) for schedule in ("random", "concurrent")),
     Setting(128, "random", 3),
+    Setting(16, "random", 4),
+    Setting(64, "random", 5),
     Setting(4, "concurrent"),
     Setting(64, "concurrent"),
 ]
@@ -84,6 +86,8 @@ def test_device_wide_primitives(setting, small_tiles):
     x = rng.integers(0, 1000, n).astype(np.uint32)
     signed = (x.astype(np.int32) - 500) * (rng.random(n) < 0.3)
     floats = (x.astype(np.float32) - 500) / 4  # sums in any order are exact
+    sparse = np.zeros(n, np.int32)  # first_nonzero: combined out of order, a later one wins
+    sparse[[100, TILE + 100, TILE + 300, 2 * TILE + 20]] = [3, 5, -7, 9]
     indices = rng.permutation(n).astype(np.uint32)
     with tx.simulator(setting.subgroup_size, setting.schedule, setting.seed):
         results = {
@@ -93,7 +97,9 @@ def test_device_wide_primitives(setting, small_tiles):
             "exclusive_scan map": tx.stdlib.exclusive_scan(x, map=squared, init=7),
             "reduce": tx.stdlib.reduce(x),
             "reduce min f32": tx.stdlib.reduce(floats, "min"),
-            "reduce ordered": tx.stdlib.reduce(signed, first_nonzero),
+            "reduce ordered": tx.stdlib.reduce(sparse, first_nonzero),
+            "inclusive_scan user op": tx.stdlib.inclusive_scan(sparse, first_nonzero),
+            "exclusive_scan user op": tx.stdlib.exclusive_scan(sparse, first_nonzero, init=0),
             "select": tx.stdlib.select(x, odd),
             "select f32": tx.stdlib.select(floats, negative),
             "histogram": tx.stdlib.histogram(x, 37, (0, 1000)),
@@ -107,7 +113,7 @@ def test_device_wide_primitives(setting, small_tiles):
         }
     scatter = np.zeros(n, np.uint32)
     scatter[indices] = x
-    nonzero = signed[signed != 0]
+    first = np.where(np.arange(n) >= 100, np.int32(3), np.int32(0))
     expected = {
         "inclusive_scan": np.cumsum(x, dtype=np.uint32),
         "exclusive_scan max": np.maximum.accumulate(
@@ -117,7 +123,9 @@ def test_device_wide_primitives(setting, small_tiles):
         "exclusive_scan map": np.concatenate([[7], 7 + np.cumsum(x * x)[:-1]]).astype(np.uint32),
         "reduce": x.sum(dtype=np.uint32),
         "reduce min f32": floats.min(),
-        "reduce ordered": nonzero[0],
+        "reduce ordered": 3,
+        "inclusive_scan user op": first,
+        "exclusive_scan user op": np.concatenate([[0], first[:-1]]).astype(np.int32),
         "select": x[x % 2 == 1],
         "select f32": floats[floats < 0],
         "histogram": np.bincount(x * 37 // 1000, minlength=37).astype(np.uint32),
@@ -143,6 +151,7 @@ def test_in_kernel_primitives(setting):
         for size in WORKGROUP_SIZES:
             for op, dtype in IN_KERNEL_OPS:
                 workgroup_tests.check(size, op, dtype, workgroups=2)
+        workgroup_tests.test_a_two_dimensional_workgroup_scans_in_local_index_order()
 
 
 def test_the_scan_at_its_own_tile_size_through_check_portable():
