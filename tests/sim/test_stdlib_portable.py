@@ -1,6 +1,7 @@
 """tx.stdlib is portable: its device-wide primitives (reduce, inclusive and exclusive scan,
-select, histogram, gather, scatter) and its in-kernel subgroup and workgroup primitives
-give numpy's results on the simulator under every schedule and subgroup sizes 1 to 128.
+select, histogram, gather, scatter; transpose and matmul at a few settings) and its
+in-kernel subgroup and workgroup primitives give numpy's results on the simulator under
+every schedule and subgroup sizes 1 to 128.
 
 The settings: every subgroup size under "in-order" and under "reverse" (where every
 look-back of the scan and select finds its predecessors not yet run, and falls back),
@@ -163,3 +164,26 @@ def test_the_scan_at_its_own_tile_size_through_check_portable():
         np.testing.assert_array_equal(tx.stdlib.inclusive_scan(x).numpy(), expected)
     report = tx.simulator.check_portable(tx.stdlib.inclusive_scan, x)
     assert len(report.settings) == len(SUBGROUP_SIZES) + 5
+
+
+@pytest.mark.parametrize(
+    "setting",
+    [
+        Setting(1, "reverse"),
+        Setting(8, "random", 6),
+        Setting(32, "in-order"),
+        Setting(128, "concurrent"),
+    ],
+    ids=name,
+)
+def test_linear_algebra(setting):
+    """transpose and matmul (workgroup memory and barriers, no subgroup operations): small
+    tiles, edges in both dimensions, integer values (exact sums in any order)."""
+    rng = np.random.default_rng(setting.subgroup_size)
+    a = rng.integers(-8, 8, (37, 21)).astype(np.float32)
+    b = rng.integers(-8, 8, (21, 45)).astype(np.float32)
+    with tx.simulator(setting.subgroup_size, setting.schedule, setting.seed):
+        transposed = tx.stdlib.transpose(a, tiles={"TILE": 8, "ROWS": 2}).numpy()
+        product = tx.stdlib.matmul(a, b).numpy()
+    np.testing.assert_array_equal(transposed, a.T)
+    np.testing.assert_array_equal(product, a @ b)
