@@ -128,6 +128,25 @@ def test_a_result_that_depends_on_the_order_of_workgroups():
     )
 
 
+@tx.kernel(workgroup_size=8)
+def last_writer_wins(out: Array[u32]):
+    """Every workgroup writes out[0]: which one lands depends on the order (a data race)."""
+    if tx.local_invocation_index() == u32(0):
+        out[0] = tx.workgroup_id().x
+
+
+def test_racing_workgroups_are_reported_by_order_or_as_a_race():
+    with pytest.raises(tx.PortabilityError) as caught:
+        tx.simulator.check_portable(last_writer_wins, np.zeros(1, np.uint32), workgroups=5)
+    error = caught.value
+    assert error.settings[0] == Setting(8, "in-order")
+    if error.error is None:  # without the race check: the last workgroup's value wins
+        assert error.settings[1] == Setting(8, "reverse") and error.values == (4, 0)
+    else:
+        assert isinstance(error.error, tx.DataRaceError)
+        assert error.lineno == line_of(last_writer_wins, "out[0] = ")
+
+
 @tx.kernel(workgroup_size=1)
 def wait_for_successor(flags: Array[Atomic[u32]], out: Array[u32]):
     g = tx.workgroup_id().x
