@@ -14,7 +14,7 @@ list of them), is compared with the first setting's: exactly (NaN equals NaN), o
 first differing index and both values. A `SimulationError` under one setting (a race, a
 deadlock, an index out of bounds) is a `PortabilityError` too, at the kernel's line,
 naming that setting and one under which the target ran. A portable target gives a
-`PortabilityReport` (the settings that agreed).
+`PortabilityReport` (the settings that agreed, and the results they agree on).
 
 Which settings. By default every subgroup size that the kernel's workgroup makes different
 (for a kernel of W invocations, the sizes below W and the first one at or above it; every
@@ -83,11 +83,16 @@ class PortabilityError(SimulationError):
 
 @dataclass
 class PortabilityReport:
-    """What a portable target gave: the same results under each of `settings`; `names`
-    are the arrays compared (arguments and results)."""
+    """What a portable target gave: the same results under each of `settings`; `results`
+    maps the name of each array compared (arguments after the call, then what it
+    returned) to its contents; `names` lists them."""
 
     settings: list
-    names: list
+    results: dict
+
+    @property
+    def names(self) -> list:
+        return list(self.results)
 
     def __str__(self) -> str:
         sizes = sorted({s.subgroup_size for s in self.settings})
@@ -142,7 +147,7 @@ def check_portable(
             raise difference
     if failure is not None:
         raise _failed(*failure, None) from failure[1]
-    return PortabilityReport(settings, list(reference[1]))
+    return PortabilityReport(settings, reference[1])
 
 
 def portability_settings(target, subgroup_sizes, schedules, seeds, exhaustive) -> list:
