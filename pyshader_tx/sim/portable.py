@@ -36,6 +36,7 @@ from ..runtime.arrays import DeviceArray
 __all__ = ["check_portable", "PortabilityError", "PortabilityReport", "Setting"]
 
 SUBGROUP_SIZES = (1, 4, 8, 16, 32, 64, 128)
+VALID_SUBGROUP_SIZES = (1, 2, 4, 8, 16, 32, 64, 128)
 SCHEDULES = ("in-order", "reverse", "random", "concurrent")
 SEEDS = (1, 2, 3)
 REFERENCE_SUBGROUP_SIZE = 32
@@ -103,9 +104,6 @@ class PortabilityReport:
             f"{', '.join(map(str, sizes))}; schedules {', '.join(schedules)})"
         )
 
-    def __bool__(self) -> bool:
-        return True
-
 
 def check_portable(
     target,
@@ -152,16 +150,11 @@ def check_portable(
 
 def portability_settings(target, subgroup_sizes, schedules, seeds, exhaustive) -> list:
     """The settings to run, the reference one first (module doc)."""
-    from . import _check_settings
-
-    if subgroup_sizes is None:
-        subgroup_sizes = _meaningful_sizes(target)
-    if schedules is None:
-        schedules = SCHEDULES
-    seeds = tuple(seeds) or (0,)
-    for size in subgroup_sizes:
-        for schedule in schedules:
-            _check_settings(size, schedule, seeds[0])
+    subgroup_sizes = _checked(
+        "subgroup_sizes", subgroup_sizes, _meaningful_sizes(target), VALID_SUBGROUP_SIZES
+    )
+    schedules = _checked("schedules", schedules, SCHEDULES, SCHEDULES)
+    seeds = _checked("seeds", seeds, SEEDS, None)
     variants = [
         (schedule, seed)
         for schedule in schedules
@@ -176,6 +169,24 @@ def portability_settings(target, subgroup_sizes, schedules, seeds, exhaustive) -
     return [Setting(size, *first) for size in sizes] + [
         Setting(reference, *variant) for variant in variants[1:]
     ]
+
+
+def _checked(name: str, given, default: tuple, valid) -> tuple:
+    """`given` (else `default`) as a tuple without repeats: a non-empty sequence of values
+    in `valid` (of ints when `valid` is None)."""
+    if given is None:
+        return default
+    try:
+        values = tuple(dict.fromkeys(given))
+    except TypeError:
+        raise TypeError(f"check_portable: {name} must be a sequence, not {given!r}") from None
+    for value in values:
+        if (value not in valid) if valid is not None else not isinstance(value, int):
+            allowed = ", ".join(map(repr, valid)) if valid is not None else "ints"
+            raise ValueError(f"check_portable: {name} holds {value!r}; allowed: {allowed}")
+    if not values:
+        raise ValueError(f"check_portable: {name} is empty")
+    return values
 
 
 def _meaningful_sizes(target) -> tuple:

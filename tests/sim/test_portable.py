@@ -231,9 +231,11 @@ def test_floats_compare_exactly_unless_a_tolerance_is_given():
 
 
 def test_settings_and_targets_are_checked():
-    with pytest.raises(ValueError, match="schedule must be one of"):
+    with pytest.raises(ValueError, match="schedules holds 'x'; allowed: 'in-order', 'reverse'"):
         tx.simulator.check_portable(saxpy, 1.0, np.zeros(1, np.float32), threads=1, schedules=["x"])
-    with pytest.raises(ValueError, match="subgroup_size must be a power of two"):
+    with pytest.raises(ValueError, match="subgroup_sizes is empty"):
+        tx.simulator.check_portable(lambda: None, subgroup_sizes=[])
+    with pytest.raises(ValueError, match="subgroup_sizes holds 3; allowed: 1, 2, 4, 8"):
         tx.simulator.check_portable(lambda: None, subgroup_sizes=(3,))
     with pytest.raises(TypeError, match="target must be a kernel or a callable"):
         tx.simulator.check_portable(np.zeros(3))
