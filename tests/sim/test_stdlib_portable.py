@@ -149,8 +149,10 @@ def test_device_wide_primitives(setting, small_tiles):
 #: shuffle scans, a float op with its own identity.
 IN_KERNEL_OPS = [("add", np.int32), (workgroup_tests.first_nonzero, np.uint32), ("max", np.float32)]
 #: Workgroup sizes: 40 (a partial last subgroup under sizes 16 and 32, one partial subgroup
-#: under 64 and 128), 96 (subgroup totals scanned in workgroup memory under 64), 256.
+#: under 64 and 128), 96 (subgroup totals scanned in workgroup memory under 64), 256; and
+#: with a user op only, 1 and 192 (3 full subgroups under 64, a partial one under 128).
 WORKGROUP_SIZES = (40, 96, 256)
+USER_OP_WORKGROUP_SIZES = (1, 192)
 
 
 @pytest.mark.parametrize("setting", IN_KERNEL_SETTINGS, ids=name)
@@ -159,6 +161,8 @@ def test_in_kernel_primitives(setting):
         for size in WORKGROUP_SIZES:
             for op, dtype in IN_KERNEL_OPS:
                 workgroup_tests.check(size, op, dtype, workgroups=2)
+        for size in USER_OP_WORKGROUP_SIZES:
+            workgroup_tests.check(size, workgroup_tests.first_nonzero, np.int32, workgroups=2)
         workgroup_tests.test_a_two_dimensional_workgroup_scans_in_local_index_order()
 
 
