@@ -7,13 +7,15 @@ flow): `subgroup_reduce`, `subgroup_inclusive_scan`, `subgroup_exclusive_scan`,
 
 On the host, device-wide: `reduce`, `inclusive_scan`, `exclusive_scan`, `select`
 (`stdlib/device.py`), `gather`, `scatter` (`stdlib/permute.py`), `histogram`
-(`stdlib/histogram.py`), `transpose`, `matmul` (`stdlib/linalg.py`).
+(`stdlib/histogram.py`), `sort`, `argsort` (`stdlib/sort.py`), `transpose`, `matmul`
+(`stdlib/linalg.py`).
 """
 
 from . import ops
 from .device import exclusive_scan, inclusive_scan, reduce, select
 from .permute import gather, scatter
 from .histogram import histogram
+from .sort import argsort, sort
 from .linalg import matmul, transpose
 from .workgroup import (
     subgroup_exclusive_scan,
@@ -33,6 +35,8 @@ __all__ = [
     "gather",
     "scatter",
     "histogram",
+    "sort",
+    "argsort",
     "transpose",
     "matmul",
     "subgroup_reduce",

@@ -13,6 +13,8 @@
 * `executor.py`: the vectorised IR executor (masks, loops, calls, suspension, spins);
 * `memory.py`: every memory access (locations, loads, stores, atomics in invocation order);
 * `portable.py`: the portability check (`tx.simulator.check_portable`);
+* `races.py`: the data-race check, an observer of memory (`tx.simulator(checks=False)`
+  turns it off);
 * `values.py`: how values of each type are held in numpy arrays;
 * `ops.py`, `intrinsics.py`: the value semantics of operators and intrinsics.
 """
@@ -49,7 +51,7 @@ def _sim_device() -> SimDevice:
     return _device
 
 
-def _check_settings(subgroup_size, schedule, seed) -> tuple:
+def _check_settings(subgroup_size, schedule, seed, checks) -> tuple:
     try:
         size = operator.index(subgroup_size)
     except TypeError:
@@ -65,21 +67,30 @@ def _check_settings(subgroup_size, schedule, seed) -> tuple:
         seed = operator.index(seed)
     except TypeError:
         raise TypeError(f"simulator(): seed must be an int, not {seed!r}") from None
-    return size, schedule, seed
+    if not isinstance(checks, bool):
+        raise TypeError(f"simulator(): checks must be True or False, not {checks!r}")
+    return size, schedule, seed, checks
 
 
 class simulator:  # noqa: N801 - used like a function: `with tx.simulator(...):`
     """`with tx.simulator(subgroup_size=32, schedule="in-order", seed=0):` runs every
-    launch inside the block on the CPU simulator (see the module doc). Blocks nest; on
-    leaving, the device and settings in use before come back.
+    launch inside the block on the CPU simulator (see the module doc). `checks=False`
+    turns the data-race check off (to measure its cost; bounds are always checked).
+    Blocks nest; on leaving, the device and settings in use before come back.
     `tx.simulator.check_portable(k, *args, threads=...)`: the portability check
     (`portable.py`)."""
 
     check_portable = staticmethod(check_portable)
 
-    def __init__(self, subgroup_size: int = 32, schedule: str = "in-order", seed: int = 0):
-        self.subgroup_size, self.schedule, self.seed = _check_settings(
-            subgroup_size, schedule, seed
+    def __init__(
+        self,
+        subgroup_size: int = 32,
+        schedule: str = "in-order",
+        seed: int = 0,
+        checks: bool = True,
+    ):
+        self.subgroup_size, self.schedule, self.seed, self.checks = _check_settings(
+            subgroup_size, schedule, seed, checks
         )
         self._saved = []
 
@@ -89,20 +100,28 @@ class simulator:  # noqa: N801 - used like a function: `with tx.simulator(...):`
         if previous is None:
             _recording.flush()  # the GPU's recorded work first
         settings = device.settings
-        self._saved.append((previous, (settings.subgroup_size, settings.schedule, settings.seed)))
-        settings.subgroup_size, settings.schedule, settings.seed = (
-            self.subgroup_size,
-            self.schedule,
-            self.seed,
-        )
+        self._saved.append((previous, _settings_of(settings)))
+        _set_settings(settings, (self.subgroup_size, self.schedule, self.seed, self.checks))
         _runtime_device.set_simulated_device(device)
         return self
 
     def __exit__(self, *exc) -> None:
         previous, saved = self._saved.pop()
         settings = _sim_device().settings
-        settings.subgroup_size, settings.schedule, settings.seed = saved
+        _set_settings(settings, saved)
         _runtime_device.set_simulated_device(previous)
+
+
+_SETTINGS = ("subgroup_size", "schedule", "seed", "checks")
+
+
+def _settings_of(settings) -> tuple:
+    return tuple(getattr(settings, name) for name in _SETTINGS)
+
+
+def _set_settings(settings, values: tuple) -> None:
+    for name, value in zip(_SETTINGS, values):
+        setattr(settings, name, value)
 
 
 def activate_from_environment() -> None:

@@ -50,6 +50,7 @@ class Settings:
     subgroup_size: int = 32
     schedule: str = "in-order"
     seed: int = 0
+    checks: bool = True  # the data-race check (races.py)
 
 
 class SimBuffer:

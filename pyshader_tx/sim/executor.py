@@ -268,8 +268,14 @@ class Executor:
         """The generator that executes the entry point for every invocation of the batch."""
         entry = self.module.entry_point
         frame = Frame(entry, self.inv.count, None, [])
-        lanes = np.arange(self.inv.count)
-        yield from self.call_frame(frame, lanes)
+        steps = self.call_frame(frame, np.arange(self.inv.count))
+        while True:  # memory knows which batch runs, also between interleaved workgroups
+            self.memory.invocations = self.inv
+            try:
+                signal = next(steps)
+            except StopIteration:
+                return
+            yield signal
 
     def call_frame(self, frame: Frame, lanes: np.ndarray):
         outer, self.frame = self.frame, frame
@@ -503,7 +509,9 @@ class Executor:
         """The Location a reference expression denotes for the executing `lanes`."""
         if self.pre and expr in self.pre:
             return self.pre[expr]
-        return REFERENCES[type(expr)](self, expr, lanes)
+        loc = REFERENCES[type(expr)](self, expr, lanes)
+        loc.span = expr.span
+        return loc
 
     def global_ids(self, ids) -> np.ndarray:
         return self.inv.global_id[np.asarray(ids)]
@@ -663,10 +671,11 @@ class Executor:
         kind = INTRINSICS[name].kind
         if kind == "atomic":
             return self.atomic(expr, lanes)
-        if name == "workgroup_uniform_load":
-            value = self.memory.load(self.locate(expr.args[0], lanes), len(lanes))
+        if name == "workgroup_uniform_load":  # barrier, load, barrier (as Tint lowers it)
             self.barrier(expr, lanes)
-            return np.array(value)
+            value = np.array(self.memory.load(self.locate(expr.args[0], lanes), len(lanes)))
+            self.barrier(expr, lanes)
+            return value
         if name in BARRIERS:
             self.barrier(expr, lanes)
             return None

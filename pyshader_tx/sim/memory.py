@@ -12,8 +12,9 @@ view (`view[field]`), array, vector and matrix indices extend the index.
 invocation order within one vector step, as if the invocations ran one after another).
 Each access of shared (workgroup and storage) memory is shown to the `observers` with its
 kind ('read', 'write', 'atomic') and location, which knows the invocations
-(`Location.ids`, batch indices) and the elements (`Location.elements`); the barriers are
-shown too. The checks that watch memory (data races) attach there. `writes` counts
+(`Location.ids`, batch indices of `Memory.invocations`, the batch executing now), the
+elements (`Location.elements`) and the source (`Location.span`); the barriers are shown
+too. The checks that watch memory (data races) attach there. `writes` counts
 changes of shared memory: a loop whose locals and that count stay the same for an
 iteration spins forever (`executor.py`).
 
@@ -36,7 +37,7 @@ __all__ = ["Location", "Memory", "ATOMIC_UPDATES"]
 class Location:
     """One element of memory per executing invocation (see the module doc)."""
 
-    __slots__ = ("view", "index", "ty", "space", "ids", "whole", "name")
+    __slots__ = ("view", "index", "ty", "space", "ids", "whole", "name", "span")
 
     def __init__(self, view, index: tuple, ty, space: str, ids, whole=False, name=""):
         self.view = view
@@ -46,6 +47,7 @@ class Location:
         self.ids = ids  # the batch invocations accessing it (one per index row)
         self.whole = whole  # a local variable of every invocation of its frame: `view` itself
         self.name = name
+        self.span = None  # the reference's source (set by the executor), for reports
 
     def elements(self, count: int) -> np.ndarray:
         """(count,) the element each invocation touches, as one int per element of the
@@ -99,6 +101,7 @@ class Memory:
     def __init__(self):
         self.writes = 0
         self.observers = []
+        self.invocations = None  # the batch executing now (its Invocations), for observers
 
     def _observe(self, kind: str, loc: Location) -> None:
         if loc.space in SHARED_SPACES:

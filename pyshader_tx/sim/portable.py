@@ -114,12 +114,14 @@ def check_portable(
     exhaustive: bool = False,
     rtol: float = 0.0,
     atol: float = 0.0,
+    checks: bool = True,
     **kwargs,
 ) -> PortabilityReport:
     """Run `target(*args, **kwargs)` (a kernel with `threads=`/`workgroups=`, or any
     callable) on the simulator under each setting (module doc); a `PortabilityError` for
     the first one whose results differ from the first setting's or that raises a
-    SimulationError, else a `PortabilityReport`."""
+    SimulationError, else a `PortabilityReport`. `checks=False` runs without the data-race
+    check (as `tx.simulator(checks=False)`)."""
     if not callable(target):
         raise TypeError(f"check_portable: target must be a kernel or a callable, not {target!r}")
     settings = portability_settings(target, subgroup_sizes, schedules, seeds, exhaustive)
@@ -129,7 +131,7 @@ def check_portable(
     reference = failure = None  # (setting, outputs) of the first clean run; (setting, error)
     for setting in settings:
         try:
-            outputs = _run(target, args, kwargs, names, setting)
+            outputs = _run(target, args, kwargs, names, setting, checks)
         except SimulationError as error:
             if reference is not None:
                 raise _failed(setting, error, reference[0]) from error
@@ -215,11 +217,11 @@ def _argument_names(target, args, kwargs) -> dict:
     return names
 
 
-def _run(target, args, kwargs, names, setting: Setting) -> dict:
+def _run(target, args, kwargs, names, setting: Setting, checks: bool) -> dict:
     """Run the target under `setting` on fresh copies; name -> each array it produced."""
     import pyshader_tx as tx
 
-    with tx.simulator(setting.subgroup_size, setting.schedule, setting.seed):
+    with tx.simulator(setting.subgroup_size, setting.schedule, setting.seed, checks):
         fresh_args = [_fresh(value) for value in args]
         fresh_kwargs = {key: _fresh(value) for key, value in kwargs.items()}
         returned = target(*fresh_args, **fresh_kwargs)

@@ -5,8 +5,8 @@ Schedules order the workgroups of a dispatch: "in-order" (by linear workgroup id
 
 Batching rule. Workgroups can only observe each other through storage memory: through
 atomics (an arrival ticket, a flag a later workgroup waits for), or through a data race
-(two invocations, one element, a non-atomic write: a `DataRaceError` once the race check
-watches storage). Running whole workgroups batched into one vector (up to
+(two invocations, one element, a non-atomic write: a `DataRaceError` from the race
+check, `races.py`, which every dispatch has unless `tx.simulator(checks=False)`). Running whole workgroups batched into one vector (up to
 `BATCH_INVOCATIONS` invocations, listed in the schedule's order) is one valid interleaving
 of them: every invocation finishes a statement before any starts the next one, and the
 atomics of a vector step apply in invocation order, i.e. in the schedule's order, so
@@ -32,6 +32,7 @@ from ..ir import nodes as ir
 from ..ir.intrinsics import INTRINSICS
 from .executor import Executor, Invocations, Spinning, _run
 from .memory import Memory
+from .races import RaceCheck
 
 __all__ = ["run_dispatch", "workgroup_order", "may_wait", "BATCH_INVOCATIONS"]
 
@@ -92,6 +93,9 @@ def run_dispatch(module, storage: dict, counts: tuple, settings) -> None:
     size = tuple(module.entry_point.workgroup_size)
     order = workgroup_order(counts, settings.schedule, settings.seed)
     memory = Memory()
+    if settings.checks:
+        read_only = [storage[v] for v in module.globals if v.space == "storage" and not v.written]
+        memory.observers.append(RaceCheck(memory, counts, size, read_only))
     output = []  # (line order, text) of the dispatch's prints
 
     def executor(groups, mode) -> Executor:

@@ -451,6 +451,10 @@ def test_reflection_contents():
     assert [m["source"]["param"] for m in shapes] == ["grid"]
 
 
+@pytest.mark.sim_races(
+    "the 8 invocations of a workgroup with one global_invocation_id().x (y and z differ) all "
+    "write out[i] (the same value)"
+)
 def test_reflected_kernel_runs():
     x = np.arange(10, dtype=np.float32)
     out = np.zeros(10, np.float32)

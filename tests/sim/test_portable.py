@@ -89,8 +89,9 @@ def test_a_callable_of_stdlib_calls_on_a_device_array_exhaustively():
 @tx.kernel(workgroup_size=64)
 def subgroup_sum_as_workgroup_sum(x: Array[u32], out: Array[u32]):
     """Wrong wherever a subgroup is smaller than the workgroup."""
-    i = tx.global_invocation_id().x
-    out[tx.workgroup_id().x] = tx.subgroup_add(x[i])
+    total = tx.subgroup_add(x[tx.global_invocation_id().x])  # the workgroup's sum?
+    if tx.local_invocation_index() == u32(0):
+        out[tx.workgroup_id().x] = total
 
 
 def test_a_result_that_depends_on_the_subgroup_size():
@@ -99,16 +100,14 @@ def test_a_result_that_depends_on_the_subgroup_size():
     with pytest.raises(tx.PortabilityError) as caught:
         tx.simulator.check_portable(subgroup_sum_as_workgroup_sum, x, out, threads=128)
     error = caught.value
-    assert isinstance(error, tx.SimulationError)
+    assert isinstance(error, tx.SimulationError) and error.error is None
     assert error.settings == (Setting(32, "in-order"), Setting(1, "in-order"))
-    assert (error.name, error.index, error.differing) == ("out", (0,), 2)
-    # Which lane's store lands is the simulator's choice; under size 32 it is a sum of 32.
-    assert error.values[1] in range(64) and error.values[0] != error.values[1]
-    assert error.arrays[0].shape == error.arrays[1].shape == (2,)
+    assert (error.name, error.index, error.values, error.differing) == ("out", (0,), (496, 0), 2)
+    np.testing.assert_array_equal(error.arrays[0], [496, 2544])  # 0..31, 64..95
+    np.testing.assert_array_equal(error.arrays[1], [0, 64])
     assert str(error) == (
-        f"not portable: out[0] is {error.values[0]} under subgroup size 32, schedule "
-        f"'in-order' but {error.values[1]} under subgroup size 1, schedule 'in-order' (2 of 2 "
-        f"elements of out differ)"
+        "not portable: out[0] is 496 under subgroup size 32, schedule 'in-order' but 0 under "
+        "subgroup size 1, schedule 'in-order' (2 of 2 elements of out differ)"
     )
 
 
@@ -139,16 +138,19 @@ def last_writer_wins(out: Array[u32]):
         out[0] = tx.workgroup_id().x
 
 
-def test_racing_workgroups_are_reported_by_order_or_as_a_race():
+def test_racing_workgroups_are_a_race_and_without_the_race_check_differ_by_order():
+    out = np.zeros(1, np.uint32)
     with pytest.raises(tx.PortabilityError) as caught:
-        tx.simulator.check_portable(last_writer_wins, np.zeros(1, np.uint32), workgroups=5)
+        tx.simulator.check_portable(last_writer_wins, out, workgroups=5)
     error = caught.value
-    assert error.settings[0] == Setting(8, "in-order")
-    if error.error is None:  # without the race check: the last workgroup's value wins
-        assert error.settings[1] == Setting(8, "reverse") and error.values == (4, 0)
-    else:
-        assert isinstance(error.error, tx.DataRaceError)
-        assert error.lineno == line_of(last_writer_wins, "out[0] = ")
+    assert error.settings == (Setting(8, "in-order"), None)  # a race under every setting
+    assert isinstance(error.error, tx.DataRaceError)
+    assert error.lineno == line_of(last_writer_wins, "out[0] = ")
+    with pytest.raises(tx.PortabilityError) as caught:
+        tx.simulator.check_portable(last_writer_wins, out, workgroups=5, checks=False)
+    error = caught.value
+    assert error.settings == (Setting(8, "in-order"), Setting(8, "reverse"))
+    assert error.error is None and error.values == (4, 0)  # the last workgroup's value wins
 
 
 @tx.kernel(workgroup_size=1)

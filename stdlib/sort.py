@@ -1,0 +1,203 @@
+"""tx.stdlib's sort and argsort: a stable LSD radix sort on the GPU (`sort_kernels.py`).
+
+`sort(keys, values=None, descending=False)` sorts a 1-D u32, i32 or f32 array (numpy or
+DeviceArray) into a new DeviceArray, and with `values` (a 1-D array of any 4-byte dtype,
+as long as the keys) returns `(keys, values)`, the values permuted with their keys.
+`argsort(keys, descending=False)` returns the u32 indices that sort the keys. Both are
+stable: equal keys keep their order (`np.sort` / `np.argsort` with `kind="stable"`).
+
+Key order, by order-preserving bit transforms (`sort_kernels.encode_key`, undone by
+`decode_key` as the last pass stores the keys): u32 as they are; i32 with the sign bit
+flipped; f32 with every bit of a negative flipped and the sign bit of a positive, so that
+-inf < ... < -0.0 < +0.0 < ... < +inf, and every NaN (canonicalised: the sorted keys hold
+0x7FFFFFFF for it, payload and sign not kept) after +inf, at the end as in numpy.
+`descending=True` sorts the inverted bits: the largest key first, equal keys still in
+their original order (`np.argsort(-x, kind="stable")`), +0.0 before -0.0, and NaNs still
+last.
+
+Passes (one recorded submission): `count_digits` counts all four digits, then four
+`sort_pass` launches, ping-ponging between a pooled temporary and the result (viewed as
+u32: values of any 4-byte dtype move as their bits); a pass whose digit all keys share
+only copies. Scratch comes from the buffer pool.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pyshader_tx import types as t
+from pyshader_tx.runtime import pool
+from pyshader_tx.runtime.arrays import DeviceArray, element_layout
+from pyshader_tx.runtime.device import device_limit, get_adapter
+
+from . import sort_kernels as kernels
+
+#: Workgroups `count_digits` uses at most (each then loops over its range).
+COUNT_WORKGROUPS = 2048
+#: A state word holds a count of 30 bits, so one sort takes fewer keys than this.
+MAX_KEYS = 1 << 30
+KEY_DTYPES = (np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float32))
+
+
+#: The encoding of each key dtype (kernels.DESCENDING added for descending sorts).
+ENCODINGS = {"uint32": kernels.RAW_BITS, "int32": kernels.I32_KEYS, "float32": kernels.F32_KEYS}
+
+
+def sort(keys, values=None, descending=False):
+    """The keys sorted (stable), a DeviceArray; with `values`, `(keys, values)` with the
+    values permuted with their keys."""
+    keys = _check_keys(keys, "sort")
+    if values is not None:
+        values = _check_values(values, len(keys))
+    sorted_keys, sorted_values = _radix_sort(keys, values, False, bool(descending))
+    return sorted_keys if values is None else (sorted_keys, sorted_values)
+
+
+def argsort(keys, descending=False) -> DeviceArray:
+    """The u32 indices that sort `keys` stably (`np.argsort(keys, kind="stable")`)."""
+    keys = _check_keys(keys, "argsort")
+    return _radix_sort(keys, None, True, bool(descending))[1]
+
+
+def _as_array(value):
+    return value if isinstance(value, DeviceArray) else np.asarray(value)
+
+
+def _check_keys(keys, name: str):
+    keys = _as_array(keys)
+    if np.dtype(keys.dtype) not in KEY_DTYPES:
+        raise TypeError(
+            f"{name}: keys must be uint32, int32 or float32, not {keys.dtype} (convert them, "
+            f"e.g. np.asarray(keys, np.int32))"
+        )
+    if keys.ndim != 1:
+        raise ValueError(f"{name}: keys must be a 1-D array, not shape {keys.shape}")
+    if len(keys) >= MAX_KEYS:
+        raise ValueError(f"{name}: keys: at most {MAX_KEYS - 1} keys, not {len(keys)}")
+    return keys
+
+
+def _check_values(values, n: int):
+    values = _as_array(values)
+    dtype = np.dtype(values.dtype)
+    if dtype.itemsize != 4 or dtype.fields is not None or dtype.subdtype is not None:
+        raise TypeError(
+            f"sort: values must have a 4-byte dtype (e.g. uint32, float32), not {dtype}"
+        )
+    if values.ndim != 1:
+        raise ValueError(f"sort: values must be a 1-D array, not shape {values.shape}")
+    if len(values) != n:
+        raise ValueError(f"sort: values must be as long as keys ({n}), not {len(values)}")
+    return values
+
+
+def _bits(array):
+    """A u32 view of 1-D data of a 4-byte dtype: a DeviceArray on the same buffer, or the
+    numpy data reinterpreted."""
+    if isinstance(array, DeviceArray):
+        return DeviceArray(array.buffer, array.shape, element_layout(t.u32))
+    return np.ascontiguousarray(array).view(np.uint32)
+
+
+def tile_items(requested: int, pairs: bool, min_lanes: int) -> int:
+    """Keys per invocation of `sort_pass`: `requested`, halved until its workgroup memory
+    fits the device."""
+    limit = device_limit("max-compute-workgroup-storage-size")
+    items = requested
+    while items > 1 and _workgroup_bytes(items, pairs, min_lanes) > limit:
+        items //= 2
+    return items
+
+
+def _workgroup_bytes(items: int, pairs: bool, min_lanes: int) -> int:
+    """sort_pass's workgroup memory: a padded word per key of the tile, two more with
+    values, the subgroups' digit counts, and the digit tables of 256 words."""
+    size = items * kernels.WORKGROUP
+    histograms = kernels.WORKGROUP // min_lanes * kernels.RADIX // 2
+    return 4 * (size + size // 32 + (2 * size if pairs else 2) + histograms + 7 * kernels.RADIX)
+
+
+def match_min_lanes() -> int:
+    """sort_pass's MIN_LANES: the adapter's least subgroup size where it tells (smaller
+    per-subgroup counts), at least MATCH_MIN_LANES (smaller subgroups rank by splits)."""
+    info = get_adapter().info  # (this wgpu-py spells the key "stackgroup_min_size")
+    least = info.get("subgroup_min_size") or info.get("stackgroup_min_size") or 0
+    return min(max(int(least), kernels.MATCH_MIN_LANES), 128)
+
+
+def _radix_sort(
+    keys,
+    values,
+    indices: bool,
+    descending: bool,
+    items=None,
+    reversed=False,
+    spins=None,
+    splits=False,
+    min_lanes=None,
+):
+    """(sorted keys, sorted values or indices or None): the launches of one sort. The
+    tests and benchmarks choose the kernels' constants: `items` keys per invocation,
+    `reversed` tile order, `spins` before the fallback, `splits` (rank by one-bit splits
+    whatever the subgroup size), `min_lanes` (the least subgroup size ranked by matching)."""
+    n = len(keys)
+    dtype = np.dtype(keys.dtype)
+    value_dtype = np.dtype(np.uint32) if indices else None
+    if values is not None:
+        value_dtype = np.dtype(values.dtype)
+    sorted_keys = pool.result(n, dtype)
+    sorted_values = None if value_dtype is None else pool.result(n, value_dtype)
+    if n == 0:
+        return sorted_keys, sorted_values
+    pairs = value_dtype is not None
+    min_lanes = match_min_lanes() if min_lanes is None else min_lanes
+    items = tile_items(kernels.SORT_ITEMS, pairs, min_lanes) if items is None else items
+    size = kernels.WORKGROUP * items
+    if not 1 <= items <= kernels.MAX_ITEMS:
+        raise ValueError(f"sort: items must lie in 1..{kernels.MAX_ITEMS}, not {items}")
+    tiles = -(-n // size)
+    row = kernels.WORKGROUP * kernels.COUNT_ITEMS
+    per = -(-n // COUNT_WORKGROUPS)
+    per = -(-per // row) * row
+    encoding = ENCODINGS[dtype.name] | (kernels.DESCENDING if descending else 0)
+    out_keys = _bits(sorted_keys)
+    with (
+        pool.device_input(_bits(keys)) as key_bits,
+        pool.device_input(_bits(values) if values is not None else np.zeros(1, np.uint32)) as v0,
+        pool.temporary(n, np.uint32) as keys_temp,
+        pool.temporary(n if value_dtype is not None else 1, np.uint32) as values_temp,
+        pool.temporary(1, np.uint32) as no_values,
+        pool.temporary(kernels.PASSES * kernels.RADIX, np.uint32, zero=True) as counts,
+        pool.temporary(tiles * kernels.RADIX, np.uint32) as state,
+    ):
+        out_values = no_values if sorted_values is None else _bits(sorted_values)
+        groups = -(-n // per)
+        kernels.count_digits(key_bits, counts, n, per, encoding, threads=groups * kernels.WORKGROUP)
+        key_route = [key_bits, keys_temp, out_keys, keys_temp, out_keys]
+        value_route = [v0, values_temp, out_values, values_temp, out_values]
+        if sorted_values is None:
+            value_route = [v0, values_temp, no_values, values_temp, no_values]
+        for p in range(kernels.PASSES):
+            pool.clear(state)
+            kernels.sort_pass(
+                key_route[p],
+                key_route[p + 1],
+                value_route[p],
+                value_route[p + 1],
+                counts,
+                state,
+                n,
+                tiles,
+                p * kernels.DIGIT_BITS,
+                encoding if p == 0 else kernels.RAW_BITS,
+                encoding if p == kernels.PASSES - 1 else kernels.RAW_BITS,
+                int(indices and p == 0),
+                int(reversed),
+                kernels.SPIN_LIMIT if spins is None else spins,
+                VALUES=value_dtype is not None,
+                ITEMS=items,
+                MIN_LANES=min_lanes,
+                SPLITS=splits,
+                threads=tiles * kernels.WORKGROUP,
+            )
+    return sorted_keys, sorted_values

@@ -1,0 +1,479 @@
+"""The kernels of tx.stdlib's radix sort (`stdlib/sort.py` launches them).
+
+An LSD radix sort of 32-bit keys, 8-bit digits, four passes, Onesweep style. Keys travel
+as u32 bits: `encode_key` maps a key's bits to bits whose unsigned order is the wanted
+order (by the run-time `encoding`, uniform: one pipeline serves every key type),
+`decode_key` maps them back as the last pass stores them.
+
+`count_digits`: one pass over the keys counts the digits of all four passes at once, in
+workgroup memory (workgroup atomics), then adds them to `counts` (4 x 256 global words).
+
+`sort_pass`: one launch per digit. Tile b (WORKGROUP * ITEMS keys) is loaded by
+subgroups, each its ITEMS rows of one key per lane, and ranked by digit, stably:
+- Match (subgroups of MIN_LANES lanes or more): per row, eight ballots give each lane the
+  lanes holding its digit; the first of them adds their number to the subgroup's count of
+  that digit (workgroup memory, two 16-bit counts a word) and hands the old count to the
+  others by a shuffle: the key's rank among the subgroup's keys of its digit. (Rows follow
+  one another through the subgroup operations between them: a row's atomic has returned
+  before any lane takes part in the next row's ballots.) The subgroups' counts are then
+  scanned per digit, the digits' totals across the tile, and each key is stored at its
+  rank in workgroup memory.
+- Splits (smaller subgroups, whose per-subgroup counts would not fit): eight rounds of a
+  one-bit split (a workgroup scan of each invocation's count of zero bits, then every
+  entry moves to its place), which needs no subgroup of any size. Keys alone move
+  themselves; with values, a word (digit, position in the tile) moves instead.
+
+The tile's count of each digit goes into the chain of tiles with decoupled look-back:
+invocation d owns digit d and one state word per (tile, digit), a flag in the top two bits
+(1 aggregate, 2 inclusive prefix) and the count in the low 30 (WGSL atomics are relaxed:
+value and flag in one word). The look-back assumes no forward progress between workgroups
+(Decoupled Fallback, as the scan's `look_back`): once an invocation has spent its budget
+of waits, the workgroup takes the nearest predecessor tile that some invocation is stalled
+on and counts that tile's digits from the input itself; the counts found so are used,
+never published, so every state word has one writer. Each key then goes to the digit's
+start in the whole array (the exclusive scan of `counts`), plus the keys of that digit in
+the tiles before, plus its rank among the tile's keys of that digit; keys are stored in
+digit order, so the writes of one digit are contiguous. A pass whose digit every key
+shares (its count in `counts` is n) copies the tiles instead.
+"""
+
+import pyshader_tx as tx
+from pyshader_tx import Array, Atomic, u32
+
+from .workgroup import workgroup_exclusive_scan, workgroup_inclusive_scan
+
+#: The key encodings (`encoding`, `decoding` of the kernels): the key type in the upper
+#: bits, DESCENDING in bit 0. RAW_BITS is the identity (the passes between the first and
+#: the last).
+RAW_BITS = 0
+DESCENDING = 1
+I32_KEYS = 2
+F32_KEYS = 4
+SIGN = 0x80000000
+
+WORKGROUP = 256
+RADIX = 256
+DIGIT_BITS = 8
+PASSES = 4
+AGGREGATE = 1
+INCLUSIVE = 2
+COUNT_MASK = 0x3FFFFFFF
+#: State reads without progress an invocation makes before the workgroup falls back.
+SPIN_LIMIT = 64
+#: Keys per invocation of `sort_pass` (its ITEMS): a tile is WORKGROUP * ITEMS keys.
+SORT_ITEMS = 16
+#: The most: a tile's positions and counts must fit 16 bits.
+MAX_ITEMS = 255
+#: The least subgroup size `sort_pass` ranks by matching digits across lanes (its
+#: MIN_LANES: sizes the per-subgroup counts in workgroup memory); smaller: one-bit splits.
+MATCH_MIN_LANES = 8
+#: Keys each invocation of `count_digits` loads before counting them.
+COUNT_ITEMS = 4
+#: The encoded bits of a NaN key: after every other key, either direction.
+NAN_BITS = 0xFFFFFFFF
+
+
+@tx.func
+def is_nan_bits(bits: u32) -> bool:
+    return (bits & u32(0x7FFFFFFF)) > u32(0x7F800000)
+
+
+@tx.func
+def encode_key(bits: u32, encoding: u32) -> u32:
+    """A key's bits as bits in sort order: i32 with the sign bit flipped, f32 negatives
+    with every bit flipped and positives with the sign bit set (NaN: NAN_BITS), then all
+    bits flipped for DESCENDING (NaN excepted: last either way)."""
+    kind = encoding & ~u32(DESCENDING)
+    ordered = bits
+    if kind == u32(I32_KEYS):
+        ordered = bits ^ u32(SIGN)
+    elif kind == u32(F32_KEYS):
+        if is_nan_bits(bits):
+            return u32(NAN_BITS)
+        ordered = tx.select(bits | u32(SIGN), ~bits, (bits & u32(SIGN)) != u32(0))
+    if (encoding & u32(DESCENDING)) != u32(0):
+        ordered = ~ordered
+    return ordered
+
+
+@tx.func
+def decode_key(ordered: u32, encoding: u32) -> u32:
+    """encode_key undone (NAN_BITS gives the NaN 0x7FFFFFFF)."""
+    kind = encoding & ~u32(DESCENDING)
+    if kind == u32(F32_KEYS) and ordered == u32(NAN_BITS):
+        return u32(0x7FFFFFFF)
+    bits = ordered
+    if (encoding & u32(DESCENDING)) != u32(0):
+        bits = ~bits
+    if kind == u32(I32_KEYS):
+        return bits ^ u32(SIGN)
+    if kind == u32(F32_KEYS):
+        return tx.select(~bits, bits ^ u32(SIGN), (bits & u32(SIGN)) != u32(0))
+    return bits
+
+
+@tx.kernel(workgroup_size=WORKGROUP)
+def count_digits(
+    keys: Array[u32],
+    counts: Array[Atomic[u32]],
+    n: u32,
+    per: u32,
+    encoding: u32,
+    ITEMS: tx.Const[int] = COUNT_ITEMS,
+):
+    """counts[p * RADIX + d] += the keys of x[g*per : (g+1)*per] whose digit p is d, for
+    workgroup g (`per` a multiple of WORKGROUP * ITEMS)."""
+    local = tx.workgroup_array(Atomic[u32], RADIX * PASSES)
+    t = tx.local_invocation_id().x
+    start = tx.workgroup_id().x * per
+    end = min(start + per, n)
+    k = start + t
+    loaded = tx.local_array(u32, ITEMS)
+    while k < end:
+        for j in tx.static_range(ITEMS):
+            if k + u32(j * WORKGROUP) < end:
+                loaded[j] = encode_key(keys[k + u32(j * WORKGROUP)], encoding)
+        for j in tx.static_range(ITEMS):
+            if k + u32(j * WORKGROUP) < end:
+                for p in tx.static_range(PASSES):
+                    digit = (loaded[j] >> u32(p * DIGIT_BITS)) & u32(RADIX - 1)
+                    tx.atomic_add(local[u32(p * RADIX) + digit], u32(1))
+        k += u32(WORKGROUP * ITEMS)
+    tx.workgroup_barrier()
+    for p in tx.static_range(PASSES):
+        count = tx.atomic_load(local[u32(p * RADIX) + t])
+        if count > u32(0):
+            tx.atomic_add(counts[u32(p * RADIX) + t], count)
+
+
+@tx.func
+def padded(i: u32) -> u32:
+    """Where entry i of a tile lives in workgroup memory: one word of padding after every
+    32, so that the invocations of a subgroup reading their ITEMS consecutive entries
+    (stride ITEMS) hit distinct banks."""
+    return i + (i >> u32(5))
+
+
+@tx.func
+def lanes_below(lane: u32, low: u32) -> u32:
+    """Word `low // 32` of a ballot mask of the lanes before `lane`."""
+    if lane >= low + u32(32):
+        return u32(0xFFFFFFFF)
+    if lane <= low:
+        return u32(0)
+    return (u32(1) << (lane - low)) - u32(1)
+
+
+@tx.func
+def lowest_lane(mask: tx.vec4u) -> u32:
+    """The first lane set in a ballot mask (0 when none is)."""
+    if mask.x != u32(0):
+        return tx.first_trailing_bit(mask.x)
+    if mask.y != u32(0):
+        return u32(32) + tx.first_trailing_bit(mask.y)
+    if mask.z != u32(0):
+        return u32(64) + tx.first_trailing_bit(mask.z)
+    if mask.w != u32(0):
+        return u32(96) + tx.first_trailing_bit(mask.w)
+    return u32(0)
+
+
+@tx.func
+def lanes_in(mask: tx.vec4u) -> u32:
+    counted = tx.count_one_bits(mask)
+    return counted.x + counted.y + counted.z + counted.w
+
+
+@tx.kernel(workgroup_size=WORKGROUP)
+def sort_pass(
+    keys_in: Array[u32],
+    keys_out: Array[u32],
+    values_in: Array[u32],
+    values_out: Array[u32],
+    counts: Array[u32],
+    state: Array[Atomic[u32]],
+    n: u32,
+    tiles: u32,
+    shift: u32,
+    encoding: u32,
+    decoding: u32,
+    indices: u32,
+    reversed: u32,
+    spin_limit: u32,
+    VALUES: tx.Const[bool] = False,
+    ITEMS: tx.Const[int] = SORT_ITEMS,
+    MIN_LANES: tx.Const[int] = MATCH_MIN_LANES,
+    SPLITS: tx.Const[bool] = False,
+):
+    """One pass of the sort: keys_in's keys (encoded) stored stably by their digit at
+    `shift` into keys_out (decoded), with VALUES values_in's values (each key's
+    position where `indices` is 1: argsort's first pass) with them; `counts` from
+    count_digits (this pass's 256 at shift // 8 * 256), `state` tiles * RADIX zeroed
+    words. `reversed` (1) takes the tiles in reverse workgroup order (the tests' check that
+    nothing waits for a workgroup that has not run); `spin_limit`: the look-back's reads
+    without progress before the fallback.
+
+    Subgroup s loads the ITEMS rows of `lanes` keys from s * lanes * ITEMS on (coalesced)
+    and keeps them in registers. Ranking, with subgroups of MIN_LANES or more (unless
+    SPLITS): `match_ranks`; else `split_ranks`. Either leaves the tile's keys in digit
+    order in `order` (padded), with their values in `values_tile` (match) or their
+    positions in `order` (splits: `(digit << 16) | position`, the keys in `keys_tile`).
+    (keys_tile and values_tile hold one word without values: workgroup array lengths
+    fold arithmetic, not min() or tx.select.)"""
+    tile = tx.workgroup_id().x
+    if tile >= tiles:  # the surplus of a folded launch
+        return
+    if reversed == u32(1):
+        tile = tiles - u32(1) - tile
+    t = tx.local_invocation_id().x
+    lanes = tx.subgroup_size()
+    lane = t % lanes
+    subgroup = t // lanes
+    size = u32(WORKGROUP * ITEMS)
+    base = tile * size
+    valid = min(n - base, size)
+    chunk = subgroup * lanes * u32(ITEMS)
+    # A digit that every key has (counted by count_digits) leaves the order as it is: the
+    # tile is copied (keys decoded, values or indices with them) and the pass is done.
+    single = tx.workgroup_array(u32, 1)
+    if t == u32(0):
+        some_digit = (encode_key(keys_in[0], encoding) >> shift) & u32(RADIX - 1)
+        single[0] = u32(0)
+        if counts[(shift // u32(DIGIT_BITS)) * u32(RADIX) + some_digit] == n:
+            single[0] = u32(1)
+    if tx.workgroup_uniform_load(single[0]) == u32(1):
+        for j in tx.static_range(ITEMS):
+            i = base + u32(j * WORKGROUP) + t
+            if i < n:
+                keys_out[i] = decode_key(encode_key(keys_in[i], encoding), decoding)
+                if VALUES:
+                    if indices == u32(1):
+                        values_out[i] = i
+                    else:
+                        values_out[i] = values_in[i]
+        return
+    keys_tile = tx.workgroup_array(u32, 1 + (WORKGROUP * ITEMS - 1) * tx.i32(VALUES))
+    values_tile = tx.workgroup_array(u32, 1 + (WORKGROUP * ITEMS - 1) * tx.i32(VALUES))
+    order = tx.workgroup_array(u32, WORKGROUP * ITEMS + WORKGROUP * ITEMS // 32)
+    starts = tx.workgroup_array(u32, RADIX)
+    keys = tx.local_array(u32, ITEMS)
+    values = tx.local_array(u32, ITEMS)
+    for j in tx.static_range(ITEMS):
+        i = chunk + u32(j) * lanes + lane
+        keys[j] = u32(NAN_BITS)  # past the tile's keys: behind every key (digit 255)
+        if i < valid:
+            keys[j] = encode_key(keys_in[base + i], encoding)
+            if VALUES:
+                if indices == u32(1):
+                    values[j] = base + i
+                else:
+                    values[j] = values_in[base + i]
+    count = u32(0)  # the tile's keys of digit t
+    matched = lanes >= u32(MIN_LANES) and not SPLITS
+    if matched:
+        # Per row: the lanes holding the same digit (eight ballots); per subgroup and
+        # digit a running count in workgroup memory (two 16-bit counts a word), added to
+        # by the first lane of each digit in the row, which hands the old count on.
+        histograms = tx.workgroup_array(Atomic[u32], (WORKGROUP // MIN_LANES) * (RADIX // 2))
+        pair_totals = tx.workgroup_array(u32, RADIX // 2)
+        ranks = tx.local_array(u32, ITEMS)  # among the subgroup's keys of its digit
+        below = tx.vec4u(
+            lanes_below(lane, u32(0)),
+            lanes_below(lane, u32(32)),
+            lanes_below(lane, u32(64)),
+            lanes_below(lane, u32(96)),
+        )
+        for j in tx.static_range(ITEMS):
+            i = chunk + u32(j) * lanes + lane
+            digit = (keys[j] >> shift) & u32(RADIX - 1)
+            peers = tx.subgroup_ballot(i < valid)
+            for b in range(DIGIT_BITS):
+                ones = tx.subgroup_ballot(((digit >> b) & u32(1)) == u32(1))
+                peers = peers & (ones ^ tx.vec4u(((digit >> b) & u32(1)) - u32(1)))
+            rank = lanes_in(peers & below)
+            half = (digit & u32(1)) * u32(16)
+            before = u32(0)
+            if i < valid and rank == u32(0):
+                word = subgroup * u32(RADIX // 2) + (digit >> u32(1))
+                before = tx.atomic_add(histograms[word], lanes_in(peers) << half)
+            before = tx.subgroup_shuffle(before, lowest_lane(peers))
+            ranks[j] = ((before >> half) & u32(0xFFFF)) + rank
+        tx.workgroup_barrier()
+        # Each digit pair: the subgroups' counts scanned in subgroup order.
+        if t < u32(RADIX // 2):
+            running = u32(0)
+            s = u32(0)
+            while s < u32(WORKGROUP) // lanes:
+                here = tx.atomic_load(histograms[s * u32(RADIX // 2) + t])
+                tx.atomic_store(histograms[s * u32(RADIX // 2) + t], running)
+                running += here
+                s += u32(1)
+            pair_totals[t] = running
+        tx.workgroup_barrier()
+        count = (pair_totals[t >> u32(1)] >> ((t & u32(1)) * u32(16))) & u32(0xFFFF)
+        starts[t] = workgroup_exclusive_scan(count, "add")
+        tx.workgroup_barrier()
+        for j in tx.static_range(ITEMS):
+            i = chunk + u32(j) * lanes + lane
+            if i < valid:
+                digit = (keys[j] >> shift) & u32(RADIX - 1)
+                word = tx.atomic_load(histograms[subgroup * u32(RADIX // 2) + (digit >> u32(1))])
+                place = starts[digit] + ((word >> ((digit & u32(1)) * u32(16))) & u32(0xFFFF))
+                place += ranks[j]
+                order[padded(place)] = keys[j]
+                if VALUES:
+                    values_tile[place] = values[j]
+        tx.workgroup_barrier()
+    else:
+        # Eight stable one-bit splits over the tile in workgroup memory: invocation t takes
+        # entries t*ITEMS .. t*ITEMS+ITEMS-1, each split scans their zero bits and moves
+        # every entry to its place. Keys alone move themselves; with values the entries
+        # are (digit << 16) | position, the keys and values staying in keys_tile and
+        # values_tile.
+        digit_counts = tx.workgroup_array(Atomic[u32], RADIX)
+        zero_total = tx.workgroup_array(u32, 1)
+        for j in tx.static_range(ITEMS):
+            i = chunk + u32(j) * lanes + lane
+            digit = (keys[j] >> shift) & u32(RADIX - 1)
+            if i < valid:
+                tx.atomic_add(digit_counts[digit], u32(1))
+            if not VALUES:
+                order[padded(i)] = keys[j]
+            else:
+                keys_tile[i] = keys[j]
+                values_tile[i] = values[j]
+                order[padded(i)] = (digit << u32(16)) | i
+        tx.workgroup_barrier()
+        digit_bit = shift
+        if VALUES:
+            digit_bit = u32(16)
+        first = t * u32(ITEMS)
+        entries = tx.local_array(u32, ITEMS)
+        for j in tx.static_range(ITEMS):
+            entries[j] = order[padded(first + u32(j))]
+        tx.workgroup_barrier()
+        for bit in range(DIGIT_BITS):  # (a loop: unrolled, the shader compiles slowly)
+            zeros = u32(0)
+            for j in tx.static_range(ITEMS):
+                zeros += u32(1) - ((entries[j] >> (digit_bit + bit)) & u32(1))
+            inclusive = workgroup_inclusive_scan(zeros, "add")
+            if t == u32(WORKGROUP - 1):
+                zero_total[0] = inclusive
+            tx.workgroup_barrier()
+            total = zero_total[0]
+            zeros_before = inclusive - zeros  # zero bits before this invocation's entries
+            for j in tx.static_range(ITEMS):
+                one = (entries[j] >> (digit_bit + bit)) & u32(1)
+                place = tx.select(
+                    zeros_before, total + first + u32(j) - zeros_before, one == u32(1)
+                )
+                zeros_before += u32(1) - one
+                order[padded(place)] = entries[j]
+            tx.workgroup_barrier()
+            if bit < u32(DIGIT_BITS - 1):
+                for j in tx.static_range(ITEMS):
+                    entries[j] = order[padded(first + u32(j))]
+                tx.workgroup_barrier()
+        count = tx.atomic_load(digit_counts[t])
+    # The chain: invocation t owns digit t.
+    tile_start = workgroup_exclusive_scan(count, "add")
+    pass_counts = counts[(shift // u32(DIGIT_BITS)) * u32(RADIX) + t]
+    digit_start = workgroup_exclusive_scan(pass_counts, "add")
+    slot = tile * u32(RADIX) + t
+    flag = tx.select(u32(AGGREGATE), u32(INCLUSIVE), tile == u32(0))
+    tx.atomic_store(state[slot], (flag << u32(30)) | count)
+    prefix = look_back_digits(keys_in, state, tile, size, n, shift, spin_limit, encoding)
+    if tile > u32(0):
+        tx.atomic_store(state[slot], (u32(INCLUSIVE) << u32(30)) | (prefix + count))
+    starts[t] = digit_start + prefix - tile_start  # (wraps: + the rank in the tile fixes it)
+    tx.workgroup_barrier()
+    for j in tx.static_range(ITEMS):  # in digit order: each digit's keys stored together
+        i = u32(j * WORKGROUP) + t
+        if i < valid:
+            entry = order[padded(i)]
+            if not VALUES:
+                keys_out[starts[(entry >> shift) & u32(RADIX - 1)] + i] = decode_key(
+                    entry, decoding
+                )
+            elif matched:
+                keys_out[starts[(entry >> shift) & u32(RADIX - 1)] + i] = decode_key(
+                    entry, decoding
+                )
+                values_out[starts[(entry >> shift) & u32(RADIX - 1)] + i] = values_tile[i]
+            else:
+                source = entry & u32(0xFFFF)
+                at = starts[entry >> u32(16)] + i
+                keys_out[at] = decode_key(keys_tile[source], decoding)
+                values_out[at] = values_tile[source]
+
+
+@tx.func
+def look_back_digits(
+    keys: Array[u32],
+    state: Array[Atomic[u32]],
+    tile: u32,
+    size: u32,
+    n: u32,
+    shift: u32,
+    spin_limit: u32,
+    encoding: u32,
+) -> u32:
+    """The keys of digit t (invocation t's) in the tiles before `tile`, by the whole
+    workgroup (uniform control flow). Each invocation walks back over its digit's state
+    words, adding aggregates until an inclusive prefix (or tile 0); once it has read
+    `spin_limit` times without progress, a missing state stalls it. The workgroup then
+    counts the digits of the nearest tile any invocation is stalled on from the input,
+    the invocations stalled there take their count and walk on before it,
+    and the walks resume."""
+    t = tx.local_invocation_id().x
+    stalled = tx.workgroup_array(Atomic[u32], 1)  # 1 + the nearest stalled tile, 0 if none
+    nearest = tx.workgroup_array(u32, 1)
+    fallback = tx.workgroup_array(Atomic[u32], RADIX)
+    prefix = u32(0)
+    waiting = tile > u32(0)
+    j = max(tile, u32(1)) - u32(1)
+    spins = u32(0)
+    while True:
+        if t == u32(0):
+            tx.atomic_store(stalled[0], u32(0))
+        tx.atomic_store(fallback[t], u32(0))
+        tx.workgroup_barrier()
+        if waiting:
+            while True:
+                word = tx.atomic_load(state[j * u32(RADIX) + t])
+                flag = word >> u32(30)
+                if flag == u32(0):
+                    if spins < spin_limit:
+                        spins += u32(1)
+                        continue
+                    tx.atomic_max(stalled[0], j + u32(1))
+                    break
+                prefix += word & u32(COUNT_MASK)
+                if flag == u32(INCLUSIVE) or j == u32(0):
+                    waiting = False
+                    break
+                j -= u32(1)
+        tx.workgroup_barrier()
+        if t == u32(0):
+            nearest[0] = tx.atomic_load(stalled[0])
+        target = tx.workgroup_uniform_load(nearest[0])
+        if target == u32(0):
+            break
+        target -= u32(1)
+        # Count the digits of tile `target` from the input, by the whole workgroup.
+        k = target * size + t
+        end = min(target * size + size, n)
+        while k < end:
+            tx.atomic_add(
+                fallback[(encode_key(keys[k], encoding) >> shift) & u32(RADIX - 1)], u32(1)
+            )
+            k += u32(WORKGROUP)
+        tx.workgroup_barrier()
+        if waiting and j == target:
+            prefix += tx.atomic_load(fallback[t])
+            if j == u32(0):
+                waiting = False
+            else:
+                j -= u32(1)
+        tx.workgroup_barrier()
+    return prefix
