@@ -10,12 +10,13 @@ Prints one JSON line per measurement:
   torch.matmul with TF32 off and cuBLAS's FP32 SGEMM at 4096 from `--cub`.
 - `--sweep`: the same for each tile configuration of `SGEMM_SWEEP` and `TRANSPOSE_SWEEP`
   (a configuration the device cannot take is reported and skipped), to choose the
-  defaults (`stdlib/linalg.py`: MATMUL_LARGE, MATMUL_MEDIUM, TRANSPOSE_TILES).
+  defaults (`stdlib/linalg.py`: MATMUL_LARGE, MATMUL_MEDIUM, TRANSPOSE_VEC4_TILES and
+  TRANSPOSE_TILES).
 Times are wall-clock over calls recorded back to back (`bench_stdlib.timed`). Every result
 is checked against numpy first (a sample of rows at large sizes).
 
     python3 benchmarks/bench_linalg.py [--cub FILE] [--json OUT] [--sweep] [--small]
-        [--sources wgsl spirv] [--tiles JSON ...]
+        [--sources wgsl spirv] [--tiles JSON ...] [--only transpose|sgemm]
 
 `--small` runs tiny sizes (lavapipe: checks that the script works).
 """
@@ -46,7 +47,24 @@ SGEMM_SWEEP = [
     {"BM": 256, "BN": 128, "BK": 8, "TM": 16, "TN": 8},
     {"BM": 64, "BN": 64, "BK": 32, "TM": 4, "TN": 4},
 ]
-TRANSPOSE_SWEEP = [
+TRANSPOSE_SWEEP = [  # transpose_vec4 (THREADS) first, then the scalar transpose_tiles (ROWS)
+    {"TILE": 32, "THREADS": 128},
+    {"TILE": 32, "THREADS": 256},
+    {"TILE": 64, "THREADS": 64},
+    {"TILE": 64, "THREADS": 128},
+    {"TILE": 64, "THREADS": 256},
+    {"TILE": 64, "THREADS": 512},
+    {"TILE": 64, "THREADS": 1024},
+    {"TILE": 96, "THREADS": 384},
+    {"TILE": 32, "THREADS": 256, "SWIZZLE": True},
+    {"TILE": 64, "THREADS": 256, "SWIZZLE": True},
+    {"TILE": 64, "THREADS": 512, "SWIZZLE": True},
+    {"TILE": 32, "THREADS": 256, "GROUP": 8},
+    {"TILE": 32, "THREADS": 256, "GROUP": 32},
+    {"TILE": 64, "THREADS": 256, "GROUP": 8},
+    {"TILE": 64, "THREADS": 256, "GROUP": 32},
+    {"TILE": 64, "THREADS": 512, "GROUP": 16},
+    {"TILE": 64, "THREADS": 256, "SWIZZLE": True, "GROUP": 16},
     {"TILE": 32, "ROWS": 8},
     {"TILE": 32, "ROWS": 4},
     {"TILE": 32, "ROWS": 16},
@@ -126,7 +144,7 @@ def transpose_rows(n: int, configs: list, cub: dict, torch, rows: list) -> None:
             {
                 "op": "transpose_f32",
                 "n": n,
-                "tiles": config or linalg.TRANSPOSE_TILES,
+                "tiles": linalg.transpose_config(n, n, config),
                 "source": tx.options.shader_source,
                 "gb_s": round(rate, 1),
                 "us": round(seconds * 1e6, 1),
@@ -187,13 +205,15 @@ def main() -> None:
     parser.add_argument("--sweep", action="store_true", help="every tile configuration")
     parser.add_argument("--small", action="store_true", help="tiny sizes (lavapipe)")
     parser.add_argument("--sources", nargs="*", default=["wgsl"], choices=["wgsl", "spirv"])
+    parser.add_argument("--only", choices=["transpose", "sgemm"], help="one of the two")
     parser.add_argument(
         "--tiles",
         action="append",
         type=json.loads,
         default=[],
         help='one more configuration (JSON), e.g. \'{"BM": 128, "BN": 64, "BK": 8, "TM": 8, '
-        '"TN": 4}\' for matmul or \'{"TILE": 32, "ROWS": 8}\' for transpose',
+        '"TN": 4}\' for matmul, \'{"TILE": 64, "THREADS": 256, "GROUP": 8}\' (transpose_vec4) '
+        'or \'{"TILE": 32, "ROWS": 8}\' (transpose_tiles) for transpose',
     )
     args = parser.parse_args()
     cub = read_cub(args.cub)
@@ -201,15 +221,16 @@ def main() -> None:
     print("date", datetime.date.today(), "adapter", tx.adapter_summary(), flush=True)
     transpose_n = 256 if args.small else 8192
     sgemm_ns = [64, 128, 256] if args.small else [1024, 2048, 4096]
-    extra_transpose = [c for c in args.tiles if "TILE" in c or "ROWS" in c]
+    extra_transpose = [c for c in args.tiles if {"TILE", "ROWS", *linalg.VEC4_ONLY} & set(c)]
     extra_sgemm = [c for c in args.tiles if c not in extra_transpose]
     transpose_configs = [None] + (TRANSPOSE_SWEEP if args.sweep else []) + extra_transpose
     sgemm_configs = [None] + (SGEMM_SWEEP if args.sweep else []) + extra_sgemm
     rows: list = []
     for source in args.sources:
         tx.options.shader_source = source
-        transpose_rows(transpose_n, transpose_configs, cub, torch, rows)
-        for n in sgemm_ns:
+        if args.only != "sgemm":
+            transpose_rows(transpose_n, transpose_configs, cub, torch, rows)
+        for n in sgemm_ns if args.only != "transpose" else []:
             sgemm_rows(n, sgemm_configs, cub, torch, rows)
     if args.json:
         json.dump(rows, open(args.json, "w"), indent=1)

@@ -44,7 +44,9 @@ def make_specialisations() -> None:
     stdlib.select(x, is_odd)
     stdlib.histogram(x, bins=256, range=(0, 1 << 16))
     square = tx.to_device(np.ones((256, 256), np.float32))
-    stdlib.transpose(square)
+    stdlib.transpose(square)  # transpose_vec4
+    stdlib.transpose(square, tiles={**linalg.TRANSPOSE_VEC4_TILES, "SWIZZLE": True})
+    stdlib.transpose(square, tiles=linalg.TRANSPOSE_TILES)  # the scalar transpose_tiles
     for tiles in (linalg.MATMUL_LARGE, linalg.MATMUL_MEDIUM, linalg.MATMUL_SMALL):
         stdlib.matmul(square, square, tiles=tiles)
     tx.synchronize()

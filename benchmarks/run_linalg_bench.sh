@@ -3,7 +3,7 @@
 # ../shared/bench/cub_reference.cu carried along; its memcpy and cuBLAS SGEMM 4096^3 rows)
 # and runs it and bench_linalg.py in one run. Carry: .gl .whl .bench. Writes $OUT/linalg.log,
 # cub.jsonl, linalg.json. SWEEP=1 adds every tile configuration (--sweep); SOURCES picks
-# the shader sources (default: wgsl spirv).
+# the shader sources (default: wgsl spirv); ONLY=transpose (or sgemm) runs one of the two.
 set -u
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 exec > >(tee "$OUT/linalg.log") 2>&1
@@ -14,7 +14,7 @@ nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/cub_reference .bench/cub_reference.cu -l
 timeout 120 /tmp/cub_reference ${LOG2N:-26} >> "$OUT/cub.jsonl"  # 2^26 u32: an 8192^2 f32 array
 grep -E "memcpy|sgemm" "$OUT/cub.jsonl"
 timeout 480 python3 benchmarks/bench_linalg.py --cub "$OUT/cub.jsonl" --json "$OUT/linalg.json" \
-    --sources ${SOURCES:-wgsl spirv} ${SWEEP:+--sweep}
+    --sources ${SOURCES:-wgsl spirv} ${SWEEP:+--sweep} ${ONLY:+--only "$ONLY"}
 # STATS=1: NVIDIA's registers, spills and shared memory of the transpose and matmul
 # kernels (our SPIR-V through the native Vulkan host; needs the `vulkan` package of .whl)
 if [ -n "${STATS:-}" ]; then

@@ -1,13 +1,25 @@
 """tx.stdlib's dense linear algebra on the GPU: `transpose(a)` and `matmul(a, b, out=None)`.
 
 `transpose` takes a 2-D array of any 4-byte scalar (u32, i32, f32) and gives a
-DeviceArray of shape (cols, rows). Kernel `transpose_tiles`: a workgroup of (TILE, ROWS)
-invocations moves a TILE x TILE tile, each invocation TILE / ROWS elements: rows of the
-tile are read coalesced into workgroup memory and its columns written out coalesced. The
-tile is padded to TILE + 1 columns, so reading a column touches TILE different banks (no
-bank conflicts with 32 banks of 4 bytes, NVIDIA's). Workgroups loop over the tiles, so
-any shape fits the launch limits. A 1 x N or N x 1 array has the layout of its transpose:
-a plain copy.
+DeviceArray of shape (cols, rows); the elements move as bits (u32), one kernel for every
+type. Kernel `transpose_vec4` (where cols or rows is a multiple of 4): a workgroup of
+THREADS invocations moves a TILE x TILE tile in runs of 4 consecutive elements, each
+invocation TILE * TILE / (4 THREADS) runs held in registers at once: a's rows are read as
+vec4 loads (cols a multiple of 4; else 4 scalar loads) into workgroup memory, and out's
+rows (4 consecutive elements of a tile column, gathered) written as vec4 stores (rows a
+multiple of 4; else 4 scalar stores). Each 32 consecutive invocations (an NVIDIA warp)
+take 8 runs (128 bytes) of 4 consecutive tile rows. The tile's rows are padded to TILE + 1
+elements, so with 32 banks of 4 bytes (NVIDIA's) a warp touches 32 banks both when it
+stores its runs (banks 4 run + row + k, mod 32) and when it gathers element k of its runs
+of a column (banks (4 run + k)(TILE + 1) + column = 4 run + column + const). SWIZZLE
+instead keeps the rows unpadded with runs stored as vec4 (one store each) at run index
+`run ^ (row / 4 % 8)`, which spreads the gathers over the banks the same way. GROUP > 1
+numbers the tiles down groups of GROUP tile rows first, so the workgroups running at once
+read and write square-ish regions (longer runs of DRAM addresses on both sides). Kernel
+`transpose_tiles` (neither a multiple of 4): a workgroup of (TILE, ROWS) invocations
+moves a tile an element at a time, TILE / ROWS each, through a tile padded the same way.
+Workgroups loop over the tiles, so any shape fits the launch limits. A 1 x N or N x 1
+array has the layout of its transpose: a plain copy.
 
 `matmul` is numpy's `a @ b` for 2-D f32 (or f16) arrays: (M, K) @ (K, N) -> (M, N).
 Kernel `matmul_tiles`, a register-blocked SGEMM: a workgroup computes a BM x BN block of
@@ -36,7 +48,7 @@ from __future__ import annotations
 import numpy as np
 
 import pyshader_tx as tx
-from pyshader_tx import Array, f16, f32, i32, u32, vec4f, vec4h
+from pyshader_tx import Array, f16, f32, i32, u32, vec4f, vec4h, vec4u
 from pyshader_tx import types as t
 from pyshader_tx.errors import FeatureError
 from pyshader_tx.kernel import Kernel
@@ -45,12 +57,20 @@ from pyshader_tx.runtime.arrays import DeviceArray, element_layout
 from pyshader_tx.runtime.device import adapter_summary, device_limit, get_device
 
 T = tx.TypeVar("T", u32, i32, f32)
+IN = tx.TypeVar("IN", u32, vec4u)  # what one load of transpose_vec4's a gives
+OUT = tx.TypeVar("OUT", u32, vec4u)  # what one store to its out takes
 A = tx.TypeVar("A", f32, vec4f, f16, vec4h)  # what one load of a gives
 B = tx.TypeVar("B", f32, vec4f, f16, vec4h)  # what one load of b gives
 O = tx.TypeVar("O", f32, f16)  # noqa: E741 (the element of C)
 
 #: transpose's tile: TILE x TILE elements, a workgroup of (TILE, ROWS) invocations.
 TRANSPOSE_TILES = {"TILE": 32, "ROWS": 8}
+#: transpose's vec4 tile: TILE x TILE elements, a workgroup of THREADS invocations.
+TRANSPOSE_VEC4_TILES = {"TILE": 64, "THREADS": 256, "SWIZZLE": False, "GROUP": 1}
+#: The keys of `tiles` that only transpose_vec4 has (any of them selects it).
+VEC4_ONLY = set(TRANSPOSE_VEC4_TILES) - set(TRANSPOSE_TILES)
+#: The vec4 configurations the default tries in turn (the first the device takes).
+TRANSPOSE_VEC4_DEFAULTS = (TRANSPOSE_VEC4_TILES, {**TRANSPOSE_VEC4_TILES, "TILE": 32})
 #: matmul's tile configurations (Const values of `matmul_tiles`), largest first.
 MATMUL_LARGE = {"BM": 128, "BN": 128, "BK": 8, "TM": 8, "TN": 8}
 MATMUL_MEDIUM = {"BM": 64, "BN": 64, "BK": 16, "TM": 4, "TN": 4}
@@ -99,6 +119,85 @@ def transpose_tiles(
             tx.workgroup_barrier()  # the tile is read before the next one overwrites it
             tile_x += tx.num_workgroups().x
         tile_y += tx.num_workgroups().y
+
+
+def transpose_vec4(
+    a: Array[IN],
+    out: Array[OUT],
+    rows: u32,
+    cols: u32,
+    TILE: tx.Const[int] = 64,
+    THREADS: tx.Const[int] = 256,
+    VEC_IN: tx.Const[bool] = True,
+    VEC_OUT: tx.Const[bool] = True,
+    SWIZZLE: tx.Const[bool] = False,
+    GROUP: tx.Const[int] = 1,
+):
+    """out (cols x rows) = a.T (a: rows x cols) moved as bits (u32), a TILE x TILE tile
+    at a time per workgroup of THREADS invocations, in runs of 4 elements: a reads a's rows
+    as vec4 (VEC_IN: cols a multiple of 4, a bound as vec4u) or 4 scalars, and out's rows
+    likewise (VEC_OUT: rows a multiple of 4). Each group of 32 invocations moves 8 runs
+    (128 bytes) of 4 consecutive tile rows. Workgroups loop over the tiles, numbered in
+    groups of GROUP tile rows, column by column in a group (GROUP 1: row by row)."""
+    # SWIZZLE: a's runs of 4 elements, swizzled; else a's elements in padded rows.
+    runs = tx.workgroup_array(vec4u, TILE * TILE // 4 if SWIZZLE else 1)
+    tile = tx.workgroup_array(u32, 1 if SWIZZLE else TILE * (TILE + 1))
+    stage = tx.local_array(vec4u, TILE * TILE // (4 * THREADS))
+    thread = tx.local_invocation_index()
+    band = thread // u32(32)
+    run = thread % u32(8) + u32(8) * (band % u32(TILE // 32))  # a run of 4 columns
+    line = (thread % u32(32)) // u32(8) + u32(4) * (band // u32(TILE // 32))  # a tile row
+    cols4 = cols // u32(4)
+    rows4 = rows // u32(4)
+    tiles_x = (cols + u32(TILE - 1)) // u32(TILE)
+    tiles_y = (rows + u32(TILE - 1)) // u32(TILE)
+    group = min(u32(GROUP), tiles_y)  # tile rows in a group
+    tiles_group = group * tiles_x  # tiles in a group
+    w = tx.workgroup_id().y * tx.num_workgroups().x + tx.workgroup_id().x
+    while w < tiles_x * tiles_y:
+        # Tile w: the groups in turn, in a group the tiles column by column.
+        first = (w // tiles_group) * group
+        height = min(tiles_y - first, group)
+        tile_y = first + (w % tiles_group) % height
+        tile_x = (w % tiles_group) // height
+        x = tile_x * u32(TILE) + run * u32(4)  # a's first column of the run
+        for j in tx.static_range(TILE * TILE // (4 * THREADS)):
+            y = tile_y * u32(TILE) + line + u32(j * (4 * THREADS // TILE))  # a's row
+            if VEC_IN:
+                if y < rows and x < cols:
+                    stage[j] = a[y * cols4 + x // u32(4)]
+            else:
+                for k in tx.static_range(4):
+                    if y < rows and x + u32(k) < cols:
+                        stage[j][k] = a[y * cols + x + u32(k)]
+        for j in tx.static_range(TILE * TILE // (4 * THREADS)):
+            r = line + u32(j * (4 * THREADS // TILE))
+            if SWIZZLE:
+                runs[r * u32(TILE // 4) + (run ^ ((r // u32(4)) % u32(8)))] = stage[j]
+            else:
+                for k in tx.static_range(4):
+                    tile[r * u32(TILE + 1) + run * u32(4) + u32(k)] = stage[j][k]
+        tx.workgroup_barrier()
+        ox = tile_y * u32(TILE) + run * u32(4)  # out's first column of the run (a's row)
+        for j in tx.static_range(TILE * TILE // (4 * THREADS)):
+            r = line + u32(j * (4 * THREADS // TILE))  # a's column in the tile
+            oy = tile_x * u32(TILE) + r  # out's row
+            v = vec4u(0)
+            for k in tx.static_range(4):
+                if SWIZZLE:  # row 4 run + k of the tile, the run holding column r
+                    q = (r // u32(4)) ^ (run % u32(8))
+                    v[k] = runs[(run * u32(4) + u32(k)) * u32(TILE // 4) + q][r % u32(4)]
+                else:
+                    v[k] = tile[(run * u32(4) + u32(k)) * u32(TILE + 1) + r]
+            if VEC_OUT:
+                if oy < cols and ox < rows:
+                    out[oy * rows4 + ox // u32(4)] = v
+            else:
+                for k in tx.static_range(4):
+                    if oy < cols and ox + u32(k) < rows:
+                        out[oy * rows + ox + u32(k)] = v[k]
+        tx.workgroup_barrier()  # the tile is read before the next one overwrites it
+        w += tx.num_workgroups().x * tx.num_workgroups().y
 
 
 def matmul_tiles(
@@ -279,12 +378,11 @@ def _workgroups(count: int, name: str) -> int:
 
 def transpose(a, *, tiles=None) -> DeviceArray:
     """a.T of a 2-D u32, i32 or f32 array (numpy or DeviceArray) as a new DeviceArray of
-    shape (cols, rows). `tiles`: {"TILE": 32, "ROWS": 8} (`TRANSPOSE_TILES`) by default."""
-    a, ty = _matrix(a, "transpose: a", DTYPES)
+    shape (cols, rows). `tiles`: a dict of the Consts of `transpose_vec4` (TILE, THREADS,
+    SWIZZLE, GROUP) or of `transpose_tiles` (TILE, ROWS); see `transpose_config`."""
+    a, _ = _matrix(a, "transpose: a", DTYPES)
     rows, cols = a.shape
-    config = _config(tiles, TRANSPOSE_TILES, "transpose")
-    tile, rows_per = config["TILE"], config["ROWS"]
-    _check_transpose_config(config)
+    config = transpose_config(rows, cols, tiles)
     if rows <= 1 or cols <= 1:  # the same layout: a copy
         if isinstance(a, DeviceArray):
             out = pool.result((cols, rows), a.dtype)
@@ -293,28 +391,83 @@ def transpose(a, *, tiles=None) -> DeviceArray:
             return out
         return pool.buffer_pool().keep(pool.upload(np.ascontiguousarray(a).reshape(cols, rows)))
     out = pool.result((cols, rows), a.dtype)
-    limit = device_limit("max-compute-workgroups-per-dimension")
-    groups = (min(-(-cols // tile), limit), min(-(-rows // tile), limit))
-    kernel = _kernel(transpose_tiles, (tile, rows_per))
-    with pool.device_input(_upload(a)) as da:
-        kernel(_view(da, ty), _view(out, ty), rows, cols, T=ty, workgroups=groups, **config)
+    with pool.device_input(_upload(a)) as da:  # the elements move as bits (u32)
+        (_transpose_vec4 if "THREADS" in config else _transpose_scalar)(da, out, config)
     return out
 
 
-def _check_transpose_config(config: dict) -> None:
-    tile, rows = config["TILE"], config["ROWS"]
-    problems = []
-    if tile % rows:
-        problems.append("ROWS must divide TILE")
-    if tile * rows > device_limit("max-compute-invocations-per-workgroup") or max(tile, rows) > min(
-        device_limit("max-compute-workgroup-size-x"), device_limit("max-compute-workgroup-size-y")
-    ):
-        problems.append(f"a workgroup of ({tile}, {rows}) invocations exceeds the device's limits")
-    shared = 4 * tile * (tile + 1)
-    if shared > device_limit("max-compute-workgroup-storage-size"):
-        problems.append(f"the padded tile takes {shared} bytes of workgroup memory")
+def _transpose_vec4(a: DeviceArray, out: DeviceArray, config: dict) -> None:
+    """Launch `transpose_vec4`, a's data into out (cols x rows): a workgroup per tile
+    (tiles numbered row-major over the grid), vec4 loads where a's rows allow, vec4 stores
+    where out's do."""
+    cols, rows = out.shape
+    limit = device_limit("max-compute-workgroups-per-dimension")
+    tiles = -(-cols // config["TILE"]) * -(-rows // config["TILE"])
+    height = min(-(-tiles // limit), limit)  # rows of workgroups: fewer than one spare row
+    groups = (min(-(-tiles // height), limit), height)
+    load, store = (vec4u if cols % 4 == 0 else u32), (vec4u if rows % 4 == 0 else u32)
+    vectors = {"IN": load, "OUT": store, "VEC_IN": load is vec4u, "VEC_OUT": store is vec4u}
+    kernel = _kernel(transpose_vec4, (config["THREADS"],))
+    kernel(_view(a, load), _view(out, store), rows, cols, workgroups=groups, **vectors, **config)
+
+
+def _transpose_scalar(a: DeviceArray, out: DeviceArray, config: dict) -> None:
+    """Launch `transpose_tiles`, a's data into out (cols x rows): a grid of workgroups
+    over the grid of tiles."""
+    cols, rows = out.shape
+    limit = device_limit("max-compute-workgroups-per-dimension")
+    groups = (min(-(-cols // config["TILE"]), limit), min(-(-rows // config["TILE"]), limit))
+    kernel = _kernel(transpose_tiles, (config["TILE"], config["ROWS"]))
+    kernel(_view(a, u32), _view(out, u32), rows, cols, T=u32, workgroups=groups, **config)
+
+
+def transpose_config(rows: int, cols: int, tiles=None) -> dict:
+    """The Consts `transpose` uses for a rows x cols array, checked against the kernel's
+    rules and the device: those of `transpose_vec4` (a dict with THREADS) where cols or rows
+    is a multiple of 4 (the runs of 4 elements it reads, resp. writes, are vec4s), else of
+    `transpose_tiles` (a dict with ROWS). `tiles` with THREADS, SWIZZLE or GROUP is merged
+    over TRANSPOSE_VEC4_TILES (the scalar default where neither is a multiple of 4), else
+    over TRANSPOSE_TILES; by default the first of TRANSPOSE_VEC4_DEFAULTS the device takes."""
+    vec4 = cols % 4 == 0 or rows % 4 == 0
+    if tiles is None:
+        if not vec4:
+            return dict(TRANSPOSE_TILES)
+        for config in TRANSPOSE_VEC4_DEFAULTS:
+            if not _transpose_problems(config):
+                return dict(config)
+    if isinstance(tiles, dict) and set(tiles) & VEC4_ONLY:
+        config = _config(tiles, TRANSPOSE_VEC4_TILES, "transpose")
+        config = config if vec4 else dict(TRANSPOSE_TILES)
+    else:
+        config = _config(tiles, TRANSPOSE_TILES, "transpose")
+    problems = _transpose_problems(config)
     if problems:
         raise ValueError(f"transpose: tiles {config}: " + "; ".join(problems))
+    return config
+
+
+def _transpose_problems(config: dict) -> list:
+    """What keeps the device or the kernel from taking `config` (none: an empty list)."""
+    tile = config["TILE"]
+    if "THREADS" in config:
+        size, threads = (config["THREADS"], 1), config["THREADS"]
+        problems = [] if tile % 32 == 0 else ["TILE must be a multiple of 32"]
+        if threads % tile or (tile * tile // 4) % threads:
+            problems.append("THREADS must be a multiple of TILE and divide TILE * TILE / 4")
+        what = "swizzled tile" if config["SWIZZLE"] else "padded tile"
+    else:
+        size, threads = (tile, config["ROWS"]), tile * config["ROWS"]
+        problems = [] if tile % config["ROWS"] == 0 else ["ROWS must divide TILE"]
+        what = "padded tile"
+    limits = [device_limit(f"max-compute-workgroup-size-{axis}") for axis in "xy"]
+    if threads > device_limit("max-compute-invocations-per-workgroup") or any(
+        extent > limit for extent, limit in zip(size, limits)
+    ):
+        problems.append(f"a workgroup of {size} invocations exceeds the device's limits")
+    shared = 4 * tile * (tile if config.get("SWIZZLE") else tile + 1)
+    if shared > device_limit("max-compute-workgroup-storage-size"):
+        problems.append(f"the {what} takes {shared} bytes of workgroup memory")
+    return problems
 
 
 def _config(tiles, default: dict, name: str) -> dict:
@@ -325,7 +478,10 @@ def _config(tiles, default: dict, name: str) -> dict:
         raise ValueError(f"{name}: tiles must be a dict with keys from {sorted(default)}")
     config = {**default, **tiles}
     for key, value in config.items():
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        if isinstance(default[key], bool):
+            if not isinstance(value, bool):
+                raise ValueError(f"{name}: tiles[{key!r}] must be True or False, not {value!r}")
+        elif isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"{name}: tiles[{key!r}] must be a positive int, not {value!r}")
     return config
 

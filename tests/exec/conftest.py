@@ -10,8 +10,8 @@ the compare-exchange kernels wgpu-native 29 refuses). In the native run a launch
 itself, marked `@pytest.mark.wgpu_only(reason)`. "sim" runs the test inside
 `tx.simulator()` (DeviceArrays included); `@pytest.mark.sim_skip(reason)` skips a test of
 what the simulator does not have (wgpu's own machinery) or cannot run yet (the reason
-says which); the simulator checks for data races, and `@pytest.mark.sim_races(reason)`
-runs a test whose kernel really races with the checks off; with PYSHADER_TX_DEVICE=sim only the "sim" run takes place. In both SPIR-V
+says which), with its checks on (a kernel that races fails there); with
+PYSHADER_TX_DEVICE=sim only the "sim" run takes place. In both SPIR-V
 runs every binary a kernel produces is checked on the way: `spirv-val --target-env
 vulkan1.1` must accept it, and `spirv-as` of its assembly text (`spirv_asm`, printed by
 our own disassembler) must give back the same words.
@@ -64,11 +64,6 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "sim_skip(reason): a test the CPU simulator cannot run yet (skipped there)"
     )
-    config.addinivalue_line(
-        "markers",
-        "sim_races(reason): a test whose kernel really races (a data race the reason names);"
-        " the simulator runs it with its checks off",
-    )
 
 
 def native_launch(interface, get_code, args, threads=None, workgroups=None) -> None:
@@ -112,7 +107,7 @@ def shader_source(request, monkeypatch):
         if marker is not None:
             pytest.skip(f"not on the simulator: {marker.args[0]}")
         monkeypatch.setattr(runtime, "launch", simulator_launch(runtime.launch))
-        with tx.simulator(checks=request.node.get_closest_marker("sim_races") is None):
+        with tx.simulator():
             yield request.param
         return
     unvalidated = not spirv_val_available() and os.environ.get(NO_SPIRV_VAL)

@@ -1,7 +1,8 @@
 """tx.stdlib's transpose and matmul on the adapter, against numpy: shapes around every tile
 edge (small tiles passed as Consts, so lavapipe stays fast), 0-sized and 1 x N arrays,
-every element type, vec4 and scalar loads, the default tile configurations, f16 inputs,
-DeviceArray chaining without copies to the host, the errors, and Tint on the WGSL."""
+every element type, vec4 and scalar loads and stores (the transpose kernel chosen by
+shape), the default tile configurations, f16 inputs, DeviceArray chaining without copies
+to the host, the errors, and Tint on the WGSL."""
 
 import itertools
 
@@ -55,8 +56,76 @@ def test_transpose_small_tiles_and_device_arrays():
     np.testing.assert_array_equal(got.numpy(), a.T)
     back = stdlib.transpose(got)
     np.testing.assert_array_equal(back.numpy(), a)
+    wide = tx.to_device(np.arange(12 * 40, dtype=np.uint32).reshape(12, 40))
+    assert wide.dtype == np.uint32 and stdlib.transpose(wide).dtype == np.uint32
+    np.testing.assert_array_equal(stdlib.transpose(stdlib.transpose(wide)).numpy(), wide.numpy())
     column = tx.to_device(a[:, :1].copy())  # (19, 1): the layout of its transpose, a copy
     np.testing.assert_array_equal(stdlib.transpose(column).numpy(), a[:, :1].T)
+
+
+#: The smallest vec4 tiles: 32 x 32 moved by 64 invocations (4 runs of 4 each).
+VEC4_TILES = {"TILE": 32, "THREADS": 64, "SWIZZLE": False, "GROUP": 1}
+
+
+@pytest.mark.parametrize(
+    "shape, vec_in, vec_out",
+    [
+        ((4, 4), True, True),
+        ((36, 100), True, True),  # partial tiles in both dimensions
+        ((37, 100), True, False),  # a's rows are vec4s, out's are not
+        ((100, 37), False, True),
+        ((4, 37), False, True),
+        ((37, 4), True, False),
+    ],
+)
+@pytest.mark.parametrize("swizzle", [False, True])
+def test_transpose_vec4_matches_numpy(shape, vec_in, vec_out, swizzle):
+    """transpose_vec4 with vec4 loads and stores where rows, resp. cols, allow, else 4
+    scalars, through padded or swizzled tiles: every element type (moved as bits)."""
+    tiles = {**VEC4_TILES, "SWIZZLE": swizzle}
+    assert linalg.transpose_config(*shape, tiles) == tiles
+    assert (shape[1] % 4 == 0, shape[0] % 4 == 0) == (vec_in, vec_out)
+    rng = np.random.default_rng(sum(shape))
+    for dtype in DTYPES:
+        a = (rng.standard_normal(shape) * 1000).astype(dtype)
+        got = stdlib.transpose(a, tiles=tiles)
+        assert got.dtype == dtype and got.shape == shape[::-1]
+        np.testing.assert_array_equal(got.numpy(), a.T)
+
+
+def test_transpose_vec4_groups_of_tile_rows():
+    """Tiles numbered down groups of GROUP tile rows (the last group shorter, or the only
+    one taller than the array), one workgroup per tile."""
+    a = np.arange(200 * 100, dtype=np.float32).reshape(200, 100)  # 7 x 4 tiles
+    for group in (2, 3, 8):
+        got = stdlib.transpose(a, tiles={**VEC4_TILES, "GROUP": group})
+        np.testing.assert_array_equal(got.numpy(), a.T)
+
+
+def test_transpose_chooses_the_kernel_by_shape(monkeypatch):
+    """The vec4 kernel where rows or cols is a multiple of 4 (its default tiles, else the
+    smaller ones where the device's workgroup memory is short), else the scalar one; a vec4
+    configuration falls back to the scalar kernel where the shape cannot take it."""
+    assert linalg.transpose_config(8192, 8192) == linalg.TRANSPOSE_VEC4_TILES
+    assert linalg.transpose_config(6, 8) == linalg.TRANSPOSE_VEC4_TILES
+    assert linalg.transpose_config(5, 7) == linalg.TRANSPOSE_TILES
+    assert linalg.transpose_config(5, 7, VEC4_TILES) == linalg.TRANSPOSE_TILES
+    assert linalg.transpose_config(5, 7, {"ROWS": 4}) == {"TILE": 32, "ROWS": 4}
+    assert linalg.transpose_config(8, 8, {"GROUP": 4}) == {
+        **linalg.TRANSPOSE_VEC4_TILES,
+        "GROUP": 4,
+    }
+    limit = linalg.device_limit
+    monkeypatch.setattr(
+        linalg,
+        "device_limit",
+        lambda name: 16384 if name == "max-compute-workgroup-storage-size" else limit(name),
+    )
+    assert linalg.transpose_config(64, 64) == linalg.TRANSPOSE_VEC4_DEFAULTS[1]
+    with pytest.raises(ValueError, match="the padded tile takes 16640 bytes"):
+        linalg.transpose_config(64, 64, {"TILE": 64, "THREADS": 256})
+    swizzled = {"TILE": 64, "THREADS": 256, "SWIZZLE": True}  # 16384 bytes: no padding
+    assert linalg.transpose_config(64, 64, swizzled) == {**swizzled, "GROUP": 1}
 
 
 def test_transpose_loops_over_more_tiles_than_workgroups(monkeypatch):
@@ -70,6 +139,10 @@ def test_transpose_loops_over_more_tiles_than_workgroups(monkeypatch):
     a = np.arange(37 * 300, dtype=np.int32).reshape(37, 300)
     got = stdlib.transpose(a, tiles={"TILE": 8, "ROWS": 4})
     np.testing.assert_array_equal(got.numpy(), a.T)
+    b = np.arange(100 * 200, dtype=np.int32).reshape(200, 100)  # 7 x 4 tiles, 9 workgroups
+    for group in (1, 3):  # by rows; down groups of 3, 3 and 1 tile rows
+        got = stdlib.transpose(b, tiles={**VEC4_TILES, "GROUP": group})
+        np.testing.assert_array_equal(got.numpy(), b.T)
 
 
 @pytest.mark.parametrize("m, n", [(m, n) for m in EDGES for n in EDGES if m in (1, 17) or n == 35])
@@ -192,6 +265,12 @@ def test_bad_arguments_are_named():
         stdlib.transpose(x, tiles={"ROWS": 5})
     with pytest.raises(ValueError, match="transpose: tiles .* workgroup memory"):
         stdlib.transpose(x, tiles={"TILE": 1024, "ROWS": 1})
+    with pytest.raises(ValueError, match="THREADS must be a multiple of TILE and divide"):
+        stdlib.transpose(x, tiles={"TILE": 64, "THREADS": 32})
+    with pytest.raises(ValueError, match="transpose: tiles .*: TILE must be a multiple of 32"):
+        stdlib.transpose(x, tiles={"TILE": 16, "THREADS": 64})
+    with pytest.raises(ValueError, match=r"transpose: tiles\['SWIZZLE'\] must be True or False"):
+        stdlib.transpose(x, tiles={"THREADS": 64, "SWIZZLE": 1})
     with pytest.raises(ValueError, match=r"transpose: a must be a 2-D array, not shape \(3,\)"):
         stdlib.transpose(np.ones(3, np.float32))
     with pytest.raises(TypeError, match="transpose: a must hold .* not float64"):
@@ -203,6 +282,13 @@ def test_bad_arguments_are_named():
 def test_wgsl_passes_tint(tint):
     kernels = [
         linalg._kernel(linalg.transpose_tiles, (32, 8)).specialize(T=tx.i32, TILE=32, ROWS=8),
+        linalg._kernel(linalg.transpose_vec4, (256,)).specialize(IN=tx.vec4u, OUT=tx.vec4u),
+        linalg._kernel(linalg.transpose_vec4, (64,)).specialize(
+            IN=tx.u32, OUT=tx.vec4u, VEC_IN=False, **VEC4_TILES
+        ),
+        linalg._kernel(linalg.transpose_vec4, (64,)).specialize(
+            IN=tx.vec4u, OUT=tx.u32, VEC_OUT=False, **{**VEC4_TILES, "SWIZZLE": True}
+        ),
         linalg._kernel(linalg.matmul_tiles, (4, 4)).specialize(A=f32, B=f32, O=f32, **TILES),
         linalg._kernel(linalg.matmul_tiles, (16, 16)).specialize(
             A=vec4f, B=vec4f, O=f32, VEC_A=True, VEC_B=True
