@@ -289,11 +289,13 @@ def _first_difference(reference, other, rtol, atol) -> PortabilityError | None:
         b = got.get(name)
         if b is None or a.shape != b.shape or a.dtype != b.dtype:
             what = "missing" if b is None else f"{b.dtype} of shape {b.shape}"
-            return PortabilityError(
+            error = PortabilityError(
                 f"not portable: {name} is {a.dtype} of shape {a.shape} under {first} but "
                 f"{what} under {second}",
                 (first, second),
             )
+            error.name, error.arrays = name, (a, b)
+            return error
         mask = _differs(a, b, rtol, atol)
         if not mask.any():
             continue
@@ -316,7 +318,7 @@ def _failed(setting: Setting, error: SimulationError, other: Setting | None):
     """The PortabilityError for a SimulationError under `setting`."""
     kind = type(error).__name__
     if other is None:
-        headline = f"not portable: {kind} under {setting} (and under every other setting tried)"
+        headline = f"{kind} under {setting} and under every other setting tried"
     else:
         headline = f"not portable: {kind} under {setting}, but it ran under {other}"
     return PortabilityError(headline + ":", (setting, other), error)

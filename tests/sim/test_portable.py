@@ -111,6 +111,28 @@ def test_a_result_that_depends_on_the_subgroup_size():
     )
 
 
+@tx.kernel(workgroup_size=1)
+def subgroup_size_of(out: Array[u32]):
+    out[0] = tx.subgroup_size()
+
+
+def test_results_of_different_shapes():
+    def as_many_as_lanes():
+        lanes = np.zeros(1, np.uint32)
+        subgroup_size_of(lanes, workgroups=1)
+        return np.arange(int(lanes[0]))  # like a select whose count differs
+
+    with pytest.raises(tx.PortabilityError) as caught:
+        tx.simulator.check_portable(as_many_as_lanes, subgroup_sizes=(32, 8))
+    error = caught.value
+    assert error.settings == (Setting(32, "in-order"), Setting(8, "in-order"))
+    assert error.name == "result" and [a.shape for a in error.arrays] == [(32,), (8,)]
+    assert str(error) == (
+        "not portable: result is int64 of shape (32,) under subgroup size 32, schedule "
+        "'in-order' but int64 of shape (8,) under subgroup size 8, schedule 'in-order'"
+    )
+
+
 @tx.kernel(workgroup_size=4)
 def arrival_order(counter: Array[Atomic[u32]], order: Array[u32]):
     """An atomic counter used as an order: the workgroups in the order they ran."""
@@ -213,7 +235,10 @@ def test_an_error_under_every_setting():
     with pytest.raises(tx.PortabilityError) as caught:
         tx.simulator.check_portable(always_out_of_bounds, np.zeros(2, np.uint32), threads=2)
     assert caught.value.settings == (Setting(4, "in-order"), None)  # 1 and 4 (no 2) for 2
-    assert "(and under every other setting tried)" in str(caught.value).splitlines()[0]
+    assert str(caught.value).splitlines()[0] == (
+        "OutOfBoundsError under subgroup size 4, schedule 'in-order' and under every other "
+        "setting tried:"
+    )
 
 
 @tx.kernel(workgroup_size=64)
