@@ -38,6 +38,7 @@ from .options import options
 from .runtime import DeviceArray, adapter_summary, empty, synchronize, to_device, zeros
 from .runtime import get_device as device
 from .sim import activate_from_environment as _activate_simulator, simulator
+from .sim import PortabilityError
 
 f32 = _types.f32
 f16 = _types.f16
@@ -70,6 +71,7 @@ __all__ = [
     "OutOfBoundsError",
     "DataRaceError",
     "DeadlockError",
+    "PortabilityError",
     "simulator",
     "DeviceArray",
     "to_device",

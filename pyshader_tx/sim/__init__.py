@@ -12,6 +12,7 @@
 * `schedule.py`: which workgroups run together and in which order (the batching rule);
 * `executor.py`: the vectorised IR executor (masks, loops, calls, suspension, spins);
 * `memory.py`: every memory access (locations, loads, stores, atomics in invocation order);
+* `portable.py`: the portability check (`tx.simulator.check_portable`);
 * `races.py`: the data-race check, an observer of memory (`tx.simulator(checks=False)`
   turns it off);
 * `values.py`: how values of each type are held in numpy arrays;
@@ -26,8 +27,16 @@ import os
 from ..runtime import device as _runtime_device
 from ..runtime import recording as _recording
 from .device import SCHEDULES, SimDevice
+from .portable import PortabilityError, PortabilityReport, check_portable
 
-__all__ = ["simulator", "SCHEDULES", "ENVIRONMENT_VARIABLE"]
+__all__ = [
+    "simulator",
+    "SCHEDULES",
+    "ENVIRONMENT_VARIABLE",
+    "check_portable",
+    "PortabilityError",
+    "PortabilityReport",
+]
 
 ENVIRONMENT_VARIABLE = "PYSHADER_TX_DEVICE"
 DEVICES = ("gpu", "sim")
@@ -67,7 +76,11 @@ class simulator:  # noqa: N801 - used like a function: `with tx.simulator(...):`
     """`with tx.simulator(subgroup_size=32, schedule="in-order", seed=0):` runs every
     launch inside the block on the CPU simulator (see the module doc). `checks=False`
     turns the data-race check off (to measure its cost; bounds are always checked).
-    Blocks nest; on leaving, the device and settings in use before come back."""
+    Blocks nest; on leaving, the device and settings in use before come back.
+    `tx.simulator.check_portable(k, *args, threads=...)`: the portability check
+    (`portable.py`)."""
+
+    check_portable = staticmethod(check_portable)
 
     def __init__(
         self,
