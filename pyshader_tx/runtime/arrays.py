@@ -29,7 +29,7 @@ import numpy as np
 import wgpu
 
 from .. import types as t
-from .device import device_limit, get_device
+from .device import device_limit, get_device, queue_of
 from .recording import flush, pending_prints, recording
 
 __all__ = [
@@ -245,7 +245,7 @@ class DeviceArray:
         if self.size == 0:
             return np.zeros(self.shape, self.dtype)
         flush()
-        data = get_device().queue.read_buffer(buffer, 0, self._binding[1])
+        data = queue_of(buffer).read_buffer(buffer, 0, self._binding[1])
         if pending_prints:  # the GPU is done with them too: show their lines
             from .prints import show_pending  # prints.py imports this module
 

@@ -34,6 +34,7 @@ __all__ = [
     "check_naga_support",
     "simulated_device",
     "set_simulated_device",
+    "queue_of",
 ]
 
 # Optional features requested whenever the adapter has them (kernels declare what they use).
@@ -131,6 +132,17 @@ def adapter_summary() -> str:
     name = info.get("device") or info.get("description") or info.get("vendor") or "unknown"
     backend = info.get("backend_type") or "unknown backend"
     return f"{name} via {backend}"
+
+
+def queue_of(buffer):
+    """The queue of the device `buffer` was made on (a DeviceArray read inside or outside
+    `with tx.simulator()` reads from where it lives): the GPU's for a wgpu buffer, else the
+    simulator's (whose reads need no device)."""
+    if isinstance(buffer, wgpu.GPUBuffer):
+        return _device.queue  # made on it, so it exists
+    from ..sim.device import SimQueue  # the simulator imports this module
+
+    return SimQueue()
 
 
 def simulated_device():

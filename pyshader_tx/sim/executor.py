@@ -32,9 +32,12 @@ the dispatch writes its lines in invocation order when it ends (`schedule.py`).
 
 Spin loops. Every `SPIN_CHECK` iterations a loop compares its frame's local state and
 the count of shared-memory writes with those of the iteration before: unchanged, the
-loop cannot end unless another workgroup writes memory. Under the sequential schedules
-nothing else runs, so that is a `DeadlockError` at the loop's line; under "concurrent" the
-loop tells the scheduler, which raises when every running workgroup spins.
+loop cannot end unless another workgroup writes memory. A loop that counts its waits
+changes its locals every time, so a loop is also taken to spin once it has read memory
+atomically for `QUIET_SPIN` iterations in a row while no shared memory changed. Under the
+sequential schedules nothing else runs, so either is a `DeadlockError` at the loop's line;
+under "concurrent" the loop tells the scheduler, which raises when every running
+workgroup spins.
 """
 
 from __future__ import annotations
@@ -58,6 +61,9 @@ __all__ = ["Executor", "Invocations", "SPIN_CHECK", "Spinning"]
 
 #: Iterations of one loop between two checks for a spin that cannot end.
 SPIN_CHECK = 256
+#: Iterations in a row that read memory atomically while no shared memory changes, after
+#: which a loop is taken to spin (however its locals change: a counter of its waits).
+QUIET_SPIN = 1 << 16
 #: Literal values (one array per literal and invocation count) kept per module.
 LITERALS_KEPT = 4096
 
@@ -371,8 +377,11 @@ class Executor:
         live = lanes
         iteration = 0
         watch = None
+        memory = self.memory
+        quiet = 0  # iterations in a row with atomic reads and no shared-memory change
         try:
             while live.size:
+                before = (memory.writes, memory.atomic_loads)
                 if stmt.condition is not None:
                     condition = yield from self.eval_gen(stmt.condition, live)
                     if not condition.all():
@@ -389,6 +398,11 @@ class Executor:
                 iteration += 1
                 if self.concurrent:
                     yield None
+                waited = memory.writes == before[0] and memory.atomic_loads != before[1]
+                quiet = quiet + 1 if waited else 0
+                if quiet >= QUIET_SPIN:
+                    quiet = 0
+                    yield from self.spinning(stmt, live)
                 if iteration % SPIN_CHECK == 0:
                     watch = self._spin_state(live)
                 elif watch is not None:

@@ -100,6 +100,7 @@ class Memory:
 
     def __init__(self):
         self.writes = 0
+        self.atomic_loads = 0  # for the spin check: a loop that only waits reads atomically
         self.observers = []
         self.invocations = None  # the batch executing now (its Invocations), for observers
 
@@ -141,6 +142,7 @@ class Memory:
         if self.observers:
             self._observe("atomic", loc)
         if name == "atomic_load":
+            self.atomic_loads += 1
             return np.array(loc.view[loc.index])
         self.writes += 1
         keys = _element_keys(loc, count)

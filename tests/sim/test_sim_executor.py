@@ -11,6 +11,7 @@ import pyshader_tx as tx
 from pyshader_tx import Array, Array2D, Atomic, f32, i32, u32
 from pyshader_tx.runtime import device as runtime_device
 from pyshader_tx.sim import activate_from_environment
+from pyshader_tx.sim import executor
 from pyshader_tx.sim.device import SimDevice
 
 SUBGROUP_SIZES = (1, 2, 4, 8, 16, 32, 64, 128)
@@ -88,6 +89,33 @@ def test_a_spin_nobody_ends_deadlocks_under_the_concurrent_schedule():
         wait_for_nobody(np.zeros(1, np.uint32), workgroups=3)
     assert caught.value.lineno == line_of(wait_for_nobody, "while")
     assert sorted(caught.value.invocations) == [(i, 0, 0) for i in range(6)]
+
+
+@tx.kernel(workgroup_size=1)
+def wait_and_count(flags: Array[Atomic[u32]], tries: Array[u32]):
+    g = tx.workgroup_id().x
+    waited = u32(0)
+    if g + u32(1) < tx.num_workgroups().x:
+        while tx.atomic_load(flags[g + u32(1)]) == u32(0):  # its locals change every time
+            waited += u32(1)
+    tries[g] = waited
+    tx.atomic_store(flags[g], u32(1))
+
+
+def test_a_spin_that_counts_its_waits_deadlocks_too(monkeypatch):
+    """The loop's counter changes every iteration, so its state never repeats: it spins
+    once it has read atomically QUIET_SPIN times in a row while no memory changed."""
+    monkeypatch.setattr(executor, "QUIET_SPIN", 100)
+    flags, tries = np.zeros(3, np.uint32), np.zeros(3, np.uint32)
+    with tx.simulator(schedule="in-order"), pytest.raises(tx.DeadlockError) as caught:
+        wait_and_count(flags, tries, workgroups=3)
+    assert caught.value.lineno == line_of(wait_and_count, "while tx.atomic_load")
+    assert caught.value.invocations == [(0, 0, 0)]
+    for schedule in ("reverse", "concurrent"):
+        flags, tries = np.zeros(3, np.uint32), np.zeros(3, np.uint32)
+        with tx.simulator(schedule=schedule):
+            wait_and_count(flags, tries, workgroups=3)
+        assert flags.tolist() == [1, 1, 1]
 
 
 # ---------------------------------------------------------------------------------------
@@ -236,6 +264,10 @@ def test_device_arrays_chain_on_the_simulator():
         scale(on_gpu, 1.0, b, threads=10)
     with pytest.raises(ValueError, match="lives on the CPU simulator .* not on the GPU"):
         scale(on_gpu, 1.0, b, threads=10)  # `b` was made on the simulator
+    # Reading works wherever the array lives, inside the simulator's block or not.
+    np.testing.assert_array_equal(b.numpy(), x * 3)
+    with tx.simulator():
+        np.testing.assert_array_equal(on_gpu.numpy(), x)
 
 
 def test_settings_are_checked():
