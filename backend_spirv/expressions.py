@@ -60,7 +60,7 @@ BINARY_OPCODES = {
     ("shr", "sint"): "OpShiftRightArithmetic",
     ("shr", "uint"): "OpShiftRightLogical",
     ("eq", "float"): "OpFOrdEqual",
-    ("ne", "float"): "OpFUnordNotEqual",  # NaN != x is true
+    ("ne", "float"): "OpFUnordNotEqual",  # (written as !(a == b): legalize.float_not_equal)
     ("lt", "float"): "OpFOrdLessThan",
     ("le", "float"): "OpFOrdLessThanEqual",
     ("gt", "float"): "OpFOrdGreaterThan",
@@ -92,6 +92,7 @@ LEGALIZED_OPERATORS = {
     ("pow", "sint"): legalize.integer_pow,
     ("pow", "uint"): legalize.integer_pow,
     ("pow", "float"): legalize.float_pow,
+    ("ne", "float"): legalize.float_not_equal,
     ("shl", "sint"): legalize.shift,
     ("shl", "uint"): legalize.shift,
     ("shr", "sint"): legalize.shift,

@@ -189,6 +189,13 @@ def _integer_pow_body(h, ty, base: Id, exponent: Id) -> None:
     h.terminate("OpReturnValue", value)
 
 
+def float_not_equal(w, op, ty, a, b, result_ty, right_expr) -> Id:
+    """`a != b` on floats as `!(a == b)` (true where either is NaN). `OpFUnordNotEqual`
+    says the same, but naga (wgpu runs our SPIR-V through it) reads it as its own `!=` and
+    writes an ordered one, which is false for NaN."""
+    return w.op("OpLogicalNot", result_ty, w.op("OpFOrdEqual", result_ty, a, b))
+
+
 def shift(w, op, ty, a, b, result_ty, right_expr) -> Id:
     """`a << b`, `a >> b` (arithmetic for signed `a`) on the low bits of `b`."""
     kind = t.scalar_of(ty).kind
@@ -218,5 +225,8 @@ def bool_to_number(w, source, value, target) -> Id:
 
 
 def number_to_bool(w, source, value, target) -> Id:
-    opcode = "OpFUnordNotEqual" if t.scalar_of(source).kind == "float" else "OpINotEqual"
-    return w.op(opcode, target, value, w.constant(source, 0))
+    """`value != 0` (a float NaN is true: `float_not_equal`)."""
+    zero = w.constant(source, 0)
+    if t.scalar_of(source).kind == "float":
+        return float_not_equal(w, "ne", source, value, zero, target, None)
+    return w.op("OpINotEqual", target, value, zero)

@@ -272,6 +272,10 @@ class ExpressionWriter:
         left, right = self._operands((expr.left, expr.right))
         if expr.op in ("shl", "shr"):
             right = self.shift_amount(expr.left.ty, expr.right, right)
+        if expr.op == "ne" and t.scalar_of(expr.left.ty).kind == "float":
+            # `!(a == b)`: true where either is NaN, as Python's `!=`; naga writes WGSL's
+            # float `!=` as an ordered comparison, false for NaN.
+            return self._prefix("!", self._infix("==", left, right))
         return self._infix(spelling, left, right)
 
     def shift_amount(self, value_type, amount: Expr, text: Text | None = None) -> Text:

@@ -1211,3 +1211,40 @@ def test_bit_intrinsics():
         for v in s.tolist()
     ]
     np.testing.assert_array_equal(out_s, np.array(expect_s, np.int32))
+
+
+@tx.kernel(workgroup_size=8)
+def nan_comparisons(x: Array[f32], y: Array[f32], out: Array[u32]):
+    i = tx.global_invocation_id().x
+    if i < len(x):
+        a, b = x[i], y[i]
+        v = vec2f(a, b)
+        flags = u32(0)
+        flags |= tx.select(u32(0), u32(1), a != b)
+        flags |= tx.select(u32(0), u32(2), a == b)
+        flags |= tx.select(u32(0), u32(4), a != a)  # the NaN test
+        flags |= tx.select(u32(0), u32(8), bool(a))
+        differ = v != vec2f(b, a)  # component-wise
+        flags |= tx.select(u32(0), u32(16), differ.x)
+        flags |= tx.select(u32(0), u32(32), differ.y)
+        out[i] = flags
+
+
+def test_float_not_equal_is_true_for_nan_on_every_path():
+    """Python's `!=` (IEEE's unordered not-equal): true where either side is NaN, `==`
+    false; `bool(x)` is `x != 0`. (naga writes WGSL's float `!=` and SPIR-V's
+    OpFUnordNotEqual as an ordered comparison; both backends write `!(a == b)`.)"""
+    x = np.array([1.0, np.nan, 1.0, np.nan, 0.0, -0.0, np.inf], np.float32)
+    y = np.array([1.0, 1.0, np.nan, np.nan, -0.0, 2.0, np.inf], np.float32)
+    out = np.zeros(len(x), np.uint32)
+    nan_comparisons(x, y, out, threads=len(x))
+    with np.errstate(invalid="ignore"):
+        want = (
+            (x != y) * 1
+            + (x == y) * 2
+            + (x != x) * 4
+            + (x != 0) * 8
+            + (x != y) * 16
+            + (y != x) * 32
+        )
+    np.testing.assert_array_equal(out, want.astype(np.uint32))
