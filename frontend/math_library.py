@@ -251,7 +251,10 @@ def py_floor_div(a: f32, b: f32) -> f32:
     quotient = u32(0)  # the bits of |a - mod| / |b|
     if ay < INFINITY:
         remainder = py_divide_magnitudes(ax, ay).remainder
-        whole_bits = tx.bitcast(u32, py_add(tx.bitcast(f32, ax), tx.bitcast(f32, remainder | SIGN)))
+        # |a| - |mod| >= 0: its magnitude (a GPU need not keep the sign of a zero sum: lavapipe
+        # folds the constant 0.0 + -0.0 to -0.0, which read as a magnitude was 2**31)
+        whole = py_add(tx.bitcast(f32, ax), tx.bitcast(f32, remainder | SIGN))
+        whole_bits = tx.bitcast(u32, whole) & MAGNITUDE
         if whole_bits != 0:
             quotient = py_quotient(whole_bits, ay)
     div = tx.bitcast(f32, sign | quotient)

@@ -1248,3 +1248,26 @@ def test_float_not_equal_is_true_for_nan_on_every_path():
             + (y != x) * 32
         )
     np.testing.assert_array_equal(out, want.astype(np.uint32))
+
+
+@tx.kernel(workgroup_size=1)
+def constant_floor_divisions(out: Array[f32]):
+    out[0] = f32(0.0) // f32(-7.25)
+    out[1] = f32(0.0) // f32(7.25)
+    out[2] = f32(-0.0) // f32(7.25)
+    out[3] = f32(0.0) // f32(-1.0)
+    out[4] = f32(1.0) // f32(-7.25)
+    out[5] = f32(3.0) // f32(-1.0)
+
+
+def test_float_floor_division_of_a_constant_zero():
+    """The math library's `//` reads |a| - |a % b| as a magnitude; lavapipe folds the
+    constant sum 0.0 + -0.0 to -0.0, whose bits as a magnitude gave 0 // -7.25 as -9.4e37
+    and 0 // -1 as -inf (the fuzzer's seed 777000181). Zeros keep numpy's signs."""
+    out = np.full(6, np.nan, np.float32)
+    constant_floor_divisions(out, threads=1)
+    a = np.array([0.0, 0.0, -0.0, 0.0, 1.0, 3.0], np.float32)
+    b = np.array([-7.25, 7.25, 7.25, -1.0, -7.25, -1.0], np.float32)
+    want = a // b
+    np.testing.assert_array_equal(out, want)
+    np.testing.assert_array_equal(np.signbit(out), np.signbit(want))
