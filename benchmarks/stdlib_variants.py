@@ -136,15 +136,15 @@ def first_passes(xf, n: int) -> None:
         groups = -(-n // per)
         last = -(-groups // W) * W
 
-        def whole(groups=groups, per=per, last=last):
-            device_kernels.reduce_tiles(xf, partial, n, per, op="add", ITEMS=8, workgroups=groups)
-            device_kernels.reduce_tiles(partial, result, groups, last, op="add", workgroups=1)
-
         def first(groups=groups, per=per):
             device_kernels.reduce_tiles(xf, partial, n, per, op="add", ITEMS=8, workgroups=groups)
 
         def second(groups=groups, last=last):
             device_kernels.reduce_tiles(partial, result, groups, last, op="add", workgroups=1)
+
+        def whole(first=first, second=second):
+            first()
+            second()
 
         for name, call in (
             ("reduce_tiles (first launch)", first),
@@ -175,29 +175,12 @@ ITEMS = device_kernels.SCAN_ITEMS
 
 
 @tx.func
-def look_back_waiting(state: Array[tx.Atomic[u32]], tile: u32) -> u32:
-    """The look-back without its fallback (waits for every predecessor: fine in order)."""
-    j = tile - u32(1)
-    found = u32(0)
-    while True:
-        low = tx.atomic_load(state[2 * j])
-        high = tx.atomic_load(state[2 * j + 1])
-        flag = low >> u32(30)
-        if flag == u32(0) or flag != high >> u32(30):
-            continue
-        found += ((high & u32(0xFFFF)) << u32(16)) | (low & u32(0xFFFF))
-        if flag == u32(2) or j == u32(0):
-            break
-        j -= u32(1)
-    return found
-
-
-@tx.func
-def look_back_counted(
+def look_back_waiting(
     state: Array[tx.Atomic[u32]], tile: u32, counts: Array[tx.Atomic[u32]]
 ) -> u32:
-    """look_back_waiting, adding to counts[0] the reads that found no state yet (waits),
-    to counts[1] the predecessors combined, to counts[2] the look-backs that waited."""
+    """The look-back without its fallback (waits for every predecessor: fine in order),
+    adding to counts[0] the reads that found no state yet (waits), to counts[1] the
+    predecessors combined, to counts[2] the look-backs that waited."""
     j = tile - u32(1)
     found = u32(0)
     waits = u32(0)
@@ -221,63 +204,19 @@ def look_back_counted(
 
 
 @tx.kernel(workgroup_size=W)
-def scan_counted(
-    x: Array[u32],
-    out: Array[u32],
-    state: Array[tx.Atomic[u32]],
-    n: u32,
-    counts: Array[tx.Atomic[u32]],
-):
-    """scan_modes' MODE 1 (a look-back that only waits) counting its waits and steps."""
-    tile = tx.workgroup_id().x
-    t = tx.local_invocation_id().x
-    lanes = tx.subgroup_size()
-    lane = t % lanes
-    size = u32(W * ITEMS)
-    first = tile * size + (t - lane) * u32(ITEMS) + lane
-    items = tx.local_array(u32, ITEMS)
-    for j in tx.static_range(ITEMS):
-        k = first + u32(j) * lanes
-        if k < n:
-            items[j] = x[k]
-    carry = u32(0)
-    for j in tx.static_range(ITEMS):
-        scanned = tx.subgroup_inclusive_add(items[j]) + carry
-        items[j] = scanned
-        carry = tx.subgroup_shuffle(scanned, lanes - u32(1))
-    before = subgroup_prefix(carry, "add")
-    if t < lanes:
-        before = u32(0)
-    prefix = tx.workgroup_array(u32, 1)
-    last = t == u32(W - 1)
-    aggregate = before + carry
-    if last:
-        publish(state, tile, tx.select(u32(1), u32(2), tile == u32(0)), aggregate)
-        found = u32(0)
-        if tile > u32(0):
-            found = look_back_counted(state, tile, counts)
-            publish(state, tile, u32(2), found + aggregate)
-        prefix[0] = found
-    tx.workgroup_barrier()
-    running = prefix[0] + before
-    for j in tx.static_range(ITEMS):
-        k = first + u32(j) * lanes
-        if k < n:
-            out[k] = running + items[j]
-
-
-@tx.kernel(workgroup_size=W)
 def scan_modes(
     x: Array[u32],
     out: Array[u32],
     state: Array[tx.Atomic[u32]],
     n: u32,
+    counts: Array[tx.Atomic[u32]],
     MODE: tx.Const[int] = 2,
     DELAY: tx.Const[int] = 0,
     DYNAMIC: tx.Const[bool] = False,
 ):
     """scan_tiles (inclusive, add) by parts: its loads and stores alone (MODE -1), its
-    look-back none (0), one that only waits (1), the stdlib's, with the fallback (2), and
+    look-back none (0), one that only waits and counts its work into `counts` (1:
+    `look_back_waiting`), the stdlib's, with the fallback (2), and
     in place of a look-back DELAY dependent reads of the tile's own state, which wait for
     nothing but memory (3: the tile's sensitivity to latency; its sums are wrong).
     DYNAMIC: tiles numbered in the order workgroups start (an atomic counter after the
@@ -319,7 +258,7 @@ def scan_modes(
         publish(state, tile, tx.select(u32(1), u32(2), tile == u32(0)), aggregate)
     found = u32(0)
     if MODE == 1 and tile > u32(0) and last:
-        found = look_back_waiting(state, tile)
+        found = look_back_waiting(state, tile, counts)
     if MODE == 2 and tile > u32(0):
         found = look_back(x, state, tile, "add", u32(0), size, u32(64))
     if MODE == 3 and last:
@@ -427,10 +366,14 @@ def scan_persistent_sweep(xu, out, n: int) -> None:
 def scan_parts(xu, out, n: int) -> None:
     tiles = -(-n // (W * ITEMS))
     state = tx.empty(2 * tiles + 1, u32)  # + the counter of DYNAMIC
+    counts = tx.empty(3, u32)  # MODE 1's waits, steps and tiles that waited
 
     def modes(mode, delay=0, dynamic=False):
         pool.clear(state)
-        scan_modes(xu, out, state, n, MODE=mode, DELAY=delay, DYNAMIC=dynamic, threads=tiles * W)
+        pool.clear(counts)
+        scan_modes(
+            xu, out, state, n, counts, MODE=mode, DELAY=delay, DYNAMIC=dynamic, threads=tiles * W
+        )
 
     want = np.cumsum(xu.numpy(), dtype=np.uint32)
     calls = [(f"scan_mode_{mode}", lambda mode=mode: modes(mode)) for mode in (-1, 0, 1, 2)]
@@ -440,9 +383,7 @@ def scan_parts(xu, out, n: int) -> None:
         correct = np.array_equal(out.numpy(), want)
         print(json.dumps({"scan_part": f"dynamic_{mode}", "correct": correct}), flush=True)
         calls.append((f"scan_mode_{mode}_dynamic", lambda m=mode: modes(m, dynamic=True)))
-    counts = tx.to_device(np.zeros(3, np.uint32))
-    pool.clear(state)
-    scan_counted(xu, out, state, n, counts, threads=tiles * W)
+    modes(1)  # the counted look-back's work, once
     waits, steps, waited = (int(v) for v in counts.numpy())
     row = {"tiles": tiles, "waits_per_tile": waits / tiles, "steps_per_tile": steps / tiles}
     row["tiles_that_waited"] = waited / tiles
