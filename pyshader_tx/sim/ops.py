@@ -152,15 +152,6 @@ def float_pow(base, exponent, scalar) -> np.ndarray:
 # The tables
 # ---------------------------------------------------------------------------
 
-_COMPARISONS = {
-    "eq": np.equal,
-    "ne": np.not_equal,  # true for NaN, as OpFUnordNotEqual
-    "lt": np.less,
-    "le": np.less_equal,
-    "gt": np.greater,
-    "ge": np.greater_equal,
-}
-
 _INTEGER = {
     "add": lambda a, b, s: a + b,
     "sub": lambda a, b, s: a - b,
@@ -186,26 +177,15 @@ _FLOAT = {
     "pow": float_pow,
 }
 
-_BOOL = {
-    "and": lambda a, b, s: a & b,
-    "or": lambda a, b, s: a | b,
-    "bit_and": lambda a, b, s: a & b,
-    "bit_or": lambda a, b, s: a | b,
-    "bit_xor": lambda a, b, s: a ^ b,
-    "eq": lambda a, b, s: a == b,
-    "ne": lambda a, b, s: a != b,
-}
+COMPARED = ("eq", "ne", "lt", "le", "gt", "ge")
 
 #: (operator, scalar kind of the left operand) -> rule(a, b, scalar type) on components.
 BINARY = {
     **{(op, kind): rule for op, rule in _INTEGER.items() for kind in ("sint", "uint")},
     **{(op, "float"): rule for op, rule in _FLOAT.items()},
-    **{(op, "bool"): rule for op, rule in _BOOL.items()},
-    **{
-        (op, kind): (lambda f: lambda a, b, s: f(a, b))(f)
-        for op, f in _COMPARISONS.items()
-        for kind in ("sint", "uint", "float")
-    },
+    # Comparisons (`!=` true for NaN) and the bool operators: the folder's rules, which
+    # take numpy arrays as they take scalars.
+    **{key: rule for key, rule in BINARY_RULES.items() if key[0] in COMPARED or key[1] == "bool"},
 }
 
 #: (operator, scalar kind) -> rule(a) on components.
