@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import wgpu
 
-from .device import get_device
+from .device import get_device, simulated_device
 
 __all__ = [
     "Recording",
@@ -287,14 +287,16 @@ def recording() -> Recording:
     device = get_device()
     current = _recording
     if current is None or current.device is not device:
-        simulated = getattr(device, "settings", None) is not None
         if current is not None and current.pending:
             current.flush()  # the GPU's recorded work before the simulator's
-        if simulated:
-            from ..sim.device import SimRecording
+        made = _recordings.get(device)
+        if device is simulated_device():
+            if made is None:
+                from ..sim.device import SimRecording
 
-            return _recordings.setdefault(device, SimRecording(device))
-        current = _recording = _recordings.get(device) or Recording(device)
+                made = _recordings[device] = SimRecording(device)
+            return made
+        current = _recording = made or Recording(device)
         _recordings[device] = current
     return current
 
