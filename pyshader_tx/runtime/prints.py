@@ -25,7 +25,7 @@ import numpy as np
 from ..options import options
 from ..printing import dropped_message, read_records
 from . import pool
-from .device import device_limit, get_device
+from .device import device_limit, queue_of
 from .recording import flush, pending_prints
 
 __all__ = ["take_buffer", "show_pending", "MAX_PENDING_PRINTS"]
@@ -62,11 +62,10 @@ def show_pending() -> None:
     dispatches = list(pending_prints)
     pending_prints.clear()
     flush()
-    queue = get_device().queue
     for name, prints, array, capacity in dispatches:
         buffer, nbytes = array._binding
-        words = np.frombuffer(queue.read_buffer(buffer, 0, nbytes), np.uint32)
-        pool.give_back(array)
+        words = np.frombuffer(queue_of(buffer).read_buffer(buffer, 0, nbytes), np.uint32)
+        array._pool.give_back(array)  # the pool of its device (the simulator may be on now)
         text, dropped = read_records(words, prints.sites)
         if dropped:
             text += dropped_message(name, dropped, capacity)
