@@ -34,7 +34,7 @@ from pyshader_tx import Array, stdlib, vec4f
 from pyshader_tx.runtime import pool
 from pyshader_tx.stdlib import linalg
 
-from bench_stdlib import timed, torch_timed
+from bench_stdlib import read_cub, timed, torch_timed
 
 SGEMM_SWEEP = [
     {"BM": 128, "BN": 128, "BK": 8, "TM": 8, "TN": 8},
@@ -82,14 +82,9 @@ def copy_vec4(x: Array[vec4f], out: Array[vec4f]):
         out[i] = x[i]
 
 
-def read_cub(path) -> dict:
-    cub = {}
-    if path:
-        for line in open(path):
-            if line.startswith("{"):
-                row = json.loads(line)
-                cub[row["op"]] = row  # the last size given wins
-    return cub
+def cub_by_op(path) -> dict:
+    """{op: row} of cub_reference's rows (the last size given wins)."""
+    return {op: row for (op, _), row in read_cub(path).items()}
 
 
 def emit(rows: list, row: dict) -> None:
@@ -216,7 +211,7 @@ def main() -> None:
         'or \'{"TILE": 32, "ROWS": 8}\' (transpose_tiles) for transpose',
     )
     args = parser.parse_args()
-    cub = read_cub(args.cub)
+    cub = cub_by_op(args.cub)
     torch = torch_module()
     print("date", datetime.date.today(), "adapter", tx.adapter_summary(), flush=True)
     transpose_n = 256 if args.small else 8192

@@ -28,7 +28,7 @@ import numpy as np
 import pyshader_tx as tx
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_stdlib import timed, torch_timed  # noqa: E402
+from bench_stdlib import read_cub, timed, torch_timed  # noqa: E402
 
 sort_module = importlib.import_module("pyshader_tx.stdlib.sort")
 sort_kernels = importlib.import_module("pyshader_tx.stdlib.sort_kernels")
@@ -80,12 +80,7 @@ def main() -> None:
     parser.add_argument("--log2n", type=int, nargs="*", default=[20, 24, 28])
     parser.add_argument("--sweep", action="store_true", help="also time every ITEMS")
     args = parser.parse_args()
-    cub = {}
-    if args.cub:
-        for line in open(args.cub):
-            if line.startswith("{"):
-                row = json.loads(line)
-                cub[(row["op"], row["n"])] = row
+    cub = read_cub(args.cub)
     print("date", datetime.date.today(), "adapter", tx.adapter_summary())
     lanes = sort_module.match_min_lanes()
     print(

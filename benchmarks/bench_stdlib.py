@@ -159,18 +159,24 @@ def histogram_256(x) -> dict:
     return {"histogram_256_u32": timed(lambda: stdlib.histogram(x, 256))}
 
 
+def read_cub(path) -> dict:
+    """{(op, n): row} of the JSON lines `cub_reference` printed to `path` (none without)."""
+    cub = {}
+    if path:
+        for line in open(path):
+            if line.startswith("{"):
+                row = json.loads(line)
+                cub[(row["op"], row["n"])] = row
+    return cub
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cub", help="file with cub_reference's JSON lines")
     parser.add_argument("--json")
     parser.add_argument("--log2n", type=int, nargs="*", default=[20, 24, 28])
     args = parser.parse_args()
-    cub = {}
-    if args.cub:
-        for line in open(args.cub):
-            if line.startswith("{"):
-                row = json.loads(line)
-                cub[(row["op"], row["n"])] = row
+    cub = read_cub(args.cub)
     print("date", datetime.date.today(), "adapter", tx.adapter_summary())
     rows = []
     for log2n in args.log2n:
