@@ -129,8 +129,8 @@ def transpose_vec4(
     out: Array[OUT],
     rows: u32,
     cols: u32,
-    TILE: tx.Const[int] = 64,
-    THREADS: tx.Const[int] = 256,
+    TILE: tx.Const[int] = 32,  # (TRANSPOSE_VEC4_TILES: the host passes its Consts)
+    THREADS: tx.Const[int] = 128,
     VEC_IN: tx.Const[bool] = True,
     VEC_OUT: tx.Const[bool] = True,
     SWIZZLE: tx.Const[bool] = False,
