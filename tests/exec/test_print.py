@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import pyshader_tx as tx
-from pyshader_tx import Array, f16, f32, i32, u32, vec2b, vec2i, vec3f, vec3u, vec4f
+from pyshader_tx import Array, f16, f32, i32, u32, vec2b, vec2i, vec3u, vec4f
 from pyshader_tx.runtime import Launcher
 
 
