@@ -16,7 +16,6 @@ import math
 import numpy as np
 import pytest
 
-import pyshader_tx as tx
 from pyshader_tx import types as t
 from pyshader_tx.sim import intrinsics, ops
 
