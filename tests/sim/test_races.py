@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import pyshader_tx as tx
-from pyshader_tx import Array, Atomic, f16, f32, u32
+from pyshader_tx import Array, Atomic, f16, u32
 
 import buggy_kernels
 from buggy_kernels import CASES, CORRECT
