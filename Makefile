@@ -2,6 +2,7 @@
 #
 #   make test         system packages + .venv + Tint, then black --check and pytest
 #   make demo         run examples/demo.py
+#   make examples     run every example of the gallery (pictures in examples/output)
 #   make golden       rewrite the expected outputs of tests/golden
 #   make format       black the tree
 #   make clean        remove .venv, tools/tint/node_modules and build outputs
@@ -27,7 +28,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 XDG_RUNTIME_DIR ?= /tmp/pyshader_tx-xdg-$(shell id -u)
 export XDG_RUNTIME_DIR
 
-.PHONY: all system-deps venv node-deps deps test demo golden format clean spirv-grammar
+.PHONY: all system-deps venv node-deps deps test demo examples golden format clean spirv-grammar
 
 all: test
 
@@ -46,7 +47,7 @@ venv: $(VENV_STAMP)
 
 $(VENV_STAMP): pyproject.toml
 	@[ -x $(VENV)/bin/python ] || $(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/python -m pip install -q -e '.[dev]'
+	$(VENV)/bin/python -m pip install -q -e '.[dev,examples]'
 	@touch $@
 
 node-deps: $(TINT_STAMP)
@@ -68,6 +69,9 @@ test: deps | $(XDG_RUNTIME_DIR)
 
 demo: deps | $(XDG_RUNTIME_DIR)
 	$(VENV)/bin/python examples/demo.py
+
+examples: deps | $(XDG_RUNTIME_DIR)
+	@for f in examples/[a-z]*.py; do echo "== $$f"; $(VENV)/bin/python "$$f"; done
 
 golden: deps | $(XDG_RUNTIME_DIR)
 	$(VENV)/bin/pytest -q tests/golden --update-goldens
