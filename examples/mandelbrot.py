@@ -53,7 +53,7 @@ PALETTE_SPEED = 0.05  # palette cycles per unit of sqrt(smooth count)
 
 # Seahorse valley, between the main cardioid and the period-2 bulb.
 DEFAULT_CENTER = (-0.7453, 0.1127)
-DEFAULT_WIDTH = 0.0065
+DEFAULT_SPAN = 0.0065
 
 
 @tx.func
@@ -171,8 +171,17 @@ def check(counts, smooth, rgba, origin, step, max_iterations, sample_rows):
 def main(argv=None):
     cli = _common.parser(__doc__, size=1024, size_help="picture width in pixels")
     cli.add_argument("--iterations", type=int, default=1000, help="iteration limit")
-    cli.add_argument("--center", type=float, nargs=2, default=DEFAULT_CENTER, metavar=("RE", "IM"))
-    cli.add_argument("--span", type=float, default=DEFAULT_WIDTH, help="width of the view")
+    cli.add_argument(
+        "--center",
+        type=float,
+        nargs=2,
+        default=DEFAULT_CENTER,
+        metavar=("RE", "IM"),
+        help="the complex number at the middle of the picture",
+    )
+    cli.add_argument(
+        "--span", type=float, default=DEFAULT_SPAN, help="width of the view (complex units)"
+    )
     cli.add_argument("--check-rows", type=int, default=48, help="rows compared with numpy")
     args = cli.parse_args(argv)
     out = _common.setup(args)
