@@ -42,6 +42,10 @@ def picture_stats(path, size=None, *, min_std: float = 5.0, frames: int | None =
 
 
 @pytest.fixture(params=["wgsl", "spirv"])
-def source(request):
-    """Run the example through WGSL and through SPIR-V."""
+def source(request, monkeypatch):
+    """Run the example through WGSL and through SPIR-V (`--source` sets
+    `tx.options.shader_source`; it is put back after the test)."""
+    import pyshader_tx as tx
+
+    monkeypatch.setattr(tx.options, "shader_source", tx.options.shader_source)
     return request.param
