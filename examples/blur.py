@@ -3,15 +3,17 @@
 A Gaussian blur of radius R averages (2R + 1)^2 pixels per output pixel, but the Gaussian is
 separable: blurring the rows, then the columns of the result, gives the same picture with
 2 (2R + 1) reads per pixel. Both passes are one kernel, `blur_pass`, compiled twice
-(`VERTICAL=False` and `VERTICAL=True` are `tx.Const` parameters: each value is its own
-specialisation, with the other branch compiled away).
+(`VERTICAL` and `RADIUS` are `tx.Const` parameters: each value is its own specialisation,
+in which the direction and the tile's shape are constants).
 
 Neighbouring outputs read almost the same inputs, so each 16x16 workgroup first copies what
 its block needs into workgroup memory (`tx.workgroup_array`): its 16 lines of pixels along the
 blur direction, each extended by R pixels on both sides -- the halo. With R = 12 that is
 16 x 40 pixels loaded by 256 invocations (two or three each, in a strided loop), then
 `tx.workgroup_barrier()` so that every load is visible, then each invocation sums 2R + 1
-neighbours from on-chip memory. Each input pixel is read from the image 2.5 times per pass
+neighbours from on-chip memory. The tile is kept in image order (16 rows of 40 pixels, or 40
+rows of 16), so that neighbouring invocations load neighbouring pixels of a row from the
+image (coalesced reads) and read neighbouring words of the tile. Each input pixel is read from the image 2.5 times per pass
 instead of 25 times. Pixels past the image's edge are clamped to the edge ("clamp to edge",
 as a texture sampler would), which also makes the partial blocks at the right and bottom
 edges safe: their extra invocations load clamped pixels and store nothing, but still reach
@@ -45,38 +47,33 @@ def blur_pass(
     RADIUS: tx.Const[int],
     VERTICAL: tx.Const[bool],
 ):
-    height = i32(source.shape[0])
-    width = i32(source.shape[1])
-    # The tile: TILE lines along the blur direction, each LINE = TILE + 2 * RADIUS pixels
-    # long (RADIUS before the block, the block's TILE pixels, RADIUS after it).
+    size = vec2i(i32(source.shape[1]), i32(source.shape[0]))  # (width, height)
+    # The direction of the blur, and how far the tile reaches past the block that way.
+    direction = vec2i(0, 1) if VERTICAL else vec2i(1, 0)
+    reach = direction * RADIUS
+    # The tile holds the block and its halo in image order (row by row): TILE + 2 * RADIUS
+    # columns of TILE rows for the horizontal pass, TILE columns of TILE + 2 * RADIUS rows for
+    # the vertical one. Either way neighbouring invocations load neighbouring pixels of a row
+    # (coalesced reads) and read neighbouring words of the tile.
     tile = tx.workgroup_array(vec4f, TILE * (TILE + 2 * RADIUS))
-    line_length = TILE + 2 * RADIUS
-    corner = tx.workgroup_id().xy * TILE  # the block's first pixel (x, y)
+    tile_width = TILE + 2 * reach.x
+    corner = vec2i(tx.workgroup_id().xy * TILE) - reach  # image position of tile pixel (0, 0)
 
-    # 1. Load the tile, all invocations together; coordinates are clamped to the image.
+    # 1. Load the tile, all invocations together; positions are clamped to the image.
     for k in range(i32(tx.local_invocation_index()), len(tile), TILE * TILE):
-        line = k // line_length  # across the blur direction
-        along = k % line_length - RADIUS  # along it, relative to the block
-        if VERTICAL:
-            x = i32(corner.x) + line
-            y = i32(corner.y) + along
-        else:
-            x = i32(corner.x) + along
-            y = i32(corner.y) + line
-        tile[k] = source[tx.clamp(y, 0, height - 1), tx.clamp(x, 0, width - 1)]
+        at = tx.clamp(corner + vec2i(k % tile_width, k // tile_width), vec2i(0), size - 1)
+        tile[k] = source[at.y, at.x]
     tx.workgroup_barrier()  # the whole tile is loaded
 
-    # 2. Each invocation blurs its pixel from the tile.
-    pixel = tx.global_invocation_id().xy
-    if i32(pixel.x) < width and i32(pixel.y) < height:
-        local = vec2i(tx.local_invocation_id().xy)
-        if VERTICAL:
-            start = local.x * line_length + local.y  # line local.x, RADIUS before local.y
-        else:
-            start = local.y * line_length + local.x
+    # 2. Each invocation blurs its pixel, which is tile pixel local + reach: 2 * RADIUS + 1
+    # taps along the direction, from RADIUS before it (tile pixel local) to RADIUS after it.
+    pixel = vec2i(tx.global_invocation_id().xy)
+    if pixel.x < size.x and pixel.y < size.y:
+        first = vec2i(tx.local_invocation_id().xy)
         total = vec4f(0.0)
         for i in range(2 * RADIUS + 1):
-            total += tile[start + i] * weights[i]
+            tap = first + direction * i
+            total += tile[tap.y * tile_width + tap.x] * weights[i]
         target[pixel.y, pixel.x] = total
 
 
