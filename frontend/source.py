@@ -13,6 +13,7 @@ import ast
 import builtins
 import inspect
 import linecache
+import sys
 import textwrap
 from dataclasses import dataclass
 from typing import Callable
@@ -71,6 +72,14 @@ def _read_definition(obj, kinds: tuple):
         filename = inspect.getsourcefile(obj) or inspect.getfile(obj)
     except (OSError, TypeError) as error:
         name = getattr(obj, "__qualname__", repr(obj))
+        module = getattr(obj, "__module__", None)
+        if isinstance(obj, type) and module not in sys.modules:
+            # inspect finds a class's file only through its module
+            raise CompileError(
+                f"cannot read the source of {name}: its module {module!r} is not in"
+                " sys.modules; a module loaded with importlib.util.module_from_spec must be"
+                " added there before exec_module (as `import` does)"
+            ) from None
         raise CompileError(
             f"cannot read the source of {name}: {error}; kernels must be defined in a file"
         ) from None

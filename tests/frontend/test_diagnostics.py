@@ -920,3 +920,23 @@ def test_launch_error_leaves_the_kernel_usable(arrays):
         dk.launch_target(2.0, x.astype(np.float64), out, threads=8)
     dk.launch_target(3.0, x, out, threads=8)
     np.testing.assert_array_equal(out, 3.0)
+
+
+def test_struct_of_a_module_missing_from_sys_modules(tmp_path):
+    """A file loaded by path without registering its module (importlib's recipe without
+    `sys.modules[name] = module`) leaves inspect no way to find a class's source: the error
+    says so, instead of inspect's 'is a built-in class'."""
+    path = tmp_path / "unregistered_structs.py"
+    path.write_text(
+        "import pyshader_tx as tx\n\n@tx.struct\nclass Pair:\n    a: tx.f32\n    b: tx.u32\n"
+    )
+    spec = importlib.util.spec_from_file_location("unregistered_structs", path)
+    module = importlib.util.module_from_spec(spec)
+    with pytest.raises(tx.CompileError, match=r"'unregistered_structs' is not in sys\.modules"):
+        spec.loader.exec_module(module)
+    sys.modules[spec.name] = module  # as `import` does: now the struct compiles
+    try:
+        spec.loader.exec_module(module)
+        assert module.Pair.dtype.names == ("a", "b")
+    finally:
+        del sys.modules[spec.name]
