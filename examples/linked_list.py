@@ -189,6 +189,61 @@ def walk(heads: np.ndarray, next_node: np.ndarray, node_light: np.ndarray) -> li
     return lists
 
 
+class TileLists:
+    """The lists of one scene: heads per tile, the node pool (grown when too small), and
+    the shaded image."""
+
+    def __init__(self, lights: np.ndarray, size: int, capacity: int):
+        self.lights = tx.to_device(lights)
+        self.tiles = -(-size // TILE)
+        self.heads = tx.empty(self.tiles * self.tiles, np.uint32)
+        self.node_count = tx.empty(1, np.uint32)
+        self.image = tx.empty((size, size, 4), np.float32)
+        self.lengths = tx.empty(self.tiles * self.tiles, np.uint32)
+        self.first_capacity = capacity
+        self.allocate(capacity)
+
+    def allocate(self, capacity: int) -> None:
+        self.next = tx.empty(capacity, np.uint32)
+        self.node_light = tx.empty(capacity, np.uint32)
+
+    def build(self) -> int:
+        """Build the lists; while the pool overflows, grow it to what was asked for (and a
+        quarter more) and build again. Returns the number of nodes."""
+        while True:
+            self.heads.write(np.full(len(self.heads), END, np.uint32))
+            self.node_count.write(np.zeros(1, np.uint32))
+            build_lists(
+                self.lights,
+                self.tiles,
+                self.tiles,
+                self.heads,
+                self.next,
+                self.node_light,
+                self.node_count,
+                threads=len(self.lights),
+            )
+            needed = int(self.node_count.numpy()[0])  # the one read-back
+            if needed <= len(self.next):
+                return needed
+            self.allocate(needed + needed // 4)
+
+    def shade(self) -> None:
+        shade(
+            self.lights,
+            self.heads,
+            self.next,
+            self.node_light,
+            self.image,
+            self.lengths,
+            workgroups=(self.tiles, self.tiles, 1),
+        )
+
+    def run(self) -> None:
+        self.nodes = self.build()
+        self.shade()
+
+
 def main(argv=None):
     cli = _common.parser(__doc__, size=512, size_help="image side in pixels")
     cli.add_argument("--lights", type=int, default=260, help="number of lights")
@@ -196,66 +251,28 @@ def main(argv=None):
     args = cli.parse_args(argv)
     out_dir = _common.setup(args)
     size = args.size
-    tiles = -(-size // TILE)
 
     lights = random_lights(args.lights, size)
-    device_lights = tx.to_device(lights)
-    heads = tx.empty(tiles * tiles, np.uint32)
-    node_count = tx.empty(1, np.uint32)
-    image = tx.empty((size, size, 4), np.float32)
-    lengths = tx.empty(tiles * tiles, np.uint32)
-    pool = {"capacity": max(args.capacity, 1), "grown": 0}
+    lists = TileLists(lights, size, max(args.capacity, 1))
+    seconds = _common.gpu_seconds(lists.run, reps=3)
 
-    def run():
-        while True:
-            capacity = pool["capacity"]
-            next_node = tx.empty(capacity, np.uint32)
-            node_light = tx.empty(capacity, np.uint32)
-            heads.write(np.full(tiles * tiles, END, np.uint32))
-            node_count.write(np.zeros(1, np.uint32))
-            build_lists(
-                device_lights,
-                tiles,
-                tiles,
-                heads,
-                next_node,
-                node_light,
-                node_count,
-                threads=len(lights),
-            )
-            needed = int(node_count.numpy()[0])
-            if needed <= capacity:
-                break
-            pool["capacity"], pool["grown"] = needed + needed // 4, pool["grown"] + 1
-        shade(
-            device_lights,
-            heads,
-            next_node,
-            node_light,
-            image,
-            lengths,
-            workgroups=(tiles, tiles, 1),
-        )
-        pool.update(next=next_node, node_light=node_light, nodes=needed)
-
-    seconds = _common.gpu_seconds(run, reps=3)
-
-    got_lists = walk(heads.numpy(), pool["next"].numpy(), pool["node_light"].numpy())
+    tiles = lists.tiles
+    got_lists = walk(lists.heads.numpy(), lists.next.numpy(), lists.node_light.numpy())
     expected_lists = reference_lists(lights, tiles, tiles)
     wrong = sum(got != expected for got, expected in zip(got_lists, expected_lists))
     if wrong:
         raise _common.CheckFailed(f"tile lists: {wrong} of {len(got_lists)} differ from numpy")
-    print(f"  check: tile lists match numpy ({pool['nodes']} nodes)")
-    list_lengths = lengths.numpy()
+    print(f"  check: tile lists match numpy ({lists.nodes} nodes)")
+    list_lengths = lists.lengths.numpy()
     _common.check_close("list lengths", list_lengths, [len(s) for s in expected_lists])
-    rendered = image.numpy()[..., :3]
+    rendered = lists.image.numpy()[..., :3]
     _common.check_close("image", rendered, reference_image(lights, size), atol=2e-4, rtol=1e-4)
 
     picture = out_dir / "linked_list.png"
     draw(rendered, list_lengths.reshape(tiles, tiles), picture)
-    note = f"{pool['nodes']} nodes in {tiles * tiles} lists"
-    if pool["grown"]:
-        note += f"; the node pool grew {pool['grown']} time(s) from {args.capacity}"
+    note = f"{lists.nodes} nodes in {tiles * tiles} lists"
+    if len(lists.next) > args.capacity:
+        note += f"; the node pool grew from {args.capacity} to {len(lists.next)} nodes"
     _common.report(
         "linked_list", f"{size}x{size} pixels, {len(lights)} lights", seconds, [picture], note
     )
