@@ -29,5 +29,6 @@ def test_aggregated_atomics_on_the_simulator(subgroup_size):
     expected = records[(records >> example.INDEX_BITS) >= example.THRESHOLD]
     assert 0 < len(expected) < len(records)
     with tx.simulator(subgroup_size=subgroup_size, schedule="random", seed=1):
-        kept = example.compact_with_atomics(example.append_per_subgroup, tx.to_device(records))
+        compaction = example.AtomicCompaction(example.append_per_subgroup, tx.to_device(records))
+        kept = compaction.kept()
     np.testing.assert_array_equal(np.sort(kept), np.sort(expected))
