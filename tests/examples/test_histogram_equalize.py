@@ -5,6 +5,8 @@ import numpy as np
 import pytest
 from conftest import load_example, picture_stats
 
+import pyshader_tx as tx
+
 example = load_example("histogram_equalize")
 
 
@@ -29,3 +31,10 @@ def test_reference_spreads_the_levels():
 def test_size_is_checked(tmp_path):
     with pytest.raises(ValueError, match="--size"):
         example.main(["--size", "5000", "--out", str(tmp_path)])
+
+
+def test_on_the_simulator(tmp_path, capsys):
+    """Races and bounds of the lookup-table kernel (workgroups in random order)."""
+    with tx.simulator(subgroup_size=32, schedule="random", seed=2):
+        example.main(["--size", "40", "--out", str(tmp_path)])
+    assert capsys.readouterr().out.count("matches numpy") == 3
