@@ -19,7 +19,9 @@ def load_example(name: str):
         sys.path.insert(0, str(EXAMPLES))
     spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # `@tx.struct` finds a class's source through its module
+    # registered first, as `import` does: inspect (and so @tx.struct) finds a class's source
+    # through sys.modules[cls.__module__]
+    sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
 
