@@ -97,19 +97,19 @@ def _timestamp_seconds(call, reps: int, setup) -> list[float]:
         size=count * TIMESTAMP_BYTES,
         usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC,
     )
-    try:
-        for rep in range(reps):
-            if setup is not None:
-                setup()
-            recording().timestamp(query_set, 2 * rep)
-            call()
-            recording().timestamp(query_set, 2 * rep + 1)
-        active = recording()
-        active.resolve_queries(query_set, count, resolved)
-        active.flush()
-        data = device.queue.read_buffer(resolved)
-    finally:
-        query_set.destroy()
+    # A `call` that raises leaves markers recorded: the query set then stays alive (not
+    # destroyed) until that work is submitted and done.
+    for rep in range(reps):
+        if setup is not None:
+            setup()
+        recording().timestamp(query_set, 2 * rep)
+        call()
+        recording().timestamp(query_set, 2 * rep + 1)
+    active = recording()
+    active.resolve_queries(query_set, count, resolved)
+    active.flush()
+    data = device.queue.read_buffer(resolved)
+    query_set.destroy()
     ticks = memoryview(data).cast("Q")
     period = _timestamp_period(device)
     return [max(0, ticks[2 * i + 1] - ticks[2 * i]) * period * 1e-9 for i in range(reps)]

@@ -59,6 +59,20 @@ def test_wall_clock_fallback_without_the_feature(needs_gpu, monkeypatch):
     np.testing.assert_allclose(out.numpy(), np.sin(np.float32(1.0)), rtol=1e-5)
 
 
+def test_a_call_that_raises_leaves_the_recording_usable(needs_gpu):
+    x = tx.to_device(np.ones(N, np.float32))
+    out = tx.empty(N, tx.f32)
+
+    def failing():
+        repeat_work(x, out, threads=N)
+        raise KeyError("in the call")
+
+    with pytest.raises(KeyError, match="in the call"):
+        timing.gpu_seconds(failing, warmup=0)
+    assert len(timing.gpu_seconds(lambda: repeat_work(x, out, threads=N), reps=2)) == 2
+    np.testing.assert_allclose(out.numpy(), np.sin(np.float32(1.0)), rtol=1e-5)
+
+
 def test_simulator_cannot_time():
     with tx.simulator():
         with pytest.raises(timing.TimingError, match="simulator"):
