@@ -378,7 +378,9 @@ class AutotunedKernel:
         return None, call
 
     def _predict(self, calls: dict, args: tuple, kwargs: dict, threads, workgroups) -> list:
-        """The cost model's predicted seconds of each runnable config (None for others)."""
+        """The cost model's predicted seconds of each runnable config (None for others):
+        `cost_model.predict(compiled kernel, workgroup counts (X, Y, Z), {parameter name:
+        argument})` with the arguments tuning runs on."""
         try:
             from .cost_model import predict
         except ImportError:
@@ -390,16 +392,18 @@ class AutotunedKernel:
         from ..runtime.launch import compute_dispatch
 
         limit = device_limit("max-compute-workgroups-per-dimension")
+        names, const_names = self.kernel._parameter_names()
         predicted = [None] * len(self.configs)
         for index in calls:
             variant = self.variant(index)
             compiled, values = variant.bind(args, dict(kwargs))
+            arguments = {n: v for n, v in zip(names, values) if n not in const_names}
             shape_threads, shape_groups = self._launch_shape(index, threads, workgroups)
             shape = compute_dispatch(
                 self.__name__, variant.workgroup_size, limit, shape_threads, shape_groups
             )
             counts = (0, 0, 0) if shape is None else shape[0]
-            predicted[index] = float(predict(compiled, counts, values).seconds)
+            predicted[index] = float(predict(compiled, counts, arguments).seconds)
         return predicted
 
 

@@ -313,6 +313,7 @@ def test_prune_measures_the_configs_the_cost_model_ranks_fastest(needs_gpu, meas
     asked = []
 
     def predict(compiled, workgroups, arguments):
+        assert set(arguments) == {"x", "out"} and len(arguments["x"]) == N
         asked.append((compiled.constants["ROUNDS"], tuple(workgroups)))
         return FakePrediction(compiled.constants["ROUNDS"] * 1e-6)
 
