@@ -51,7 +51,9 @@ tuning, on disk and in memory; `tx.autotune.entries()` lists what the disk holds
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
 import math
 import operator
 import statistics
@@ -296,41 +298,45 @@ class AutotunedKernel:
             tuning = Tuning.from_json(stored, self.configs)
             if tuning is not None:
                 return tuning
-        from ..runtime.timing import gpu_seconds, method
-
         interface = self._interface(args, kwargs)
         with _TuningArguments(self.kernel, interface, args) as (tuning_args, restore):
-            skipped, errors, calls = {}, [], {}
-            for index in range(len(self.configs)):
-                error, call = self._prepare(index, tuning_args, kwargs, threads, workgroups)
-                if error is None:
-                    calls[index] = call
-                    continue
-                skipped[index] = _reason(error)
-                errors.append(error)
-                warnings.warn(
-                    f"{self.__name__}: skipping config {self.configs[index]!r}: "
-                    f"{skipped[index]}",
-                    stacklevel=3,
-                )
-            if not calls:
-                self._raise_none_runs(skipped, errors)
-            predicted = None
-            if self.prune is not None:
-                predicted = self._predict(calls, tuning_args, kwargs, threads, workgroups)
-                calls = _fastest_predicted(calls, predicted, self.prune, len(self.configs))
-            seconds = [None] * len(self.configs)
-            for index, call in calls.items():
-                measured = gpu_seconds(
-                    call, warmup=max(self.warmup - 1, 0), reps=self.reps, setup=restore
-                )
-                seconds[index] = statistics.median(measured)
-        best = min(calls, key=lambda i: (seconds[i], i))
-        tuning = Tuning(
-            dict(self.configs[best]), best, seconds, predicted, skipped, "measured", method()
-        )
+            with _discarded_prints(interface):
+                tuning = self._measure(tuning_args, restore, kwargs, threads, workgroups)
         cache.store(CACHE_KIND, cache_key, tuning.to_json())
         return tuning
+
+    def _measure(self, args: tuple, restore, kwargs: dict, threads, workgroups) -> Tuning:
+        """Prepare every config, prune, and time the rest on `args` (the scratch copies;
+        `restore` resets the written ones)."""
+        from ..runtime.timing import gpu_seconds, method
+
+        skipped, errors, calls = {}, [], {}
+        for index in range(len(self.configs)):
+            error, call = self._prepare(index, args, kwargs, threads, workgroups)
+            if error is None:
+                calls[index] = call
+                continue
+            skipped[index] = _reason(error)
+            errors.append(error)
+            warnings.warn(
+                f"{self.__name__}: skipping config {self.configs[index]!r}: {skipped[index]}",
+                stacklevel=4,  # the call of the autotuned kernel
+            )
+        if not calls:
+            self._raise_none_runs(skipped, errors)
+        predicted = None
+        if self.prune is not None:
+            predicted = self._predict(calls, args, kwargs, threads, workgroups)
+            calls = _fastest_predicted(calls, predicted, self.prune, len(self.configs))
+        seconds = [None] * len(self.configs)
+        for index, call in calls.items():
+            # the trial launch of `_prepare` was the first warm-up run
+            warmup = max(self.warmup - 1, 0)
+            measured = gpu_seconds(call, warmup=warmup, reps=self.reps, setup=restore)
+            seconds[index] = statistics.median(measured)
+        best = min(calls, key=lambda i: (seconds[i], i))
+        config = dict(self.configs[best])
+        return Tuning(config, best, seconds, predicted, skipped, "measured", method())
 
     def _raise_none_runs(self, skipped: dict, errors: list) -> None:
         """No config can run: the first config's CompileError when none compiles (the
@@ -473,6 +479,22 @@ class _TuningArguments:
             if array._pool is not None:
                 pool.give_back(array)
         return False
+
+
+@contextlib.contextmanager
+def _discarded_prints(interface):
+    """Tuning runs a kernel that prints many times: their lines are not shown (the launch
+    with the chosen config prints as usual)."""
+    if interface is None or interface.prints is None:
+        yield
+        return
+    from ..runtime.prints import show_pending
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        try:
+            yield
+        finally:
+            show_pending()
 
 
 def _simulated() -> bool:

@@ -176,7 +176,7 @@ def test_bad_configs_are_skipped_with_a_warning(needs_gpu):
     with pytest.warns(UserWarning) as caught:
         k(out, threads=64)
     messages = [str(w.message) for w in caught]
-    assert len(messages) == 3
+    assert len(messages) == 3 and caught[0].filename == __file__
     assert "{'TAG': 1, 'TILE': 0}" in messages[0] and "CompileError" in messages[0]
     assert "'workgroup_size': 4096" in messages[1] and "invocations per workgroup" in messages[1]
     assert "workgroup memory" in messages[2]
@@ -184,6 +184,22 @@ def test_bad_configs_are_skipped_with_a_warning(needs_gpu):
     assert tuning.index == 3 and sorted(tuning.skipped) == [0, 1, 2]
     assert tuning.seconds[:3] == [None, None, None]
     np.testing.assert_array_equal(out, 4)
+
+
+def test_tuning_runs_do_not_print(needs_gpu, capsys):
+    @tx.autotune(configs=[{"TAG": 1}, {"TAG": 2}], reps=2)
+    @tx.kernel(workgroup_size=4)
+    def say(out: Array[f32], TAG: tx.Const[int] = 0):
+        i = tx.global_invocation_id().x
+        if i < len(out):
+            out[i] = f32(TAG)
+            print("lane", i)
+
+    out = np.zeros(2, np.float32)
+    say(out, threads=2)
+    tx.synchronize()
+    assert capsys.readouterr().out == "lane 0\nlane 1\n"
+    assert out[0] == say.tuning[()].config["TAG"]
 
 
 def test_no_runnable_config_is_a_clear_error(needs_gpu):
