@@ -114,7 +114,7 @@ class Tuning:
     # The cost model's predicted seconds per config (None without `prune=`).
     predicted: list | None = None
     skipped: dict = field(default_factory=dict)  # config index -> why it could not run
-    source: str = "measured"  # "measured", "cache" (read from disk) or "default"
+    source: str = "measured"  # "measured", or "cache" (read from disk)
     method: str = ""  # how times were measured: "timestamp-query" or "wall-clock"
 
     def to_json(self) -> dict:
