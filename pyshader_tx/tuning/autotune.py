@@ -14,8 +14,10 @@ A config gives values to the kernel's `tx.Const` parameters and may set
 The tuning key. The arguments named in `key` select a tuning: an array counts by its
 shape, an integer by its value, and both are rounded up to a power of two (`bucket`: 0
 stays 0, 1000 and 1024 share 1024, 1025 goes to 2048), so sizes of the same order share
-one tuning; any other value (a float, a bool) counts as itself. `k.tuning` maps each key,
-a tuple of those values in `key` order, to a `Tuning`: the chosen config, the measured
+one tuning; any other value (a float, a bool) counts as itself. A call that chooses a
+specialization otherwise (Const values or TypeVars given by name, the dtypes a generic
+kernel's TypeVars bind from) adds one more entry: those as (name, text) pairs.
+`k.tuning` maps each key, a tuple of those values in `key` order, to a `Tuning`: the chosen config, the measured
 seconds of each config (median of the reps), the cost model's predictions when `prune=`
 is used, the configs skipped and why, and where the choice came from.
 
@@ -231,8 +233,22 @@ class AutotunedKernel:
             else:
                 raise TypeError(f"{self.__name__}() is missing argument '{name}' (a tuning key)")
             parts.append(_key_part(value))
-        fixed = sorted((k, repr(v)) for k, v in kwargs.items() if k in const_names)
-        return tuple(parts) + ((tuple(fixed),) if fixed else ())
+        specialization = self._specialization(given, kwargs)
+        return tuple(parts) + ((specialization,) if specialization else ())
+
+    def _specialization(self, given: dict, kwargs: dict) -> tuple:
+        """What else of a call chooses the compiled kernel, as (name, text) pairs: Const
+        values and TypeVars given by name, and the dtype each generic parameter's argument
+        binds its TypeVar from (empty for most kernels)."""
+        generic = self.kernel._generic_parameters()
+        by_name = set(self.kernel._parameter_names()[1])
+        by_name |= {typevar.__name__ for typevar in generic.values()}
+        parts = [(name, repr(value)) for name, value in kwargs.items() if name in by_name]
+        for name in generic:
+            value = given.get(name, kwargs.get(name))
+            dtype = getattr(value, "dtype", None)
+            parts.append((name, str(dtype) if dtype is not None else type(value).__name__))
+        return tuple(sorted(parts))
 
     def __call__(self, *args, threads=None, workgroups=None, **kwargs):
         for name in kwargs:

@@ -1,6 +1,8 @@
 """`pyshader_tx.runtime.timing.gpu_seconds`: GPU time of recorded work, from timestamp
 queries where the adapter has them (lavapipe does), with its errors."""
 
+import statistics
+
 import numpy as np
 import pytest
 
@@ -25,20 +27,21 @@ N = 1 << 14
 def test_ten_times_the_work_measures_clearly_slower(needs_gpu):
     x = tx.to_device(np.linspace(0, 1, N, dtype=np.float32))
     out = tx.empty(N, tx.f32)
-    light = timing.gpu_seconds(lambda: repeat_work(x, out, threads=N, ROUNDS=8), reps=3)
-    heavy = timing.gpu_seconds(lambda: repeat_work(x, out, threads=N, ROUNDS=80), reps=3)
-    assert len(light) == len(heavy) == 3
+    light = timing.gpu_seconds(lambda: repeat_work(x, out, threads=N, ROUNDS=8), reps=5)
+    heavy = timing.gpu_seconds(lambda: repeat_work(x, out, threads=N, ROUNDS=80), reps=5)
+    assert len(light) == len(heavy) == 5
     assert all(s > 0 for s in light + heavy)
-    assert min(heavy) > 3 * max(light)
+    # medians: lavapipe runs on the CPU, and a busy machine delays a rep now and then
+    assert statistics.median(heavy) > 3 * statistics.median(light)
 
 
 def test_lavapipe_has_timestamps_and_they_cover_clears_and_copies(needs_gpu):
     assert timing.method() == "timestamp-query"
     big = tx.empty(1 << 22, tx.f32)
     other = tx.empty(1 << 22, tx.f32)
-    nothing = timing.gpu_seconds(lambda: None, reps=3)
-    copies = timing.gpu_seconds(lambda: [pool.copy(big, other) for _ in range(20)], reps=3)
-    assert min(copies) > max(nothing)
+    nothing = timing.gpu_seconds(lambda: None, reps=5)
+    copies = timing.gpu_seconds(lambda: [pool.copy(big, other) for _ in range(20)], reps=5)
+    assert statistics.median(copies) > 3 * statistics.median(nothing)
 
 
 def test_setup_runs_before_every_run_untimed(needs_gpu):
