@@ -46,8 +46,9 @@ uploaded once. Scratch copies are pooled and given back after tuning, so tuning 
 the memory of the written arguments once more.
 
 Later calls with a known key launch the chosen config directly. With
-`tx.options.autotune = False`, and under `tx.simulator`, the first config is launched
-without measuring (and nothing is stored). `tx.autotune.clear_cache()` forgets every
+`tx.options.autotune = False`, under `tx.simulator`, and for a call that launches nothing
+(zero threads or workgroups), the first config is launched without measuring (and
+nothing is stored). `tx.autotune.clear_cache()` forgets every
 tuning, on disk and in memory; `tx.autotune.entries()` lists what the disk holds.
 """
 
@@ -258,7 +259,7 @@ class AutotunedKernel:
                     f"by the configs)"
                 )
         args, kwargs = self._positional(args, kwargs)
-        if not options.autotune or _simulated():
+        if not options.autotune or _simulated() or self._empty(threads, workgroups):
             index = 0
         else:
             key = self.tuning_key(args, kwargs)
@@ -269,6 +270,14 @@ class AutotunedKernel:
             index = tuning.index
         threads, workgroups = self._launch_shape(index, threads, workgroups)
         self.variant(index)(*args, threads=threads, workgroups=workgroups, **kwargs)
+
+    def _empty(self, threads, workgroups) -> bool:
+        """Whether the call launches nothing (zero threads or workgroups in the default
+        config): there is nothing to tune, and no tuning is kept for its key."""
+        counts = self._launch_shape(0, threads, workgroups)
+        counts = counts[1] if counts[1] is not None else counts[0]
+        items = counts if isinstance(counts, (tuple, list)) else (counts,)
+        return any(isinstance(n, int) and n == 0 for n in items)
 
     def _positional(self, args: tuple, kwargs: dict) -> tuple:
         """(args, kwargs) with the runtime arguments given by name moved into `args`, in

@@ -228,6 +228,13 @@ def test_autotune_off_launches_the_first_config(needs_gpu, no_measuring):
     assert k.tuning == {} and tx.autotune.entries() == []
 
 
+def test_an_empty_launch_is_not_tuned(needs_gpu, no_measuring):
+    k = tx.autotune(configs=[{"TAG": 7}, {"TAG": 8}], key=["out"])(tagging_kernel())
+    k(np.zeros(0, np.float32), threads=0)
+    k(np.zeros(4, np.float32), workgroups=(0, 1, 1))
+    assert k.tuning == {} and tx.autotune.entries() == []
+
+
 def test_simulator_uses_the_first_config_untimed(no_measuring):
     k = tx.autotune(configs=[{"TAG": 5}, {"TAG": 6}])(tagging_kernel())
     out = np.zeros(10, np.float32)
