@@ -39,6 +39,7 @@ from .runtime import DeviceArray, adapter_summary, empty, synchronize, to_device
 from .runtime import get_device as device
 from .sim import activate_from_environment as _activate_simulator, simulator
 from .sim import PortabilityError
+from .tuning.autotune import autotune
 
 f32 = _types.f32
 f16 = _types.f16
@@ -81,6 +82,7 @@ __all__ = [
     "device",
     "adapter_summary",
     "options",
+    "autotune",
     "stdlib",
     "f32",
     "f16",

@@ -28,6 +28,8 @@ __all__ = [
     "get_device",
     "adapter_summary",
     "check_features",
+    "check_limits",
+    "DeviceLimitError",
     "pipeline_for",
     "device_limit",
     "native_float_atomics",
@@ -176,6 +178,49 @@ def check_features(interface) -> None:
         raise FeatureError(
             f"{where}kernel {interface.name!r} needs the device feature {feature!r}, "
             f"but {reason}"
+        )
+
+
+class DeviceLimitError(ValueError):
+    """A kernel's workgroup shape or workgroup memory exceeds a limit of the device."""
+
+
+#: (device limit, what of a kernel interface it bounds, words for the message).
+WORKGROUP_LIMITS = (
+    ("max-compute-workgroup-size-x", lambda i: i.workgroup_size[0], "workgroup size in x"),
+    ("max-compute-workgroup-size-y", lambda i: _size(i, 1), "workgroup size in y"),
+    ("max-compute-workgroup-size-z", lambda i: _size(i, 2), "workgroup size in z"),
+    (
+        "max-compute-invocations-per-workgroup",
+        lambda i: i.workgroup_size[0] * _size(i, 1) * _size(i, 2),
+        "invocations per workgroup",
+    ),
+    (
+        "max-compute-workgroup-storage-size",
+        lambda i: i.workgroup_memory,
+        "bytes of workgroup memory",
+    ),
+)
+
+
+def _size(interface, axis: int) -> int:
+    size = interface.workgroup_size
+    return size[axis] if axis < len(size) else 1
+
+
+def check_limits(interface) -> None:
+    """Raise `DeviceLimitError` when the kernel's workgroup shape or workgroup memory
+    exceeds the device's limits (wgpu checks the shape when it creates the pipeline, but
+    not every backend checks workgroup memory)."""
+    problems = []
+    for limit, measure, what in WORKGROUP_LIMITS:
+        value, most = measure(interface), device_limit(limit)
+        if value > most:
+            problems.append(f"{what} {value} exceeds the device's {limit} ({most})")
+    if problems:
+        raise DeviceLimitError(
+            f"kernel {interface.name!r} does not fit the device {adapter_summary()!r}: "
+            + "; ".join(problems)
         )
 
 

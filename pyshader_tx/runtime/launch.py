@@ -48,7 +48,14 @@ from ..options import options
 from ..sim.device import SimBuffer
 from .arguments import ArrayParam
 from .arrays import DeviceArray
-from .device import check_features, device_limit, get_device, pipeline_for, simulated_device
+from .device import (
+    check_features,
+    check_limits,
+    device_limit,
+    get_device,
+    pipeline_for,
+    simulated_device,
+)
 from .recording import recording
 from .prints import show_pending, take_buffer
 from .uniforms import UniformPacker
@@ -144,6 +151,7 @@ class Launcher:
 
     def __init__(self, interface, get_code, max_workgroups_per_dimension: int | None = None):
         check_features(interface)
+        check_limits(interface)
         self.interface = interface
         self.name = interface.name
         self.get_code = get_code

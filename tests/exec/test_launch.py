@@ -317,6 +317,23 @@ def unused_parameters(
         out[i] = x[i] * a
 
 
+@pytest.mark.parametrize(
+    "workgroup_size, tile, what", [(64, 1 << 16, "workgroup memory"), (2048, 4, "2048")]
+)
+def test_kernels_beyond_the_device_limits_are_refused(workgroup_size, tile, what):
+    @tx.kernel(workgroup_size=workgroup_size)
+    def staged(out: Array[f32], TILE: tx.Const[int] = 4):
+        tile = tx.workgroup_array(f32, TILE)
+        if tx.local_invocation_index() < u32(TILE):
+            tile[tx.local_invocation_index()] = 1.0
+        i = tx.global_invocation_id().x
+        if i < len(out):
+            out[i] = 2.0
+
+    with pytest.raises(ValueError, match=what):
+        staged(np.zeros(4, np.float32), threads=4, TILE=tile)
+
+
 def test_unused_parameters_are_still_accepted():
     x = np.arange(10, dtype=np.float32)
     out = np.full(10, 7, np.float32)
