@@ -57,98 +57,21 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
-import math
-import operator
-import statistics
-import warnings
 import weakref
-from dataclasses import dataclass, field
 
-import wgpu
-
-from ..errors import CompileError, FeatureError
+from ..errors import CompileError
 from ..kernel import Kernel
 from ..options import options
-from . import cache
+from . import cache, search
+from .search import CONFIG_ERRORS, Tuning, bucket, jsonable
 
 __all__ = ["autotune", "AutotunedKernel", "Tuning", "bucket", "CACHE_KIND"]
 
 CACHE_KIND = "autotune"
 WORKGROUP_SIZE = "workgroup_size"  # the config entry that is not a Const parameter
 
-# Why a config cannot run on this device: skipped during tuning, with a warning.
-CONFIG_ERRORS = (CompileError, FeatureError, wgpu.GPUError)
-
 # Every AutotunedKernel alive, so `clear_cache` can forget their in-memory tunings.
 _autotuned: "weakref.WeakSet[AutotunedKernel]" = weakref.WeakSet()
-
-
-def bucket(value: int) -> int:
-    """The power-of-two bucket of a size: the least power of two >= `value` (0 for 0,
-    negative values unchanged)."""
-    return value if value <= 0 else 1 << (value - 1).bit_length()
-
-
-def _key_part(value):
-    """What a `key` argument contributes to the tuning key (see the module doc)."""
-    shape = getattr(value, "shape", None)
-    if shape is not None and len(shape) > 0:
-        return tuple(bucket(int(n)) for n in shape) if len(shape) > 1 else bucket(int(shape[0]))
-    if isinstance(value, bool):
-        return value
-    try:
-        return bucket(operator.index(value))
-    except TypeError:
-        pass
-    if isinstance(value, (float, str)) or value is None:
-        return value
-    item = getattr(value, "item", None)  # a numpy scalar or a 0-d array
-    return _key_part(item()) if item is not None else repr(value)
-
-
-@dataclass
-class Tuning:
-    """The tuning of one key: `config` was chosen (index `index` in the configs)."""
-
-    config: dict
-    index: int
-    # Median measured seconds per config (None: not measured: skipped or pruned).
-    seconds: list = field(default_factory=list)
-    # The cost model's predicted seconds per config (None without `prune=`).
-    predicted: list | None = None
-    skipped: dict = field(default_factory=dict)  # config index -> why it could not run
-    source: str = "measured"  # "measured", or "cache" (read from disk)
-    method: str = ""  # how times were measured: "timestamp-query" or "wall-clock"
-
-    def to_json(self) -> dict:
-        return {
-            "index": self.index,
-            "seconds": self.seconds,
-            "predicted": self.predicted,
-            "skipped": {str(i): why for i, why in self.skipped.items()},
-            "method": self.method,
-        }
-
-    @classmethod
-    def from_json(cls, data, configs: list) -> "Tuning | None":
-        """The Tuning a cache entry describes, or None when it does not fit `configs`."""
-        try:
-            index = int(data["index"])
-            seconds = list(data["seconds"])
-            if not 0 <= index < len(configs) or len(seconds) != len(configs):
-                return None
-            skipped = {int(i): str(why) for i, why in data.get("skipped", {}).items()}
-            return cls(
-                dict(configs[index]),
-                index,
-                seconds,
-                data.get("predicted"),
-                skipped,
-                "cache",
-                str(data.get("method", "")),
-            )
-        except (KeyError, TypeError, ValueError, AttributeError):
-            return None
 
 
 class AutotunedKernel:
@@ -162,7 +85,7 @@ class AutotunedKernel:
         self.key = _checked_key(kernel, key)
         self.warmup = _checked_count("warmup", warmup, 0)
         self.reps = _checked_count("reps", reps, 1)
-        self.prune = _checked_prune(prune)
+        self.prune = search.checked_prune(prune, "@tx.autotune")
         self._variants: dict = {}  # config index -> Kernel
         self._tunings: dict = {}  # (shader source, key) -> Tuning
         self._fingerprint = None
@@ -233,7 +156,7 @@ class AutotunedKernel:
                 value = given[name]
             else:
                 raise TypeError(f"{self.__name__}() is missing argument '{name}' (a tuning key)")
-            parts.append(_key_part(value))
+            parts.append(search.key_part(value))
         specialization = self._specialization(given, kwargs)
         return tuple(parts) + ((specialization,) if specialization else ())
 
@@ -259,7 +182,7 @@ class AutotunedKernel:
                     f"by the configs)"
                 )
         args, kwargs = self._positional(args, kwargs)
-        if not options.autotune or _simulated() or self._empty(threads, workgroups):
+        if not search.tuning_enabled() or self._empty(threads, workgroups):
             index = 0
         else:
             key = self.tuning_key(args, kwargs)
@@ -312,7 +235,7 @@ class AutotunedKernel:
             "kernel": f"{fn.__module__}.{fn.__qualname__}",
             "fingerprint": self._fingerprint,
             "shader_source": options.shader_source,
-            "key": _jsonable(key),
+            "key": jsonable(key),
         }
 
     def _tune(self, key: tuple, args: tuple, kwargs: dict, threads, workgroups) -> Tuning:
@@ -332,45 +255,27 @@ class AutotunedKernel:
 
     def _measure(self, args: tuple, restore, kwargs: dict, threads, workgroups) -> Tuning:
         """Prepare every config, prune, and time the rest on `args` (the scratch copies;
-        `restore` resets the written ones)."""
-        from ..runtime.timing import gpu_seconds, method
+        `restore` resets the written ones): `search.measure`."""
 
-        skipped, errors, calls = {}, [], {}
-        for index in range(len(self.configs)):
-            error, call = self._prepare(index, args, kwargs, threads, workgroups)
-            if error is None:
-                calls[index] = call
-                continue
-            skipped[index] = _reason(error)
-            errors.append(error)
-            warnings.warn(
-                f"{self.__name__}: skipping config {self.configs[index]!r}: {skipped[index]}",
-                stacklevel=4,  # the call of the autotuned kernel
-            )
-        if not calls:
-            self._raise_none_runs(skipped, errors)
-        predicted = None
+        def prepare(index: int):
+            return self._prepare(index, args, kwargs, threads, workgroups)
+
+        def predict(index: int) -> float:
+            return self._predict(index, args, kwargs, threads, workgroups)
+
         if self.prune is not None:
-            predicted = self._predict(calls, args, kwargs, threads, workgroups)
-            calls = _fastest_predicted(calls, predicted, self.prune, len(self.configs))
-        seconds = [None] * len(self.configs)
-        for index, call in calls.items():
-            # the trial launch of `_prepare` was the first warm-up run
-            warmup = max(self.warmup - 1, 0)
-            measured = gpu_seconds(call, warmup=warmup, reps=self.reps, setup=restore)
-            seconds[index] = statistics.median(measured)
-        best = min(calls, key=lambda i: (seconds[i], i))
-        config = dict(self.configs[best])
-        return Tuning(config, best, seconds, predicted, skipped, "measured", method())
-
-    def _raise_none_runs(self, skipped: dict, errors: list) -> None:
-        """No config can run: the first config's CompileError when none compiles (the
-        kernel's source is wrong), else a RuntimeError with each config's reason."""
-        if all(isinstance(error, CompileError) for error in errors):
-            raise errors[0].with_traceback(None)
-        reasons = "; ".join(f"{self.configs[i]!r}: {why}" for i, why in skipped.items())
-        raise RuntimeError(
-            f"{self.__name__}: no config of @tx.autotune can run on this device ({reasons})"
+            search.load_predict("@tx.autotune(prune=...)")
+        return search.measure(
+            self.__name__,
+            self.configs,
+            prepare,
+            warmup=self.warmup,
+            reps=self.reps,
+            setup=restore,
+            prune=self.prune,
+            predict=predict,
+            stacklevel=5,  # the call of the autotuned kernel
+            what="@tx.autotune",
         )
 
     def _interface(self, args: tuple, kwargs: dict):
@@ -385,10 +290,10 @@ class AutotunedKernel:
         return None
 
     def _prepare(self, index: int, args: tuple, kwargs: dict, threads, workgroups):
-        """(None, a call that launches config `index` on `args`) after one untimed trial
-        launch, or (the error that says why it cannot run here, None). Errors in the
-        arguments propagate."""
-        from ..runtime.device import DeviceLimitError, device_limit
+        """A call that launches config `index` on `args`, after one untimed trial launch;
+        raises the error that says why it cannot run here (`search.run_errors()`, or
+        `search.Unusable`). Errors in the arguments propagate."""
+        from ..runtime.device import device_limit
         from ..runtime.launch import compute_dispatch
 
         variant = self.variant(index)
@@ -397,53 +302,34 @@ class AutotunedKernel:
         try:  # a dispatch beyond the device's limit is a ValueError here, and only that
             compute_dispatch(self.__name__, variant.workgroup_size, limit, threads, workgroups)
         except ValueError as error:
-            return error, None
-        try:  # compiles, checks the device's limits, creates the pipeline
-            variant(*args, threads=threads, workgroups=workgroups, **kwargs)
-        except CONFIG_ERRORS + (DeviceLimitError,) as error:
-            return error, None
+            raise search.Unusable(error) from None
+        # compiles, checks the device's limits, creates the pipeline
+        variant(*args, threads=threads, workgroups=workgroups, **kwargs)
 
         def call():
             variant(*args, threads=threads, workgroups=workgroups, **kwargs)
 
-        return None, call
+        return call
 
-    def _predict(self, calls: dict, args: tuple, kwargs: dict, threads, workgroups) -> list:
-        """The cost model's predicted seconds of each runnable config (None for others):
-        `cost_model.predict(compiled kernel, workgroup counts (X, Y, Z), {parameter name:
-        argument})` with the arguments tuning runs on."""
-        try:
-            from .cost_model import predict
-        except ImportError:
-            raise NotImplementedError(
-                "@tx.autotune(prune=...) needs the cost model (pyshader_tx.tuning.cost_model), "
-                "which this version does not have yet"
-            ) from None
+    def _predict(self, index: int, args: tuple, kwargs: dict, threads, workgroups) -> float:
+        """The cost model's predicted seconds of config `index`: `cost_model.predict(
+        compiled kernel, workgroup counts (X, Y, Z), {parameter name: argument})` with the
+        arguments tuning runs on."""
         from ..runtime.device import device_limit
         from ..runtime.launch import compute_dispatch
 
+        predict = search.load_predict("@tx.autotune(prune=...)")
         limit = device_limit("max-compute-workgroups-per-dimension")
         names, const_names = self.kernel._parameter_names()
-        predicted = [None] * len(self.configs)
-        for index in calls:
-            variant = self.variant(index)
-            compiled, values = variant.bind(args, dict(kwargs))
-            arguments = {n: v for n, v in zip(names, values) if n not in const_names}
-            shape_threads, shape_groups = self._launch_shape(index, threads, workgroups)
-            shape = compute_dispatch(
-                self.__name__, variant.workgroup_size, limit, shape_threads, shape_groups
-            )
-            counts = (0, 0, 0) if shape is None else shape[0]
-            predicted[index] = float(predict(compiled, counts, arguments).seconds)
-        return predicted
-
-
-def _fastest_predicted(calls: dict, predicted: list, prune, total: int) -> dict:
-    """The `prune` configs of `calls` with the least predicted time ("auto": a third of
-    all configs, at least two)."""
-    count = max(2, math.ceil(total / 3)) if prune == "auto" else prune
-    ranked = sorted(calls, key=lambda i: (predicted[i], i))[:count]
-    return {i: calls[i] for i in sorted(ranked)}
+        variant = self.variant(index)
+        compiled, values = variant.bind(args, dict(kwargs))
+        arguments = {n: v for n, v in zip(names, values) if n not in const_names}
+        shape_threads, shape_groups = self._launch_shape(index, threads, workgroups)
+        shape = compute_dispatch(
+            self.__name__, variant.workgroup_size, limit, shape_threads, shape_groups
+        )
+        counts = (0, 0, 0) if shape is None else shape[0]
+        return float(predict(compiled, counts, arguments).seconds)
 
 
 class _TuningArguments:
@@ -522,29 +408,6 @@ def _discarded_prints(interface):
             show_pending()
 
 
-def _simulated() -> bool:
-    from ..runtime.device import simulated_device
-
-    return simulated_device() is not None
-
-
-def _reason(error: BaseException) -> str:
-    """Why a config cannot run, in one line or a compile error's few."""
-    text = str(error).strip()
-    if isinstance(error, wgpu.GPUError):  # wgpu's messages: the last line says why
-        lines = [line.strip() for line in text.splitlines() if line.strip()]
-        text = lines[-1] if lines else type(error).__name__
-    return f"{type(error).__name__}: {text}"
-
-
-def _jsonable(value):
-    if isinstance(value, tuple):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, (int, float, str, bool)) or value is None:
-        return value
-    return repr(value)
-
-
 def _checked_configs(kernel: Kernel, configs) -> list:
     if isinstance(configs, dict) or not isinstance(configs, (list, tuple)) or not configs:
         raise TypeError("@tx.autotune(configs=...) takes a non-empty list of dicts")
@@ -589,14 +452,6 @@ def _checked_count(what: str, value, least: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < least:
         raise ValueError(f"@tx.autotune: {what} must be an int >= {least}, not {value!r}")
     return value
-
-
-def _checked_prune(prune):
-    if prune is None or prune == "auto":
-        return prune
-    if isinstance(prune, bool) or not isinstance(prune, int) or prune < 1:
-        raise ValueError(f"@tx.autotune: prune must be None, 'auto' or an int >= 1, not {prune!r}")
-    return prune
 
 
 def autotune(configs, key=(), *, warmup: int = 1, reps: int = 5, prune=None):
