@@ -334,6 +334,9 @@ class Kernel:
                 args = values
             # else: the runtime arguments are `args` itself, in order (launch takes those)
         runtime = sys.modules.get("pyshader_tx.runtime") or _import_runtime()
+        if runtime.capture._launches is not None:  # `capture.capturing()`: record, not run
+            runtime.capture.record(self, compiled, args, threads, workgroups)
+            return
         if runtime.device.simulated_device() is not None:
             get_code = compiled.simulated_module
         elif options.shader_source == "spirv":

@@ -1,19 +1,28 @@
 """tx.stdlib's device-wide primitives, called on the host: numpy arrays or DeviceArrays in,
 DeviceArrays out (left on the GPU). Each call records its launches (one submission for all
 its passes) and takes its scratch arrays from the runtime's pool.
+
+Each primitive's parameters (items per invocation, workgroup size, workgroups of a
+reduction) come from its tuner (`pyshader_tx/tuning/host.py`): its configs, the defaults
+first, are in `REDUCE`, `SCAN` and `SELECT`; the key is the element count's power-of-two
+bucket, the dtypes, and the op, map and predicate (they change the kernels).
 """
 
 from __future__ import annotations
 
 import functools
+import sys
 
 import numpy as np
 
 import pyshader_tx as tx
 from pyshader_tx import types as t
 from pyshader_tx.frontend import annotations
+from pyshader_tx.kernel import Kernel
 from pyshader_tx.runtime import pool
 from pyshader_tx.runtime.arrays import DeviceArray
+from pyshader_tx.tuning.host import HostTuner
+from pyshader_tx.tuning.search import bucket
 
 from . import device_kernels as kernels
 from .ops import NAMED_OPS
@@ -23,6 +32,53 @@ DTYPES = {np.dtype(np.uint32): t.u32, np.dtype(np.int32): t.i32, np.dtype(np.flo
 NUMPY_DTYPES = {ty: dtype for dtype, ty in DTYPES.items()}
 #: Workgroups the first pass of `reduce` uses at most (each then loops over its range).
 REDUCE_WORKGROUPS = 8192
+
+
+def _reduce_configs(key) -> list:
+    """reduce's configs: ITEMS (loads in flight) and WORKGROUPS (of the first pass)."""
+    default = {"ITEMS": kernels.REDUCE_ITEMS, "WORKGROUPS": REDUCE_WORKGROUPS}
+    others = [{"ITEMS": i, "WORKGROUPS": w} for w in (8192, 2048, 512) for i in (8, 4, 16)]
+    return [default] + [c for c in others if c != default]
+
+
+def _scan_configs(key) -> list:
+    """The scans' and select's configs: ITEMS (elements per invocation) and WORKGROUP
+    (invocations per workgroup; a tile holds ITEMS * WORKGROUP elements)."""
+    default = {"ITEMS": kernels.SCAN_ITEMS, "WORKGROUP": kernels.WORKGROUP}
+    shapes = [(24, 256), (16, 256), (32, 256), (8, 256), (12, 256), (24, 128), (16, 128)]
+    shapes += [(32, 128), (8, 128)]
+    others = [{"ITEMS": i, "WORKGROUP": w} for i, w in shapes]
+    return [default] + [c for c in others if c != default]
+
+
+SOURCES = (sys.modules[__name__], kernels)
+REDUCE = HostTuner("reduce", _reduce_configs, sources=SOURCES)
+SCAN = HostTuner("scan", _scan_configs, sources=SOURCES)
+SELECT = HostTuner("select", _scan_configs, sources=SOURCES)
+
+_sized_kernels: dict = {}
+
+
+def sized(kernel: Kernel, workgroup: int) -> Kernel:
+    """`kernel` with `workgroup` invocations per workgroup (1-D; made once per size)."""
+    if kernel.workgroup_size == (workgroup, 1, 1):
+        return kernel
+    variant = _sized_kernels.get((kernel, workgroup))
+    if variant is None:
+        variant = Kernel(kernel.fn, (workgroup,), kernel.constants)
+        variant._source = kernel._source
+        _sized_kernels[(kernel, workgroup)] = variant
+    return variant
+
+
+def func_key(func) -> str | None:
+    """What an op, map or predicate contributes to a tuning key: a named op itself, a
+    @tx.func its module and qualified name."""
+    if func is None or isinstance(func, str):
+        return func
+    fn = getattr(func, "fn", func)
+    return f"{getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', repr(fn))}"
+
 
 IDENTITIES = {
     "add": lambda d: 0,
@@ -97,13 +153,27 @@ def reduce(x, op="add", map=None) -> DeviceArray:
     n = len(x)
     if n == 0:
         return tx.to_device(np.array(_identity(op, dtype, "reduce of an empty array")))
-    row = kernels.WORKGROUP * kernels.REDUCE_ITEMS
-    per = -(-n // REDUCE_WORKGROUPS)
-    per = -(-per // row) * row  # whole rows (ORDERED: whole runs)
-    groups = -(-n // per)
     ordered = not isinstance(op, str)  # the named ops are commutative
     result = pool.result((), dtype)
-    with pool.device_input(x) as dx, pool.temporary(groups, dtype) as partials:
+    with pool.device_input(x) as dx:
+        key = (bucket(n), str(np.dtype(x.dtype)), func_key(op), func_key(map))
+
+        def make_run(scratch):
+            out = scratch.take((), dtype)
+            return lambda config: _reduce_launches(dx, out, n, op, map, ordered, config)
+
+        config = REDUCE.choose(key, n, make_run)
+        _reduce_launches(dx, result, n, op, map, ordered, config)
+    return result
+
+
+def _reduce_launches(dx, result, n: int, op, map, ordered: bool, config: dict) -> None:
+    """The two passes of `reduce` with `config` (ITEMS, WORKGROUPS), into `result`."""
+    row = kernels.WORKGROUP * config["ITEMS"]
+    per = -(-n // config["WORKGROUPS"])
+    per = -(-per // row) * row  # whole rows (ORDERED: whole runs)
+    groups = -(-n // per)
+    with pool.temporary(groups, result.dtype) as partials:
         kernels.reduce_tiles(
             dx,
             partials,
@@ -112,12 +182,11 @@ def reduce(x, op="add", map=None) -> DeviceArray:
             op=op,
             map=map,
             ORDERED=ordered,
-            ITEMS=kernels.REDUCE_ITEMS,
+            ITEMS=config["ITEMS"],
             workgroups=groups,
         )
         last = -(-groups // kernels.WORKGROUP) * kernels.WORKGROUP
         kernels.reduce_tiles(partials, result, groups, last, op=op, ORDERED=ordered, workgroups=1)
-    return result
 
 
 def _scan(x, op, init, map, out, exclusive: bool, name: str) -> DeviceArray:
@@ -131,11 +200,27 @@ def _scan(x, op, init, map, out, exclusive: bool, name: str) -> DeviceArray:
         raise ValueError(f"{name}: out must be {n} elements of {dtype}")
     if n == 0:
         return out
-    items = kernels.SCAN_ITEMS
-    tiles = -(-n // (kernels.WORKGROUP * items))
     init_value = dtype.type(0 if init is None else init)
-    with pool.device_input(x) as dx, pool.temporary(2 * tiles, np.uint32, zero=True) as state:
-        kernels.scan_tiles(
+    with pool.device_input(x) as dx:
+        key = (bucket(n), str(np.dtype(x.dtype)), func_key(op), func_key(map), exclusive)
+
+        def make_run(scratch):
+            scratch_out = scratch.take(n, dtype)
+            return lambda config: _scan_launches(
+                dx, scratch_out, n, op, init_value, map, exclusive, config
+            )
+
+        config = SCAN.choose(key, n, make_run)
+        _scan_launches(dx, out, n, op, init_value, map, exclusive, config)
+    return out
+
+
+def _scan_launches(dx, out, n: int, op, init_value, map, exclusive: bool, config: dict) -> None:
+    """The scan's pass with `config` (ITEMS, WORKGROUP), into `out`."""
+    items, workgroup = config["ITEMS"], config["WORKGROUP"]
+    tiles = -(-n // (workgroup * items))
+    with pool.temporary(2 * tiles, np.uint32, zero=True) as state:
+        sized(kernels.scan_tiles, workgroup)(
             dx,
             out,
             state,
@@ -146,9 +231,8 @@ def _scan(x, op, init, map, out, exclusive: bool, name: str) -> DeviceArray:
             EXCLUSIVE=exclusive,
             ITEMS=items,
             SPINS=kernels.SPIN_LIMIT,
-            threads=tiles * kernels.WORKGROUP,
+            threads=tiles * workgroup,
         )
-    return out
 
 
 def inclusive_scan(x, op="add", map=None, out=None) -> DeviceArray:
@@ -180,24 +264,36 @@ def select(x, predicate) -> DeviceArray:
     n = len(x)
     if n == 0:
         return pool.result(0, dtype)
-    size = kernels.WORKGROUP * kernels.SCAN_ITEMS
-    tiles = -(-n // size)
     out = pool.take(n, dtype)
-    with (
-        pool.device_input(x) as dx,
-        pool.temporary(2 * tiles, np.uint32, zero=True) as state,
-        pool.temporary(1, np.uint32) as count,
-    ):
-        kernels.select_tiles(
+    with pool.device_input(x) as dx, pool.temporary(1, np.uint32) as count:
+        key = (bucket(n), str(dtype), func_key(predicate))
+
+        def make_run(scratch):
+            scratch_out, scratch_count = scratch.take(n, dtype), scratch.take(1, np.uint32)
+            return lambda config: _select_launches(
+                dx, scratch_out, scratch_count, n, predicate, config
+            )
+
+        config = SELECT.choose(key, n, make_run)
+        _select_launches(dx, out, count, n, predicate, config)
+        selected = int(count.numpy()[0])  # (read back after the tuned launches)
+    return pool.buffer_pool().keep(out, selected)
+
+
+def _select_launches(dx, out, count, n: int, predicate, config: dict) -> None:
+    """select's pass with `config` (ITEMS, WORKGROUP): the selected elements to the front
+    of `out`, their number to count[0]."""
+    items, workgroup = config["ITEMS"], config["WORKGROUP"]
+    tiles = -(-n // (workgroup * items))
+    with pool.temporary(2 * tiles, np.uint32, zero=True) as state:
+        sized(kernels.select_tiles, workgroup)(
             dx,
             out,
             state,
             count,
             n,
             predicate=predicate,
-            ITEMS=kernels.SCAN_ITEMS,
+            ITEMS=items,
             SPINS=kernels.SPIN_LIMIT,
-            threads=tiles * kernels.WORKGROUP,
+            threads=tiles * workgroup,
         )
-        selected = int(count.numpy()[0])
-    return pool.buffer_pool().keep(out, selected)

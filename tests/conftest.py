@@ -7,9 +7,15 @@
 * ``PYSHADER_TX_VULKAN_VALIDATION=1`` (unless set otherwise) where the Khronos validation
   layer is installed: every launch on the native Vulkan host, in this process and in the
   command lines the tests start, is validated, and what the layer reports is an error.
+* Tuning is off (`tx.options.autotune = False`: every `@tx.autotune` kernel and `tx.stdlib`
+  call uses its first, default config) and the tuning cache lives in a temporary folder
+  (`PYSHADER_TX_CACHE_DIR`, also for the command lines the tests start), never the user's:
+  the suite measures nothing unless a test asks (`tests/tuning` turns tuning on per test).
 """
 
+import atexit
 import os
+import shutil
 import tempfile
 
 import pytest
@@ -34,6 +40,19 @@ def _validate_native_vulkan() -> None:
 
 
 _validate_native_vulkan()
+
+
+def _no_tuning() -> None:
+    import pyshader_tx as tx
+
+    if "PYSHADER_TX_CACHE_DIR" not in os.environ:
+        folder = tempfile.mkdtemp(prefix="pyshader_tx-test-cache-")
+        os.environ["PYSHADER_TX_CACHE_DIR"] = folder
+        atexit.register(shutil.rmtree, folder, True)
+    tx.options.autotune = False
+
+
+_no_tuning()
 
 
 def pytest_addoption(parser):

@@ -12,13 +12,15 @@
   back and shown when the host waits for the GPU;
 * `pool.py`: temporary arrays on pooled buffers (`pool.take` / `pool.give_back`), and
   recorded zero-fills and copies (`pool.clear`, `pool.copy`), for multi-pass primitives;
-* `timing.py`: the GPU time of recorded work (`gpu_seconds`), from timestamp queries.
+* `timing.py`: the GPU time of recorded work (`gpu_seconds`), from timestamp queries;
+* `capture.py`: kernel launches captured (kernel, workgroups, arguments) instead of run,
+  for the cost model's prediction of a host function.
 """
 
 from .arrays import DeviceArray, empty, to_device, zeros
 from .device import adapter_summary, check_features, get_device
 from .launch import Launcher, fold_workgroups, launch
-from . import pool
+from . import capture, pool
 from .recording import synchronize
 
 __all__ = [

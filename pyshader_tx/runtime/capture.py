@@ -1,0 +1,75 @@
+"""Capturing launches instead of running them: what a host function would dispatch.
+
+    with capture.capturing() as launches:
+        stdlib_function_launches(...)       # records nothing on the GPU for its kernels
+    for launch in launches:
+        launch.compiled, launch.workgroups, launch.arguments
+
+Inside the block, calling a kernel (`Kernel.__call__`) binds its arguments (compiling
+the specialization, so compile errors still show) and appends a `CapturedLaunch`: the
+compiled kernel, the workgroup counts (X, Y, Z) its `threads=`/`workgroups=` give on
+this device (a folded 1-D launch's grid) and its arguments by parameter name; it
+dispatches nothing. The cost model predicts a host call from these (`tuning/host.py`).
+
+Only kernel launches are captured: the pool's recorded clears and copies still happen
+(they touch only the arrays they are given), and so would a readback. A function run under
+capture must therefore not read results back to decide what to launch next (the
+stdlib's tuned functions read back outside the part they tune).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+
+__all__ = ["CapturedLaunch", "capturing", "active"]
+
+# The list launches are appended to while a `capturing()` block runs (None outside).
+_launches: list | None = None
+
+
+@dataclass
+class CapturedLaunch:
+    """One kernel launch captured instead of dispatched."""
+
+    name: str  # the kernel's name
+    compiled: object  # the CompiledKernel of the launch's specialization
+    workgroups: tuple  # (X, Y, Z) workgroup counts ((0, 0, 0): the launch does nothing)
+    arguments: dict  # runtime parameter name -> argument
+
+
+def active() -> list | None:
+    """The list of the `capturing()` block in progress, or None."""
+    return _launches
+
+
+@contextlib.contextmanager
+def capturing():
+    """`with capturing() as launches:` kernel calls in the block append a CapturedLaunch to
+    `launches` instead of dispatching (blocks do not nest)."""
+    global _launches
+    if _launches is not None:
+        raise RuntimeError("capture.capturing() blocks do not nest")
+    _launches = []
+    try:
+        yield _launches
+    finally:
+        _launches = None
+
+
+def record(kernel, compiled, values, threads, workgroups) -> None:
+    """Append the launch of `kernel` (its bound `values`, one per parameter or per runtime
+    parameter) to the active capture."""
+    from .device import device_limit
+    from .launch import compute_dispatch
+
+    names, const_names = kernel._parameter_names()
+    runtime_names = [n for n in names if n not in const_names]
+    by_name = names if len(values) == len(names) else runtime_names
+    arguments = {n: v for n, v in zip(by_name, values) if n not in const_names}
+    limit = device_limit("max-compute-workgroups-per-dimension")
+    shape = compute_dispatch(
+        kernel.__name__, compiled.interface.workgroup_size, limit, threads, workgroups
+    )
+    counts = (0, 0, 0) if shape is None else tuple(shape[0])
+    _launches.append(CapturedLaunch(kernel.__name__, compiled, counts, arguments))
