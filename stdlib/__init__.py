@@ -9,7 +9,14 @@ On the host, device-wide: `reduce`, `inclusive_scan`, `exclusive_scan`, `select`
 (`stdlib/device.py`), `gather`, `scatter` (`stdlib/permute.py`), `histogram`
 (`stdlib/histogram.py`), `sort`, `argsort` (`stdlib/sort.py`), `transpose`, `matmul`
 (`stdlib/linalg.py`).
+
+Their parameters are tuned per adapter (`pyshader_tx/tuning/host.py`): `tuning()` gives
+the tunings of this process ({function: {key: Tuning}}), `clear_tuning()` forgets them,
+on disk too.
 """
+
+from pyshader_tx.tuning.host import clear as clear_tuning
+from pyshader_tx.tuning.host import tunings as tuning
 
 from . import ops
 from .device import exclusive_scan, inclusive_scan, reduce, select
@@ -28,6 +35,8 @@ from .workgroup import (
 
 __all__ = [
     "ops",
+    "tuning",
+    "clear_tuning",
     "reduce",
     "inclusive_scan",
     "exclusive_scan",

@@ -20,7 +20,9 @@ How. `count_private`: a bounded number of workgroups (`HISTOGRAM_WORKGROUPS`) ea
 contiguous range of `x`, read as vec4 (x's buffer bound a second time as an array of
 vec4; `ITEMS` loads in flight per invocation), into a private histogram in workgroup
 memory (workgroup atomics), then add its non-zero bins to the result with one global
-atomic each. More bins than fit in workgroup memory
+atomic each. Its ITEMS and workgroup count come from the tuner `COUNT` (defaults first:
+`ITEMS`, `HISTOGRAM_WORKGROUPS`; `pyshader_tx/tuning/host.py`), per power-of-two bucket
+of the element count and of the bins, dtype and binning. More bins than fit in workgroup memory
 (`MAX_PRIVATE_BINS`, or the adapter's limit) and arrays of fewer than 4 elements go to
 `count_global`: one element per invocation, global atomics.
 """
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import math
 import operator
+import sys
 
 import numpy as np
 
@@ -39,7 +42,10 @@ from pyshader_tx.runtime import pool
 from pyshader_tx.runtime.arrays import DeviceArray, element_layout
 from pyshader_tx.runtime.device import device_limit
 
-from .device import _element, reduce
+from pyshader_tx.tuning.host import HostTuner
+from pyshader_tx.tuning.search import bucket
+
+from .device import _element, func_key, reduce
 
 T = tx.TypeVar("T", u32, i32, f32)
 V = tx.TypeVar("V", tx.vec4u, tx.vec4i, tx.vec4f)
@@ -124,10 +130,12 @@ def count_private(
     p: Binning,
     binning: tx.Func,
     CAPACITY: tx.Const[int] = 256,
+    ITEMS: tx.Const[int] = 4,
 ):
     """Workgroup g counts vec4 elements g*p.per .. (g+1)*p.per-1 of `xv` (x read as vec4) in
     workgroup memory, then adds its bins to `counts`; workgroup 0 also counts the last
-    len(x) % 4 elements of `x`. `binning` is direct_bin or searched_bin."""
+    len(x) % 4 elements of `x`. `binning` is direct_bin or searched_bin; each invocation
+    has ITEMS vec4 loads in flight."""
     local = tx.workgroup_array(Atomic[u32], CAPACITY)
     g = tx.workgroup_id().x
     t = tx.local_invocation_id().x
@@ -222,6 +230,15 @@ def histogram(x, bins, range=None) -> DeviceArray:
     return counts
 
 
+def _count_configs(key) -> list:
+    """count_private's configs: ITEMS (vec4 loads in flight) and WORKGROUPS (at most)."""
+    default = {"ITEMS": ITEMS, "WORKGROUPS": HISTOGRAM_WORKGROUPS}
+    others = [{"ITEMS": i, "WORKGROUPS": w} for w in (8192, 2048, 512) for i in (4, 2, 8)]
+    return [default] + [c for c in others if c != default]
+
+
+COUNT = HostTuner("histogram", _count_configs, sources=(sys.modules[__name__],))
+
 NUMPY_INTEGERS = {t.u32: np.dtype(np.uint32), t.i32: np.dtype(np.int32)}
 
 
@@ -312,20 +329,39 @@ def _count(dx: DeviceArray, counts, edges, p, binning, ty: t.Type) -> None:
     if bins > MAX_PRIVATE_BINS or not fits or n < 4:
         count_global(dx, counts, edges, p, binning=binning, threads=n)
         return
-    vectors = n // 4
-    per = -(-vectors // HISTOGRAM_WORKGROUPS)
-    per = -(-per // (WORKGROUP * ITEMS)) * (WORKGROUP * ITEMS)
+    xv = DeviceArray(dx.buffer, (n // 4, 4), element_layout(VECTORS[ty]))
+    key = (bucket(n), str(dx.dtype), bucket(bins), func_key(binning))
+
+    def make_run(scratch):
+        scratch_counts = scratch.take(bins, np.uint32)
+
+        def run(config):
+            pool.clear(scratch_counts)
+            _count_private(xv, dx, scratch_counts, edges, p, binning, capacity, ty, config)
+
+        return run
+
+    config = COUNT.choose(key, n, make_run)
+    _count_private(xv, dx, counts, edges, p, binning, capacity, ty, config)
+
+
+def _count_private(xv, dx, counts, edges, p, binning, capacity: int, ty, config: dict) -> None:
+    """count_private with `config` (ITEMS, WORKGROUPS) into `counts`."""
+    vectors, items = len(xv), config["ITEMS"]
+    per = -(-vectors // config["WORKGROUPS"])
+    per = -(-per // (WORKGROUP * items)) * (WORKGROUP * items)
     groups = -(-vectors // per)
-    xv = DeviceArray(dx.buffer, (vectors, 4), element_layout(VECTORS[ty]))
-    p["per"] = per
+    record = p.copy()
+    record["per"] = per
     count_private(
         xv,
         dx,
         counts,
         edges,
-        p,
+        record,
         binning=binning,
         CAPACITY=capacity,
+        ITEMS=items,
         V=VECTORS[ty],
         workgroups=groups,
     )

@@ -45,6 +45,8 @@ sums).
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 import pyshader_tx as tx
@@ -55,6 +57,8 @@ from pyshader_tx.kernel import Kernel
 from pyshader_tx.runtime import pool
 from pyshader_tx.runtime.arrays import DeviceArray, element_layout
 from pyshader_tx.runtime.device import adapter_summary, device_limit, get_device
+from pyshader_tx.tuning.host import HostTuner
+from pyshader_tx.tuning.search import bucket
 
 T = tx.TypeVar("T", u32, i32, f32)
 IN = tx.TypeVar("IN", u32, vec4u)  # what one load of transpose_vec4's a gives
@@ -395,8 +399,52 @@ def transpose(a, *, tiles=None) -> DeviceArray:
         return pool.buffer_pool().keep(pool.upload(np.ascontiguousarray(a).reshape(cols, rows)))
     out = pool.result((cols, rows), a.dtype)
     with pool.device_input(_upload(a)) as da:  # the elements move as bits (u32)
-        (_transpose_vec4 if "THREADS" in config else _transpose_scalar)(da, out, config)
+        if tiles is None:
+            key = (bucket(rows), bucket(cols), cols % 4 == 0, rows % 4 == 0)
+
+            def make_run(scratch):
+                scratch_out = scratch.take((cols, rows), a.dtype)
+                return lambda chosen: _transpose_launch(da, scratch_out, chosen)
+
+            config = TRANSPOSE.choose(key, rows * cols, make_run, default=config)
+        _transpose_launch(da, out, config)
     return out
+
+
+def _transpose_launch(a: DeviceArray, out: DeviceArray, config: dict) -> None:
+    (_transpose_vec4 if "THREADS" in config else _transpose_scalar)(a, out, config)
+
+
+#: The vec4 configurations transpose's tuner tries after the default.
+TRANSPOSE_VEC4_CANDIDATES = [
+    {"TILE": tile, "THREADS": threads, "SWIZZLE": swizzle, "GROUP": group}
+    for tile, threads, swizzle, group in (
+        (32, 128, False, 1),
+        (32, 256, False, 1),
+        (32, 64, False, 1),
+        (32, 128, True, 1),
+        (32, 256, True, 1),
+        (32, 128, False, 4),
+        (32, 256, False, 4),
+        (64, 256, True, 1),
+        (64, 128, True, 1),
+    )
+]
+#: The scalar configurations (neither side a multiple of 4) it tries after the default.
+TRANSPOSE_CANDIDATES = [
+    {"TILE": tile, "ROWS": rows} for tile, rows in ((32, 8), (32, 16), (32, 4), (16, 8), (16, 16))
+]
+
+
+def _transpose_configs(key) -> list:
+    """transpose's configs for a key (rows, cols bucketed; whether cols, rows are multiples
+    of 4): the default, then the candidates of its kernel the device takes."""
+    _, _, cols_vec4, rows_vec4 = key
+    vec4 = cols_vec4 or rows_vec4
+    default = transpose_config(4 if vec4 else 1, 1, None)
+    candidates = TRANSPOSE_VEC4_CANDIDATES if vec4 else TRANSPOSE_CANDIDATES
+    others = [c for c in candidates if c != default and not _transpose_problems(c)]
+    return [default] + others
 
 
 def _transpose_vec4(a: DeviceArray, out: DeviceArray, config: dict) -> None:
@@ -559,6 +607,26 @@ def matmul(a, b, out=None, *, tiles=None) -> DeviceArray:
             out[...] = 0
         return out
     config = matmul_config(m, n, tiles)
+    flat_out = _view(out, out_ty) if isinstance(out, DeviceArray) else out.reshape(-1)
+    with pool.device_input(_upload(a)) as da, pool.device_input(_upload(b)) as db:
+        if tiles is None:
+            key = (bucket(m), bucket(n), bucket(kk), str(a.dtype), str(out.dtype))
+            key += (kk % 4 == 0, n % 4 == 0)
+
+            def make_run(scratch):
+                scratch_out = scratch.take(m * n, out.dtype)
+                return lambda chosen: _matmul_launch(
+                    da, db, scratch_out, (m, n, kk), ty, out_ty, chosen
+                )
+
+            config = MATMUL.choose(key, m * n * kk, make_run, default=config)
+        _matmul_launch(da, db, flat_out, (m, n, kk), ty, out_ty, config)
+    return out
+
+
+def _matmul_launch(da, db, flat_out, shape: tuple, ty, out_ty, config: dict) -> None:
+    """matmul_tiles with `config` (BM, BN, BK, TM, TN): da (m x kk) @ db into flat_out."""
+    m, n, kk = shape
     groups = (
         _workgroups(-(-n // config["BN"]), "matmul"),
         _workgroups(-(-m // config["BM"]), "matmul"),
@@ -567,25 +635,58 @@ def matmul(a, b, out=None, *, tiles=None) -> DeviceArray:
     vec_a, vec_b = kk % 4 == 0, n % 4 == 0  # rows of a, resp. b, start at a vec4
     load_a = VECTORS[ty] if vec_a else ty
     load_b = VECTORS[ty] if vec_b else ty
-    kernel = _kernel(matmul_tiles, size)
-    flat_out = _view(out, out_ty) if isinstance(out, DeviceArray) else out.reshape(-1)
-    with pool.device_input(_upload(a)) as da, pool.device_input(_upload(b)) as db:
-        kernel(
-            _view(da, load_a),
-            _view(db, load_b),
-            flat_out,
-            m,
-            n,
-            kk,
-            A=load_a,
-            B=load_b,
-            O=out_ty,
-            VEC_A=vec_a,
-            VEC_B=vec_b,
-            workgroups=groups,
-            **config,
-        )
-    return out
+    _kernel(matmul_tiles, size)(
+        _view(da, load_a),
+        _view(db, load_b),
+        flat_out,
+        m,
+        n,
+        kk,
+        A=load_a,
+        B=load_b,
+        O=out_ty,
+        VEC_A=vec_a,
+        VEC_B=vec_b,
+        workgroups=groups,
+        **config,
+    )
+
+
+#: The tile configurations matmul's tuner tries after the default (those the device takes).
+MATMUL_CANDIDATES = [
+    dict(zip(MATMUL_PARAMETERS, values))
+    for values in (
+        (128, 128, 8, 8, 8),
+        (64, 64, 16, 4, 4),
+        (32, 32, 8, 4, 4),
+        (64, 64, 8, 8, 8),
+        (128, 64, 8, 8, 8),
+        (64, 128, 8, 8, 8),
+        (64, 64, 16, 8, 8),
+        (32, 32, 16, 4, 4),
+        (128, 128, 16, 8, 8),
+    )
+]
+
+
+def _matmul_configs(key) -> list:
+    """matmul's configs for a key (m, n, k bucketed, ...): the default for the bucketed
+    m x n, then the candidates the device takes."""
+    default = matmul_config(key[0], key[1])
+    others = []
+    for config in MATMUL_CANDIDATES:
+        try:
+            _check_matmul_config(config)
+        except ValueError:
+            continue
+        if config != default:
+            others.append(config)
+    return [default] + others
+
+
+SOURCES = (sys.modules[__name__],)
+TRANSPOSE = HostTuner("transpose", _transpose_configs, sources=SOURCES)
+MATMUL = HostTuner("matmul", _matmul_configs, sources=SOURCES)
 
 
 def _out(out, shape: tuple, ty: t.Type, inputs) -> tuple:

@@ -19,10 +19,14 @@ Passes (one recorded submission): `count_digits` counts all four digits and
 `digit_starts` scans the counts, then four
 `sort_pass` launches, ping-ponging between a pooled temporary and the result (viewed as
 u32: values of any 4-byte dtype move as their bits); a pass whose digit all keys share
-only copies. Scratch comes from the buffer pool.
+only copies. Scratch comes from the buffer pool. The keys per invocation (`ITEMS` of
+`sort_pass`) come from the tuner `SORT` (`pyshader_tx/tuning/host.py`; the default
+first), per power-of-two bucket of the key count and whether values move.
 """
 
 from __future__ import annotations
+
+import sys
 
 import numpy as np
 
@@ -30,6 +34,9 @@ from pyshader_tx import types as t
 from pyshader_tx.runtime import pool
 from pyshader_tx.runtime.arrays import DeviceArray, element_layout
 from pyshader_tx.runtime.device import device_limit, get_adapter
+
+from pyshader_tx.tuning.host import HostTuner
+from pyshader_tx.tuning.search import bucket
 
 from . import sort_kernels as kernels
 
@@ -152,33 +159,74 @@ def _radix_sort(
         return sorted_keys, sorted_values
     pairs = value_dtype is not None
     min_lanes = match_min_lanes() if min_lanes is None else min_lanes
-    items = tile_items(kernels.SORT_ITEMS, pairs, min_lanes) if items is None else items
-    size = kernels.WORKGROUP * items
-    if not 1 <= items <= kernels.MAX_ITEMS:
+    if items is not None and not 1 <= items <= kernels.MAX_ITEMS:
         raise ValueError(f"sort: items must lie in 1..{kernels.MAX_ITEMS}, not {items}")
+    encoding = ENCODINGS[dtype.name] | (kernels.DESCENDING if descending else 0)
+    options = {
+        "indices": indices,
+        "encoding": encoding,
+        "min_lanes": min_lanes,
+        "reversed": reversed,
+        "spins": kernels.SPIN_LIMIT if spins is None else spins,
+        "splits": splits,
+    }
+    values_in = _bits(values) if values is not None else np.zeros(1, np.uint32)
+    with pool.device_input(_bits(keys)) as key_bits, pool.device_input(values_in) as v0:
+        if items is None:
+            key = (bucket(n), pairs, min_lanes)
+
+            def make_run(scratch):
+                out_keys = scratch.take(n, np.uint32)
+                out_values = scratch.take(n if pairs else 1, np.uint32)
+                return lambda config: _sort_launches(
+                    key_bits, v0, out_keys, out_values, n, pairs, config["ITEMS"], options
+                )
+
+            variant = options["reversed"] or options["splits"] or spins is not None
+            size = 0 if variant else n  # (the tests' variants are not tuned)
+            items = SORT.choose(key, size, make_run)["ITEMS"]
+        with pool.temporary(1, np.uint32) as no_values:
+            out_values = no_values if sorted_values is None else _bits(sorted_values)
+            _sort_launches(key_bits, v0, _bits(sorted_keys), out_values, n, pairs, items, options)
+    return sorted_keys, sorted_values
+
+
+def _sort_configs(key) -> list:
+    """sort's configs: ITEMS keys per invocation of `sort_pass`: the default (SORT_ITEMS,
+    halved until its workgroup memory fits), then others that fit."""
+    _, pairs, min_lanes = key
+    default = tile_items(kernels.SORT_ITEMS, pairs, min_lanes)
+    limit = device_limit("max-compute-workgroup-storage-size")
+    others = [i for i in (4, 16, 12, 6, 10, 2) if _workgroup_bytes(i, pairs, min_lanes) <= limit]
+    return [{"ITEMS": default}] + [{"ITEMS": i} for i in others if i != default]
+
+
+SORT = HostTuner("sort", _sort_configs, sources=(sys.modules[__name__], kernels))
+
+
+def _sort_launches(
+    key_bits, v0, out_keys, out_values, n: int, pairs: bool, items: int, options: dict
+) -> None:
+    """count_digits, digit_starts and the four sort_pass launches of one sort with `items`
+    keys per invocation: keys from `key_bits` (values from `v0`) to `out_keys`
+    (`out_values`: one unused word without values or indices)."""
+    size = kernels.WORKGROUP * items
     tiles = -(-n // size)
     row = kernels.WORKGROUP * kernels.COUNT_ITEMS
     per = -(-n // COUNT_WORKGROUPS)
     per = -(-per // row) * row
-    encoding = ENCODINGS[dtype.name] | (kernels.DESCENDING if descending else 0)
-    out_keys = _bits(sorted_keys)
+    encoding = options["encoding"]
     with (
-        pool.device_input(_bits(keys)) as key_bits,
-        pool.device_input(_bits(values) if values is not None else np.zeros(1, np.uint32)) as v0,
         pool.temporary(n, np.uint32) as keys_temp,
-        pool.temporary(n if value_dtype is not None else 1, np.uint32) as values_temp,
-        pool.temporary(1, np.uint32) as no_values,
+        pool.temporary(n if pairs else 1, np.uint32) as values_temp,
         pool.temporary(2 * kernels.STARTS, np.uint32, zero=True) as counts,
         pool.temporary(tiles * kernels.RADIX, np.uint32) as state,
     ):
-        out_values = no_values if sorted_values is None else _bits(sorted_values)
         groups = -(-n // per)
         kernels.count_digits(key_bits, counts, n, per, encoding, threads=groups * kernels.WORKGROUP)
         kernels.digit_starts(counts, workgroups=kernels.PASSES)
         key_route = [key_bits, keys_temp, out_keys, keys_temp, out_keys]
         value_route = [v0, values_temp, out_values, values_temp, out_values]
-        if sorted_values is None:
-            value_route = [v0, values_temp, no_values, values_temp, no_values]
         for p in range(kernels.PASSES):
             pool.clear(state)
             kernels.sort_pass(
@@ -193,13 +241,12 @@ def _radix_sort(
                 p * kernels.DIGIT_BITS,
                 encoding if p == 0 else kernels.RAW_BITS,
                 encoding if p == kernels.PASSES - 1 else kernels.RAW_BITS,
-                int(indices and p == 0),
-                int(reversed),
-                kernels.SPIN_LIMIT if spins is None else spins,
-                VALUES=value_dtype is not None,
+                int(options["indices"] and p == 0),
+                int(options["reversed"]),
+                options["spins"],
+                VALUES=pairs,
                 ITEMS=items,
-                MIN_LANES=min_lanes,
-                SPLITS=splits,
+                MIN_LANES=options["min_lanes"],
+                SPLITS=options["splits"],
                 threads=tiles * kernels.WORKGROUP,
             )
-    return sorted_keys, sorted_values

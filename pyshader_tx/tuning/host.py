@@ -107,8 +107,6 @@ class HostTuner:
         prune="auto",
         min_size: int = MIN_SIZE,
     ):
-        if name in _tuners:
-            raise ValueError(f"a host tuner named {name!r} exists already")
         self.name = name
         self._configs = configs
         self.sources = tuple(sources)  # modules whose source is part of the fingerprint
@@ -119,7 +117,7 @@ class HostTuner:
         self._forced = None  # `using(index)`
         self._fingerprint = None
         self.last_key = None
-        _tuners[name] = self
+        _tuners[name] = self  # (a module imported again replaces its tuners)
 
     def __repr__(self) -> str:
         return f"<pyshader_tx host tuner {self.name}>"
@@ -151,15 +149,17 @@ class HostTuner:
 
     # -- choosing ------------------------------------------------------------------------
 
-    def choose(self, key: tuple, size: int, make_run) -> dict:
+    def choose(self, key: tuple, size: int, make_run, default: dict | None = None) -> dict:
         """The config for a call with tuning key `key` and size `size` (see the module
-        doc); `make_run(scratch)` -> run(config) is called only to tune."""
+        doc); `make_run(scratch)` -> run(config) is called only to tune. `default`: the
+        call's own default where it differs from the first config of its bucket (matmul's
+        depends on the exact shape), used when the call is not tuned."""
         self.last_key = key
         configs = self.configs_for(key)
         if self._forced is not None:
             return configs[self._forced]
         if size < self.min_size or len(configs) == 1 or not search.tuning_enabled():
-            return configs[0]
+            return dict(default) if default is not None else configs[0]
         tuning = self._tunings.get((options.shader_source, key))
         if tuning is None:
             tuning = self._tune(key, configs, make_run)
