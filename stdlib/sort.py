@@ -197,7 +197,7 @@ def _sort_configs(key) -> list:
     _, pairs, min_lanes = key
     default = tile_items(kernels.SORT_ITEMS, pairs, min_lanes)
     limit = device_limit("max-compute-workgroup-storage-size")
-    others = [i for i in (4, 16, 12, 6, 10, 2) if _workgroup_bytes(i, pairs, min_lanes) <= limit]
+    others = [i for i in (4, 16, 12, 6, 2, 1) if _workgroup_bytes(i, pairs, min_lanes) <= limit]
     return [{"ITEMS": default}] + [{"ITEMS": i} for i in others if i != default]
 
 

@@ -193,6 +193,7 @@ class HostTuner:
         def predict(index: int) -> float:
             return predictions[index]
 
+        level = _outside_stacklevel()  # warnings point at the caller of the stdlib
         prune = self._prune()
         if prune is not None:
             predict_launches = search.load_predict(f"stdlib tuner {self.name} (prune=...)")
@@ -205,7 +206,7 @@ class HostTuner:
                     warnings.warn(
                         f"{self.name}: the cost model cannot predict config {config!r} "
                         f"({search.reason(error)}): measuring every config",
-                        stacklevel=5,
+                        stacklevel=level,
                     )
                     prune = None
                     break
@@ -217,7 +218,7 @@ class HostTuner:
             reps=self.reps,
             prune=prune,
             predict=lambda index: predictions.get(index, float("inf")),
-            stacklevel=6,  # the stdlib function's caller
+            stacklevel=level + 1,
             what="the stdlib's tuner",
         )
 
@@ -238,6 +239,24 @@ class HostTuner:
             "shader_source": options.shader_source,
             "key": jsonable(key),
         }
+
+
+def _outside_stacklevel() -> int:
+    """The `stacklevel` (from the caller of this function) of the first frame outside
+    pyshader_tx and its stdlib: where a warning about a stdlib call should point."""
+    import os
+    import sys
+
+    import pyshader_tx
+
+    inside = (
+        os.path.dirname(pyshader_tx.__file__) + os.sep,
+        os.path.dirname(sys.modules["pyshader_tx.stdlib"].__file__) + os.sep,
+    )
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(inside):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def predicted_seconds(run, config: dict, predict) -> float:
