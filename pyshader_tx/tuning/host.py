@@ -115,6 +115,7 @@ class HostTuner:
         self.min_size = min_size
         self._tunings: dict = {}  # (shader source, key) -> Tuning
         self._forced = None  # `using(index)`
+        self._grab = None  # `runs(call)`: the (key, make_run) of each choice
         self._fingerprint = None
         self.last_key = None
         _tuners[name] = self  # (a module imported again replaces its tuners)
@@ -147,6 +148,28 @@ class HostTuner:
         finally:
             self._forced = saved
 
+    @contextlib.contextmanager
+    def runs(self, call):
+        """`with tuner.runs(call) as (key, run):` the tuning key of `call()` (a call of the
+        tuner's function, untuned: it runs with the first config) and the `run(config)`
+        its tuning would time, on scratch arrays held until the block ends (benchmarks:
+        pass DeviceArrays, which `run` uses as they are)."""
+        grabbed = []
+        self._grab = grabbed
+        try:
+            with self.using(0):
+                call()
+        finally:
+            self._grab = None
+        if not grabbed:
+            raise ValueError(f"{self.name}: the call made no tuning decision")
+        key, make_run = grabbed[-1]
+        scratch = Scratch()
+        try:
+            yield key, make_run(scratch)
+        finally:
+            scratch.release()
+
     # -- choosing ------------------------------------------------------------------------
 
     def choose(self, key: tuple, size: int, make_run, default: dict | None = None) -> dict:
@@ -156,6 +179,8 @@ class HostTuner:
         depends on the exact shape), used when the call is not tuned."""
         self.last_key = key
         configs = self.configs_for(key)
+        if self._grab is not None:
+            self._grab.append((key, make_run))
         if self._forced is not None:
             return configs[self._forced]
         if size < self.min_size or len(configs) == 1 or not search.tuning_enabled():
