@@ -19,6 +19,7 @@ def load_example(name: str):
         sys.path.insert(0, str(EXAMPLES))
     spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # where inspect finds the source of its @tx.struct classes
     spec.loader.exec_module(module)
     return module
 
