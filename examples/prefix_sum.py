@@ -24,14 +24,17 @@ per flag, matching flags come from one publication.
 
 **Forward progress.** The textbook look-back *spins*: while tile b-1 has published
 nothing, tile b reads its state again. That is only correct if tile b-1 is guaranteed to
-make progress while tile b spins. GPUs promise no such thing: workgroups are started in an
-unspecified order, and a workgroup that has started may keep its core until it finishes.
-If tile b's workgroup occupies the last free slot and tile b-1's has not been started (a
-GPU may start them in any order; a software rasteriser such as lavapipe may run them one
-after another on a few threads; Apple's and ARM's GPUs do not promise fairness between
-workgroups), tile b spins forever: a hang, not a slowdown. CUDA gets away with it in
-practice because its hardware starts blocks roughly in order and keeps them resident;
-WebGPU and Vulkan make no such promise.
+make progress while tile b spins. Neither WebGPU nor Vulkan promises it: workgroups start
+in an unspecified order, and a started workgroup may keep its core until it finishes. If
+tile b's workgroup holds the last free slot and tile b-1's has not started, tile b spins
+forever: a hang, not a slowdown. CUDA's scans take their tile numbers from an atomic
+counter (so a predecessor has always started) and rely on NVIDIA's scheduler to keep
+every started block running; GPUs without that guarantee exist (the Decoupled Fallback
+paper measures Apple's M1 Max and M3, where a spinning scan can starve). On lavapipe at
+the default size, tile 512 starts long before tile 511 has finished (the look-back plot
+shows it); the spinning version (`FALLBACK=False` below) does not hang there but is worse:
+lavapipe ends loops that run too long, and the second half of the output comes out wrong,
+silently.
 
 This example uses the *decoupled fallback* (Smith, Levien and Owens, "Decoupled Fallback:
 A Portable Single-Pass GPU Scan", SPAA 2025), as `tx.stdlib.inclusive_scan` does: tile b

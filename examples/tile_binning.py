@@ -42,7 +42,6 @@ The picture shows the scene and, beside it, the number of shapes binned into eac
 
 from __future__ import annotations
 
-import math
 import pathlib
 import sys
 
@@ -280,17 +279,27 @@ def numpy_paint(shapes, size: int) -> np.ndarray:
 # ---------------------------------------------------------------------------- the GPU
 
 
-def render(shapes, size: int):
-    """Both stages on the GPU: (bins [tile, word] u32, image [size, size, 4] f32) as
-    DeviceArrays."""
+def bin_stage(shapes, size: int):
+    """Stage 1 on the GPU: bins [tile, word] (u32) of `shapes` (a DeviceArray)."""
     tiles = size // TILE
-    words = -(-len(shapes) // 32)
-    gpu_shapes = tx.to_device(shapes)
-    bins = tx.zeros((tiles * tiles, words), tx.u32)
-    bin_shapes(gpu_shapes, bins, tiles, workgroups=(-(-len(shapes) // BIN_WORKGROUP), tiles, 1))
+    bins = tx.zeros((tiles * tiles, -(-len(shapes) // 32)), tx.u32)
+    bin_shapes(shapes, bins, tiles, workgroups=(-(-len(shapes) // BIN_WORKGROUP), tiles, 1))
+    return bins
+
+
+def paint_stage(shapes, bins, size: int):
+    """Stage 2 on the GPU: the picture [size, size, 4] (f32 RGBA) painted from the bins."""
     image = tx.empty((size, size), tx.vec4f)
-    paint_tiles(gpu_shapes, bins, image, TOP, BOTTOM, workgroups=(tiles, tiles, 1))
-    return bins, image
+    tiles = size // TILE
+    paint_tiles(shapes, bins, image, TOP, BOTTOM, workgroups=(tiles, tiles, 1))
+    return image
+
+
+def render(shapes, size: int):
+    """Both stages: (bins, image) as DeviceArrays."""
+    gpu_shapes = tx.to_device(shapes)
+    bins = bin_stage(gpu_shapes, size)
+    return bins, paint_stage(gpu_shapes, bins, size)
 
 
 # ---------------------------------------------------------------------------- the picture
@@ -359,7 +368,9 @@ def main(argv=None) -> list[pathlib.Path]:
     print("  check: bins match numpy's binning bit for bit")
     _common.check_close("picture", got_image[..., :3], numpy_paint(shapes, size), atol=2e-4)
 
-    seconds = _common.gpu_seconds(lambda: render(shapes, size), reps=3)
+    gpu_shapes = tx.to_device(shapes)
+    binning = _common.gpu_seconds(lambda: bin_stage(gpu_shapes, size), reps=3)
+    painting = _common.gpu_seconds(lambda: paint_stage(gpu_shapes, bins, size), reps=3)
     counts = counts_per_tile(got_bins, tiles)
     path = out / "tile_binning.png"
     save_picture(path, to_pixels(got_image), counts)
@@ -367,9 +378,10 @@ def main(argv=None) -> list[pathlib.Path]:
     _common.report(
         "tile_binning",
         f"{size}x{size} pixels, {len(shapes)} shapes, {tiles * tiles} tiles",
-        seconds,
+        binning + painting,
         [path],
-        f"binning + painting; {pairs} (shape, tile) pairs, {pairs / counts.size:.1f} shapes "
+        f"binning {binning * 1e3:.2f} ms + painting {painting * 1e3:.2f} ms; {pairs} (shape, "
+        f"tile) pairs, {pairs / counts.size:.1f} shapes "
         f"per tile (at most {counts.max()}), subgroup size {subgroup_size_used()}",
     )
     return [path]
