@@ -331,7 +331,30 @@ def bins_panel(pixels: np.ndarray, counts: np.ndarray):
     for edge in range(0, size, TILE):
         draw.line([(edge, 0), (edge, size - 1)], fill=(10, 10, 20))
         draw.line([(0, edge), (size - 1, edge)], fill=(10, 10, 20))
+    if size >= 256:
+        draw_legend(panel, int(counts.max()))
     return panel
+
+
+def draw_legend(panel, most: int) -> None:
+    """A key in the panel's lower right corner: the colour strip from 1 to `most` shapes."""
+    from matplotlib import colormaps
+    from PIL import Image, ImageDraw, ImageFont
+
+    font = ImageFont.load_default(size=13)
+    width, height = 190, 58
+    left, top = panel.width - width - 10, panel.height - height - 10
+    draw = ImageDraw.Draw(panel)
+    draw.rounded_rectangle(
+        [left, top, left + width, top + height], 6, fill=(12, 12, 24), outline=(90, 90, 110)
+    )
+    draw.text((left + 10, top + 6), "shapes per 16x16 tile", font=font, fill=(230, 230, 240))
+    ramp = colormaps["viridis"](np.linspace(1 / max(1, most), 1, width - 60))[:, :3]
+    strip = Image.fromarray(to_pixels(np.repeat(ramp[None], 10, axis=0)))
+    panel.paste(strip, (left + 30, top + 26))
+    draw.text((left + 10, top + 24), "1", font=font, fill=(230, 230, 240))
+    draw.text((left + width - 26, top + 24), str(most), font=font, fill=(230, 230, 240))
+    draw.text((left + 10, top + 40), "black: empty list", font=font, fill=(170, 170, 190))
 
 
 def save_picture(path: pathlib.Path, pixels: np.ndarray, counts: np.ndarray) -> None:
