@@ -389,7 +389,9 @@ def main(argv=None) -> list[pathlib.Path]:
         wrong = np.count_nonzero(got_bins != expected_bins)
         raise _common.CheckFailed(f"bins: {wrong} of {got_bins.size} words differ from numpy")
     print("  check: bins match numpy's binning bit for bit")
-    _common.check_close("picture", got_image[..., :3], numpy_paint(shapes, size), atol=2e-4)
+    # Coverage is continuous in the distance, so float rounding (sqrt, division, fused
+    # multiply-adds: they differ between GPUs) moves a pixel by far less than 1/255.
+    _common.check_close("picture", got_image[..., :3], numpy_paint(shapes, size), atol=1e-3)
 
     gpu_shapes = tx.to_device(shapes)
     binning = _common.gpu_seconds(lambda: bin_stage(gpu_shapes, size), reps=3)
