@@ -13,6 +13,7 @@ import ast
 import builtins
 import inspect
 import linecache
+import sys
 import textwrap
 from dataclasses import dataclass
 from typing import Callable
@@ -66,6 +67,15 @@ def from_function(fn) -> FunctionSource:
 def _read_definition(obj, kinds: tuple):
     """The AST of a live function or class (positions as in its file), its file name and
     the file's lines."""
+    module = getattr(obj, "__module__", None)
+    if inspect.isclass(obj) and module not in sys.modules:
+        # inspect finds a class's file through its module only (a class has no code object),
+        # and says "built-in class" when that module was never registered.
+        raise CompileError(
+            f"cannot read the source of {obj.__qualname__}: its module {module!r} is not in "
+            "sys.modules; a module made with importlib.util.module_from_spec must be added "
+            "to sys.modules before exec_module runs it"
+        )
     try:
         lines, first_line = inspect.getsourcelines(obj)
         filename = inspect.getsourcefile(obj) or inspect.getfile(obj)

@@ -15,7 +15,8 @@ flipped; f32 with every bit of a negative flipped and the sign bit of a positive
 their original order (`np.argsort(-x, kind="stable")`), +0.0 before -0.0, and NaNs still
 last.
 
-Passes (one recorded submission): `count_digits` counts all four digits, then four
+Passes (one recorded submission): `count_digits` counts all four digits and
+`digit_starts` scans the counts, then four
 `sort_pass` launches, ping-ponging between a pooled temporary and the result (viewed as
 u32: values of any 4-byte dtype move as their bits); a pass whose digit all keys share
 only copies. Scratch comes from the buffer pool.
@@ -167,12 +168,13 @@ def _radix_sort(
         pool.temporary(n, np.uint32) as keys_temp,
         pool.temporary(n if value_dtype is not None else 1, np.uint32) as values_temp,
         pool.temporary(1, np.uint32) as no_values,
-        pool.temporary(kernels.PASSES * kernels.RADIX, np.uint32, zero=True) as counts,
+        pool.temporary(2 * kernels.STARTS, np.uint32, zero=True) as counts,
         pool.temporary(tiles * kernels.RADIX, np.uint32) as state,
     ):
         out_values = no_values if sorted_values is None else _bits(sorted_values)
         groups = -(-n // per)
         kernels.count_digits(key_bits, counts, n, per, encoding, threads=groups * kernels.WORKGROUP)
+        kernels.digit_starts(counts, workgroups=kernels.PASSES)
         key_route = [key_bits, keys_temp, out_keys, keys_temp, out_keys]
         value_route = [v0, values_temp, out_values, values_temp, out_values]
         if sorted_values is None:

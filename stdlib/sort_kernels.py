@@ -6,7 +6,8 @@ order (by the run-time `encoding`, uniform: one pipeline serves every key type),
 `decode_key` maps them back as the last pass stores them.
 
 `count_digits`: one pass over the keys counts the digits of all four passes at once, in
-workgroup memory (workgroup atomics), then adds them to `counts` (4 x 256 global words).
+workgroup memory (workgroup atomics), then adds them to `counts` (4 x 256 global words);
+`digit_starts` scans them once into the digits' starts (the next 4 x 256 words).
 
 `sort_pass`: one launch per digit. Tile b (WORKGROUP * ITEMS keys) is loaded by
 subgroups, each its ITEMS rows of one key per lane, and ranked by digit, stably:
@@ -31,7 +32,7 @@ value and flag in one word). The look-back assumes no forward progress between w
 of waits, the workgroup takes the nearest predecessor tile that some invocation is stalled
 on and counts that tile's digits from the input itself; the counts found so are used,
 never published, so every state word has one writer. Each key then goes to the digit's
-start in the whole array (the exclusive scan of `counts`), plus the keys of that digit in
+start in the whole array (from `digit_starts`), plus the keys of that digit in
 the tiles before, plus its rank among the tile's keys of that digit; keys are stored in
 digit order, so the writes of one digit are contiguous. A pass whose digit every key
 shares (its count in `counts` is n) copies the tiles instead.
@@ -67,6 +68,8 @@ MAX_ITEMS = 255
 #: The least subgroup size `sort_pass` ranks by matching digits across lanes (its
 #: MIN_LANES: sizes the per-subgroup counts in workgroup memory); smaller: one-bit splits.
 MATCH_MIN_LANES = 8
+#: Where `counts` holds the digits' starts (`digit_starts`) after their counts.
+STARTS = PASSES * RADIX
 #: Keys each invocation of `count_digits` loads before counting them.
 COUNT_ITEMS = 4
 #: The encoded bits of a NaN key: after every other key, either direction.
@@ -144,6 +147,16 @@ def count_digits(
         count = tx.atomic_load(local[u32(p * RADIX) + t])
         if count > u32(0):
             tx.atomic_add(counts[u32(p * RADIX) + t], count)
+
+
+@tx.kernel(workgroup_size=WORKGROUP)
+def digit_starts(counts: Array[u32]):
+    """counts[STARTS + p * RADIX + d] = the keys whose digit p is below d (the exclusive
+    scan of count_digits' counts, once per sort instead of once per tile)."""
+    p = tx.workgroup_id().x
+    t = tx.local_invocation_id().x
+    start = workgroup_exclusive_scan(counts[p * u32(RADIX) + t], "add")
+    counts[u32(STARTS) + p * u32(RADIX) + t] = start
 
 
 @tx.func
@@ -233,29 +246,6 @@ def sort_pass(
     base = tile * size
     valid = min(n - base, size)
     chunk = subgroup * lanes * u32(ITEMS)
-    # A digit that every key has (counted by count_digits) leaves the order as it is: the
-    # tile is copied (keys decoded, values or indices with them) and the pass is done.
-    single = tx.workgroup_array(u32, 1)
-    if t == u32(0):
-        some_digit = (encode_key(keys_in[0], encoding) >> shift) & u32(RADIX - 1)
-        single[0] = u32(0)
-        if counts[(shift // u32(DIGIT_BITS)) * u32(RADIX) + some_digit] == n:
-            single[0] = u32(1)
-    if tx.workgroup_uniform_load(single[0]) == u32(1):
-        for j in tx.static_range(ITEMS):
-            i = base + u32(j * WORKGROUP) + t
-            if i < n:
-                keys_out[i] = decode_key(encode_key(keys_in[i], encoding), decoding)
-                if VALUES:
-                    if indices == u32(1):
-                        values_out[i] = i
-                    else:
-                        values_out[i] = values_in[i]
-        return
-    keys_tile = tx.workgroup_array(u32, 1 + (WORKGROUP * ITEMS - 1) * tx.i32(VALUES))
-    values_tile = tx.workgroup_array(u32, 1 + (WORKGROUP * ITEMS - 1) * tx.i32(VALUES))
-    order = tx.workgroup_array(u32, WORKGROUP * ITEMS + WORKGROUP * ITEMS // 32)
-    starts = tx.workgroup_array(u32, RADIX)
     keys = tx.local_array(u32, ITEMS)
     values = tx.local_array(u32, ITEMS)
     for j in tx.static_range(ITEMS):
@@ -268,7 +258,29 @@ def sort_pass(
                     values[j] = base + i
                 else:
                     values[j] = values_in[base + i]
+    # A digit that every key has (counted by count_digits) leaves the order as it is: the
+    # tile's keys (decoded) and values (or indices) are stored where they are, and the pass
+    # is done. (Invocation 0's first key is the tile's first.)
+    single = tx.workgroup_array(u32, 1)
+    if t == u32(0):
+        single[0] = u32(0)
+        first_digit = (keys[0] >> shift) & u32(RADIX - 1)
+        if counts[(shift // u32(DIGIT_BITS)) * u32(RADIX) + first_digit] == n:
+            single[0] = u32(1)
+    if tx.workgroup_uniform_load(single[0]) == u32(1):
+        for j in tx.static_range(ITEMS):
+            i = chunk + u32(j) * lanes + lane
+            if i < valid:
+                keys_out[base + i] = decode_key(keys[j], decoding)
+                if VALUES:
+                    values_out[base + i] = values[j]
+        return
+    keys_tile = tx.workgroup_array(u32, 1 + (WORKGROUP * ITEMS - 1) * tx.i32(VALUES))
+    values_tile = tx.workgroup_array(u32, 1 + (WORKGROUP * ITEMS - 1) * tx.i32(VALUES))
+    order = tx.workgroup_array(u32, WORKGROUP * ITEMS + WORKGROUP * ITEMS // 32)
+    starts = tx.workgroup_array(u32, RADIX)
     count = u32(0)  # the tile's keys of digit t
+    tile_start = u32(0)  # the tile's keys of the digits before t
     matched = lanes >= u32(MIN_LANES) and not SPLITS
     if matched:
         # Per row: the lanes holding the same digit (eight ballots); per subgroup and
@@ -311,7 +323,8 @@ def sort_pass(
             pair_totals[t] = running
         tx.workgroup_barrier()
         count = (pair_totals[t >> u32(1)] >> ((t & u32(1)) * u32(16))) & u32(0xFFFF)
-        starts[t] = workgroup_exclusive_scan(count, "add")
+        tile_start = workgroup_exclusive_scan(count, "add")
+        starts[t] = tile_start
         tx.workgroup_barrier()
         for j in tx.static_range(ITEMS):
             i = chunk + u32(j) * lanes + lane
@@ -375,10 +388,9 @@ def sort_pass(
                     entries[j] = order[padded(first + u32(j))]
                 tx.workgroup_barrier()
         count = tx.atomic_load(digit_counts[t])
+        tile_start = workgroup_exclusive_scan(count, "add")
     # The chain: invocation t owns digit t.
-    tile_start = workgroup_exclusive_scan(count, "add")
-    pass_counts = counts[(shift // u32(DIGIT_BITS)) * u32(RADIX) + t]
-    digit_start = workgroup_exclusive_scan(pass_counts, "add")
+    digit_start = counts[u32(STARTS) + (shift // u32(DIGIT_BITS)) * u32(RADIX) + t]
     slot = tile * u32(RADIX) + t
     flag = tx.select(u32(AGGREGATE), u32(INCLUSIVE), tile == u32(0))
     tx.atomic_store(state[slot], (flag << u32(30)) | count)

@@ -19,7 +19,7 @@ def load_example(name: str):
         sys.path.insert(0, str(EXAMPLES))
     spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # where inspect finds the source of its @tx.struct classes
+    sys.modules[spec.name] = module  # `@tx.struct` finds a class's source through its module
     spec.loader.exec_module(module)
     return module
 
@@ -42,6 +42,10 @@ def picture_stats(path, size=None, *, min_std: float = 5.0, frames: int | None =
 
 
 @pytest.fixture(params=["wgsl", "spirv"])
-def source(request):
-    """Run the example through WGSL and through SPIR-V."""
+def source(request, monkeypatch):
+    """Run the example through WGSL and through SPIR-V (`--source` sets
+    `tx.options.shader_source`; it is put back after the test)."""
+    import pyshader_tx as tx
+
+    monkeypatch.setattr(tx.options, "shader_source", tx.options.shader_source)
     return request.param

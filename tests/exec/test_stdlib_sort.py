@@ -264,7 +264,7 @@ def test_bad_input(call, error, words):
 def test_the_sort_kernels_pass_naga_and_tint(tint):
     from pyshader_tx.validate import validate_naga
 
-    kernels = [sort_kernels.count_digits.specialize(ITEMS=4)]
+    kernels = [sort_kernels.count_digits.specialize(ITEMS=4), sort_kernels.digit_starts]
     kernels += [
         sort_kernels.sort_pass.specialize(
             VALUES=values, ITEMS=items, MIN_LANES=lanes, SPLITS=splits

@@ -800,6 +800,20 @@ def test_long_expression_is_not_an_internal_error(tmp_path):
         pass
 
 
+def test_struct_in_an_unregistered_module_says_so(tmp_path):
+    """A module executed without being put in sys.modules (importlib's module_from_spec +
+    exec_module): inspect cannot find a class's file; the error says why, not "built-in"."""
+    path = tmp_path / "unregistered_struct.py"
+    path.write_text(PREAMBLE + "\n\n@tx.struct\nclass Point:\n    x: f32\n    y: f32\n")
+    spec = importlib.util.spec_from_file_location("unregistered_struct", path)
+    module = importlib.util.module_from_spec(spec)
+    with pytest.raises(tx.CompileError) as caught:
+        spec.loader.exec_module(module)
+    message = str(caught.value)
+    assert "its module 'unregistered_struct' is not in sys.modules" in message
+    assert "sys.modules" in message and "built-in" not in message
+
+
 # -- launch-time errors: TypeError / ValueError naming the parameter ------------------------
 
 
