@@ -59,17 +59,14 @@ order: the simulator raises `tx.DeadlockError` where a GPU would hang.
 from __future__ import annotations
 
 import pathlib
-import sys
 import time
 
 import numpy as np
 
+import _common
 import pyshader_tx as tx
 from pyshader_tx import Array, Array2D, Atomic, i32, u32
 from pyshader_tx import stdlib
-
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-import _common  # noqa: E402
 
 WORKGROUP = 256  # invocations per tile
 ITEMS = 4  # consecutive elements per invocation

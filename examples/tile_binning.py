@@ -43,15 +43,12 @@ The picture shows the scene and, beside it, the number of shapes binned into eac
 from __future__ import annotations
 
 import pathlib
-import sys
 
 import numpy as np
 
+import _common
 import pyshader_tx as tx
 from pyshader_tx import Array, Array2D, Atomic, f32, u32, vec2f, vec3f, vec4f
-
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-import _common  # noqa: E402
 
 TILE = 16  # pixels per tile side
 #: Invocations per workgroup of stage 1: a multiple of every subgroup size (1..128), so
