@@ -38,15 +38,21 @@ silently.
 
 This example uses the *decoupled fallback* (Smith, Levien and Owens, "Decoupled Fallback:
 A Portable Single-Pass GPU Scan", SPAA 2025), as `tx.stdlib.inclusive_scan` does: tile b
-reads tile b-1's state at most SPIN_LIMIT times; if it is still empty, tile b does not
-wait any longer but *computes tile b-1's total itself*, from the input (the whole
-workgroup reduces that tile), adds it and goes on with tile b-2. The value is used, not
-published, so every state word keeps a single writer. No workgroup ever depends on
+reads tile b-1's state again while it is empty, but only within a budget of SPIN_LIMIT
+reads for its whole look-back; once that is spent, tile b does not wait any longer but
+*computes tile b-1's total itself*, from the input (the whole workgroup reduces that
+tile), adds it and goes on with tile b-2 (falling back at once on every further empty
+state). The value is used, not published, so every state word keeps a single writer.
+The budget is for the whole walk, not for each predecessor, so a walk costs at most
+SPIN_LIMIT waits however far it goes: a tile that starts thousands of tiles ahead of its
+predecessors does not wait thousands of times (and lavapipe, which ends an invocation's
+loops after 65535 iterations in all, would cut such a walk short: with a budget per
+predecessor this scan went wrong on 4 million elements there). No workgroup ever depends on
 another one running: in the worst case (workgroups run last to first) every tile reduces
 all of its predecessors itself (quadratic work, but finished), in the usual case the
 fallback never fires and the scan reads its input once. stdlib's version (stdlib/
-device_kernels.py) adds what matters for speed: coalesced loads by subgroup rows,
-subgroup scans instead of the memory scan, and one spin budget for the whole walk.
+device_kernels.py) adds what matters for speed: coalesced loads by subgroup rows and
+subgroup scans instead of the memory scan.
 
 The example checks its scan against `numpy.cumsum` and `stdlib.inclusive_scan`, times
 both on the adapter, and runs the scan on the CPU simulator with workgroups in *random*
@@ -75,8 +81,9 @@ ROUNDS = WORKGROUP.bit_length() - 1  # of the Hillis-Steele scan: log2(WORKGROUP
 EMPTY = 0  # a tile's state flags
 AGGREGATE = 1
 INCLUSIVE = 2
-#: How many times a tile reads an empty predecessor state before it computes that tile's
-#: total itself (a few microseconds on a GPU where the predecessor is running).
+#: How many times a tile's look-back may read an empty predecessor state again, in all,
+#: before it computes the tiles of empty states itself (a few microseconds on a GPU: time
+#: for a running predecessor to publish).
 SPIN_LIMIT = 128
 
 
@@ -182,12 +189,12 @@ def scan_tiles(
     predecessor = tile  # the look-back has summed tiles predecessor .. tile - 1
     reads = u32(0)
     fallbacks = u32(0)
+    spins = 0  # the re-reads of empty states so far, in the whole walk (invocation 0's)
     while predecessor > u32(0):
         predecessor -= u32(1)
         if me == u32(0):
             seen = read_state(state, predecessor)
-            if FALLBACK:  # bounded: give up after SPIN_LIMIT reads
-                spins = 1
+            if FALLBACK:  # bounded: SPIN_LIMIT re-reads for the whole walk
                 while seen.flag == u32(EMPTY) and spins < SPIN_LIMIT:
                     seen = read_state(state, predecessor)
                     spins += 1

@@ -24,6 +24,18 @@ def test_prefix_sum_picture(tmp_path, source):
     assert crimson.sum() > 500
 
 
+def test_a_long_look_back_on_the_adapter(source, monkeypatch):
+    """4 million elements: on lavapipe a tile halfway through starts with the first ones and
+    falls back on hundreds of predecessors; its waits must stay within one budget (lavapipe
+    ends an invocation's loops after 65535 iterations in all)."""
+    monkeypatch.setattr(tx.options, "shader_source", source)
+    x = prefix_sum.make_input(4_000_000, seed=2)
+    out, lookback = prefix_sum.prefix_sum(x)
+    np.testing.assert_array_equal(out.numpy(), np.cumsum(x, dtype=np.int64).astype(np.int32))
+    steps = lookback.numpy()
+    assert np.all(steps[1:, 0] >= 1) and np.all(steps[:, 1] <= steps[:, 0])
+
+
 def small_input():
     return prefix_sum.make_input(6 * TILE - 100, seed=11)  # 6 tiles, the last partial
 
