@@ -11,7 +11,8 @@
 * `prints.py`: the print buffer of each dispatch of a kernel that calls `print()`, read
   back and shown when the host waits for the GPU;
 * `pool.py`: temporary arrays on pooled buffers (`pool.take` / `pool.give_back`), and
-  recorded zero-fills and copies (`pool.clear`, `pool.copy`), for multi-pass primitives.
+  recorded zero-fills and copies (`pool.clear`, `pool.copy`), for multi-pass primitives;
+* `timing.py`: the GPU time of recorded work (`gpu_seconds`), from timestamp queries.
 """
 
 from .arrays import DeviceArray, empty, to_device, zeros

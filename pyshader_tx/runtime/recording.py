@@ -202,6 +202,25 @@ class Recording:
         )
         self._count()
 
+    def timestamp(self, query_set, index: int) -> None:
+        """Record a GPU timestamp into `query_set[index]` after every command recorded
+        before it (`timing.py`): the open pass ends, and an empty compute pass writes the
+        timestamp at its end."""
+        self._end_pass()
+        marker = self._commands_encoder().begin_compute_pass(
+            label="pyshader_tx timestamp",
+            timestamp_writes={"query_set": query_set, "end_of_pass_write_index": index},
+        )
+        marker.end()
+        self._count()
+
+    def resolve_queries(self, query_set, count: int, buffer) -> None:
+        """Record the resolution of `query_set[0:count]` into `buffer` (usage
+        QUERY_RESOLVE), after every command recorded before it."""
+        self._end_pass()
+        self._commands_encoder().resolve_query_set(query_set, 0, count, buffer, 0)
+        self._count()
+
     def write(self, buffer, data) -> None:
         """Write `data` (bytes-like, a multiple of 4 bytes) to the start of `buffer`, ordered
         after every recorded command (see the module doc)."""
