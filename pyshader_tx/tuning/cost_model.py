@@ -19,7 +19,8 @@ adapter's `Calibration` (`calibration.py`):
   transcendental rate + subgroup operations, each `SUBGROUP_OP_COST` arithmetic ones) per
   *lane* (idle lanes of partial subgroups cost too) / utilization. The kernel takes the
   larger of the two: memory and arithmetic overlap on every GPU (and on lavapipe's SIMD).
-- **Serial costs**, added: barriers (per workgroup and barrier), the per-workgroup launch
+- **Serial costs**, added: barriers (per subgroup and barrier: a barrier waits for every
+  subgroup of the workgroup, and lavapipe switches between them), the per-workgroup launch
   cost (both divided by `fill`: they happen in parallel on the busy slots), atomics
   (uncontended at the atomic rate, same-element storage atomics at the contended rate,
   workgroup atomics at `WORKGROUP_ATOMIC_SPEEDUP` times the atomic rate), and the
@@ -133,7 +134,7 @@ def combine(per_invocation: Counts, workgroup_size: tuple, workgroups: tuple, ca
         operations / cal.arithmetic_rate + c.transcendental_ops / cal.transcendental_rate
     )
     memory, compute = memory / utilization, compute / utilization
-    barriers = group_count * c.barriers * cal.barrier_seconds / fill
+    barriers = group_count * (lanes // subgroup) * c.barriers * cal.barrier_seconds / fill
     uncontended = c.storage_atomics - c.contended_atomics
     atomics = invocations * (
         uncontended / cal.atomic_rate
@@ -174,10 +175,11 @@ def _workgroup_count(workgroups) -> tuple:
     """`workgroups` as a 3-tuple of positive ints (an int is a 1-D launch)."""
     if isinstance(workgroups, int):
         workgroups = (workgroups,)
-    try:
-        groups = tuple(int(v) for v in workgroups)
-    except TypeError:
+    if not isinstance(workgroups, (tuple, list)) or not all(
+        isinstance(v, int) and not isinstance(v, bool) for v in workgroups
+    ):
         raise TypeError(f"workgroups must be an int or a tuple of ints, not {workgroups!r}")
+    groups = tuple(workgroups)
     if not 1 <= len(groups) <= 3 or any(v < 0 for v in groups):
         raise ValueError(f"workgroups must be 1 to 3 non-negative ints, not {workgroups!r}")
     return groups + (1,) * (3 - len(groups))

@@ -32,7 +32,7 @@ exact per invocation and averaged over the sample:
   comparisons, bit and logical operations, conversions, selects and non-transcendental
   built-ins (`min`, `fma`, `dot`: see `INTRINSIC_OPS`) are arithmetic;
   `TRANSCENDENTALS` (and `**` on floats) are transcendental; a loop condition is counted
-  once per iteration.
+  once per iteration and once more for the test that ends the loop.
 """
 
 from __future__ import annotations
@@ -516,8 +516,10 @@ class _Walker:
         trips = self.counted_trips(loop, mask)
         outer_broken = self.flow.broken
         self.flow.broken = np.zeros(self.count, dtype=bool)
-        if trips is not None and np.nanmax(np.where(mask, trips, 0)) > UNROLL_LIMIT:
+        longest = np.where(mask & ~np.isnan(trips), trips, 0).max() if trips is not None else 0
+        if longest > UNROLL_LIMIT:
             self.charge_iterations(loop, mask, trips)
+            self.evaluate(loop.condition, mask)  # the test that ends the loop
         else:
             self.follow_iterations(loop, mask, trips)
         self.flow.broken = outer_broken
