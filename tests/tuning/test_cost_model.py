@@ -12,6 +12,7 @@ from pyshader_tx import Array, f32, u32
 from pyshader_tx.tuning import calibration as calibration_module
 from pyshader_tx.tuning import cost_model
 from pyshader_tx.tuning.calibration import Calibration
+from quick_calibration import quick_calibration
 from pyshader_tx.tuning.ir_counts import DEFAULT_TRIP_COUNT
 
 
@@ -174,7 +175,7 @@ def spearman(a, b) -> float:
 def test_predicted_ranking_matches_measured(needs_gpu):
     from pyshader_tx.runtime.timing import gpu_seconds
 
-    calibration = calibration_module.measure(target_seconds=2e-4)
+    calibration = quick_calibration()
     n = 1 << 16
     x = tx.to_device(np.random.default_rng(1).random(n, dtype=np.float32))
     out = tx.zeros(n, np.float32)
