@@ -53,7 +53,7 @@ UNROLL_LIMIT = 64
 #: Trips charged to a loop whose trip count is not known.
 DEFAULT_TRIP_COUNT = 16
 #: Statements walked (over all unrolled iterations) before loops stop being unrolled.
-WALK_BUDGET = 50_000
+WALK_BUDGET = 3_000
 
 #: Math built-ins counted as transcendental (special-function unit on GPUs).
 TRANSCENDENTALS = frozenset(
@@ -246,6 +246,11 @@ def _select(condition, accept, reject):
     return np.where(np.isnan(condition) & ~agree, np.nan, chosen)
 
 
+def _merged(condition, accept, reject):
+    """A variable after an `if`: unchanged when neither side changed it, else `_select`."""
+    return accept if accept is reject else _select(condition, accept, reject)
+
+
 def _integer_op(function):
     """A bitwise operation on integer-valued float arrays (NaN in, NaN out)."""
 
@@ -429,6 +434,8 @@ class _Walker:
         return result
 
     def walk_block(self, block: list, mask: np.ndarray) -> None:
+        if not mask.any():
+            return
         for stmt in block:
             mask = mask & ~self.flow.stopped()
             if not mask.any():
@@ -487,6 +494,12 @@ class _Walker:
         known = ~np.isnan(condition)
         unknown = mask & ~known
         taken = known & (condition == 1)
+        if not unknown.any():
+            # Every effect of a walk is masked: the two sides, for disjoint invocations,
+            # can run one after the other on the same state.
+            self.walk_block(stmt.accept, mask & taken)
+            self.walk_block(stmt.reject, mask & known & ~taken)
+            return
         sides = []
         for block, side_mask in ((stmt.accept, taken), (stmt.reject, known & ~taken)):
             env, flow, tally, result = self.env, self.flow, self.tally, self.return_value
@@ -504,7 +517,7 @@ class _Walker:
             a, r = getattr(flow_a, attribute), getattr(flow_r, attribute)
             setattr(self.flow, attribute, np.where(unknown, a & r, np.where(taken, a, r)))
         self.env = {
-            var: _select(condition, env_a[var], env_r[var]) for var in env_a.keys() & env_r.keys()
+            var: _merged(condition, env_a[var], env_r[var]) for var in env_a.keys() & env_r.keys()
         }
         self.return_value = _select(condition, result_a, result_r)
 
