@@ -11,7 +11,8 @@ What is measured (each the fastest of `REPS` timed runs after a warm-up, `gpu_se
 | benchmark            | kernel                              | gives                          |
 |----------------------|-------------------------------------|--------------------------------|
 | one empty workgroup  | `_touch`, 1 workgroup               | `dispatch_seconds`             |
-| many empty ones      | `_touch`, `groups` workgroups       | `workgroup_seconds`            |
+| many empty ones      | `_touch`, `groups` of 1 subgroup    | `workgroup_seconds`            |
+| many wide empty ones | `_touch`, `groups` of 256           | `subgroup_seconds`             |
 | copy                 | `_copy`, n floats                   | `bandwidth` (read + write)     |
 | FMA chains           | `_arithmetic`                       | `arithmetic_rate`              |
 | sin/exp chains       | `_transcendental`                   | `transcendental_rate`          |
@@ -48,12 +49,13 @@ from pyshader_tx import Array, f32, u32
 from . import cost_model
 
 #: Bumped when the benchmarks or the meaning of a field change (older caches are ignored).
-CALIBRATION_VERSION = 2
+CALIBRATION_VERSION = 3
 CACHE_KIND = "calibration"
 TARGET_SECONDS = 1e-3
 REPS = 3
 MAX_LOOP = 1 << 14
 BENCH_WORKGROUP = 64
+WIDE_WORKGROUP = 256  # WebGPU's least limit on invocations per workgroup
 
 #: Per compute unit: (max workgroups, max invocations, workgroup memory bytes, invocations
 #: that saturate it), by PCI vendor id; "cpu" for CPU adapters, None for the rest.
@@ -89,6 +91,7 @@ class Calibration:
     contended_atomic_rate: float = 1e9  # storage atomics/s on one element
     barrier_seconds: float = 1e-9  # per subgroup and barrier, device-wide
     workgroup_seconds: float = 1e-9  # per workgroup launched, device-wide
+    subgroup_seconds: float = 0.0  # per subgroup of a workgroup launched, device-wide
     dispatch_seconds: float = 5e-6  # per dispatch
 
     def as_dict(self) -> dict:
@@ -270,15 +273,25 @@ def measure(target_seconds: float = TARGET_SECONDS) -> Calibration:
         saturating_invocations_per_unit=limits[3],
     )
 
-    # Dispatch and per-workgroup overhead.
-    touched = tx.zeros(threads, np.uint32)
-    cal.dispatch_seconds = _fastest(lambda: _touch(touched, threads=1))
-    many = _fastest(lambda: _touch(touched, threads=threads))
-    cal.workgroup_seconds = max(many - cal.dispatch_seconds, 1e-12) / groups
+    # Dispatch overhead; the launch cost of a workgroup and of each of its subgroups, from
+    # empty workgroups of one subgroup and of WIDE_WORKGROUP invocations.
+    touched = tx.zeros(groups * WIDE_WORKGROUP, np.uint32)
+    narrow = tx.kernel(workgroup_size=cal.subgroup_size)(_touch.fn)
+    wide = tx.kernel(workgroup_size=WIDE_WORKGROUP)(_touch.fn)
+    cal.dispatch_seconds = _fastest(lambda: narrow(touched, workgroups=(1,)))
+    one = max(_fastest(lambda: narrow(touched, workgroups=(groups,))) - cal.dispatch_seconds, 0)
+    many = max(_fastest(lambda: wide(touched, workgroups=(groups,))) - cal.dispatch_seconds, 0)
+    extra_subgroups = max(WIDE_WORKGROUP // cal.subgroup_size - 1, 0)
+    if extra_subgroups:
+        cal.subgroup_seconds = max(many - one, 0) / (groups * extra_subgroups)
+    cal.workgroup_seconds = max(one / groups - cal.subgroup_seconds, 1e-12)
 
     def busy(seconds: float, workgroups: int) -> float:
-        """Seconds of a run beyond the dispatch and workgroup overheads."""
-        rest = seconds - cal.dispatch_seconds - workgroups * cal.workgroup_seconds
+        """Seconds of a run of `workgroups` workgroups of BENCH_WORKGROUP beyond the dispatch
+        and workgroup launch costs."""
+        subgroups = -(-BENCH_WORKGROUP // cal.subgroup_size)
+        launch = cal.workgroup_seconds + subgroups * cal.subgroup_seconds
+        rest = seconds - cal.dispatch_seconds - workgroups * launch
         return max(rest, seconds * 0.05, 1e-9)
 
     # Storage bandwidth.

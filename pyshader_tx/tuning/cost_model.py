@@ -20,8 +20,9 @@ adapter's `Calibration` (`calibration.py`):
   *lane* (idle lanes of partial subgroups cost too) / utilization. The kernel takes the
   larger of the two: memory and arithmetic overlap on every GPU (and on lavapipe's SIMD).
 - **Serial costs**, added: barriers (per subgroup and barrier: a barrier waits for every
-  subgroup of the workgroup, and lavapipe switches between them), the per-workgroup launch
-  cost (both divided by `fill`: they happen in parallel on the busy slots), atomics
+  subgroup of the workgroup, and lavapipe switches between them), the launch cost of each
+  workgroup and of each of its subgroups (both divided by `fill`: they happen in parallel
+  on the busy slots), atomics
   (uncontended at the atomic rate, same-element storage atomics at the contended rate,
   workgroup atomics at `WORKGROUP_ATOMIC_SPEEDUP` times the atomic rate), and the
   per-dispatch overhead.
@@ -141,7 +142,9 @@ def combine(per_invocation: Counts, workgroup_size: tuple, workgroups: tuple, ca
         + c.contended_atomics / cal.contended_atomic_rate
         + c.workgroup_atomics / (cal.atomic_rate * WORKGROUP_ATOMIC_SPEEDUP)
     )
-    workgroup_cost = group_count * cal.workgroup_seconds / fill
+    subgroups = lanes // subgroup
+    launch_one = cal.workgroup_seconds + subgroups * cal.subgroup_seconds
+    workgroup_cost = group_count * launch_one / fill
     launch = cal.dispatch_seconds
     total = launch + max(memory, compute) + barriers + atomics + workgroup_cost
     return Prediction(
