@@ -19,10 +19,11 @@ exact per invocation and averaged over the sample:
 - **Loops** are followed iteration by iteration while the condition is known and at most
   `UNROLL_LIMIT` iterations are needed (so `s //= 2` tree loops and `for j in
   range(ITEMS)` are exact and their counter is known in the body). A counted loop
-  (`for j in range(a, b, step)`) longer than that is charged `trips` times one pass over
-  its body with the loop's variables unknown, `trips` computed per invocation from the
-  bounds (a uniform argument such as `range(n)` with `n` known through `arguments`, a
-  grid-stride loop from the launch shape). A loop whose trip count is not known
+  (`for j in range(a, b, step)`, or a `while i < n:` loop that adds a fixed stride to `i`
+  once per iteration) longer than that is charged `trips` times one pass over its body
+  with the loop's variables unknown, `trips` computed per invocation from the bounds (a
+  uniform argument such as `range(n)` with `n` known through `arguments`, a grid-stride
+  loop from the launch shape). A loop whose trip count is not known
   (unknown bound, data-dependent `while`) runs `DEFAULT_TRIP_COUNT` times.
 - Memory: a `Load`/`Store` through a reference rooted in a storage, workgroup or uniform
   global counts the bytes of the loaded or stored type (a compound `x[i] += v` both, plus
@@ -581,39 +582,49 @@ class _Walker:
         self.tally = outer_tally
 
     def counted_trips(self, loop: ir.Loop, mask: np.ndarray):
-        """Per-invocation trip counts of a `for i in range(start, stop, step)` loop (NaN
-        where a bound is unknown), or None when the loop does not have that shape."""
-        if loop.init is None or loop.condition is None or len(loop.continuing) != 1:
-            return None
-        counter, condition, step = loop.init.var, loop.condition, loop.continuing[0]
+        """Per-invocation trip counts of a counted loop (NaN where a bound is unknown), or
+        None when the loop is not one. A counted loop compares a local `v` with a bound
+        (`v < stop`, `v > stop`, `<=`, `>=`) and changes `v` exactly once per iteration by
+        `v += step` (`-=` for `>`), unconditionally (in the continuing block, or at the top
+        level of the body), with `stop` and `step` unchanged by the loop: `for i in
+        range(a, b, k)` and grid-stride `while i < n: ...; i += stride` loops."""
+        condition = loop.condition
         if not (
             isinstance(condition, ir.Binary)
-            and condition.op in ("lt", "gt")
+            and condition.op in _TRIP_RULES
             and isinstance(condition.left, ir.Load)
             and isinstance(condition.left.ref, ir.LocalRef)
-            and condition.left.ref.var is counter
-            and isinstance(step, ir.Store)
-            and isinstance(step.ref, ir.LocalRef)
-            and step.ref.var is counter
         ):
+            return None
+        counter = condition.left.ref.var
+        steps = [
+            stmt
+            for stmt in ir.walk_statements(loop.body + loop.continuing)
+            if isinstance(stmt, ir.Store) and _root(stmt.ref) is counter
+        ]
+        if len(steps) != 1 or not any(steps[0] is stmt for stmt in loop.body + loop.continuing):
+            return None
+        step = steps[0]
+        direction, rule = _TRIP_RULES[condition.op]
+        if not isinstance(step.ref, ir.LocalRef) or step.op != direction:
             return None
         increment = step.value
         if isinstance(increment, ir.Intrinsic) and increment.name == "min":
-            increment = increment.args[0]
-        if not isinstance(increment, ir.Literal) or increment.value <= 0:
-            return None
+            increment = increment.args[0]  # never stepping past the bound: `frontend`
         changed = _stored_variables([loop.body, loop.continuing])
-        bound_vars = {e.var for e in ir.walk_expr(condition.right) if isinstance(e, ir.LocalRef)}
-        if bound_vars & changed or _assigns_counter(loop):
-            return None
+        for expr in (condition.right, increment):
+            if any(isinstance(e, ir.LocalRef) and e.var in changed for e in ir.walk_expr(expr)):
+                return None
         self.counting = False
         stop = self.evaluate(condition.right, mask)
+        stride = self.evaluate(increment, mask)
         self.counting = True
         start = self.env.get(counter)
-        if start is None or stop is None:
+        if start is None or stop is None or stride is None or np.ndim(start) != 1:
             return None
-        distance = stop - start if condition.op == "lt" else start - stop
-        return np.maximum(0.0, np.ceil(distance / increment.value))
+        with np.errstate(all="ignore"):
+            trips = np.maximum(0.0, rule(start, stop, np.where(stride > 0, stride, np.nan)))
+        return trips
 
     # -- expressions ------------------------------------------------------------
 
@@ -847,10 +858,14 @@ def _binary_ops(expr: ir.Binary) -> int:
     return _components(expr.ty)
 
 
-def _assigns_counter(loop: ir.Loop) -> bool:
-    """Whether the loop body (not its continuing) assigns the counter."""
-    counter = loop.init.var
-    return counter in _stored_variables([loop.body])
+#: Trip counts of counted loops by comparison: (the step's operation, trips(start, stop,
+#: step)).
+_TRIP_RULES = {
+    "lt": ("add", lambda start, stop, step: np.ceil((stop - start) / step)),
+    "le": ("add", lambda start, stop, step: np.floor((stop - start) / step) + 1),
+    "gt": ("sub", lambda start, stop, step: np.ceil((start - stop) / step)),
+    "ge": ("sub", lambda start, stop, step: np.floor((start - stop) / step) + 1),
+}
 
 
 def _same(values, mask: np.ndarray):

@@ -73,6 +73,31 @@ def waves(x: Array[f32], out: Array[f32]):
         out[i] = tx.sin(x[i]) + tx.exp(x[i]) * tx.sqrt(x[i]) + x[i] ** 2.5
 
 
+@tx.func
+def square_load(x: Array[f32], i: u32) -> f32:
+    return x[i] * x[i]
+
+
+@tx.kernel(workgroup_size=64)
+def grid_stride(x: Array[f32], out: Array[f32]):
+    j = tx.global_invocation_id().x
+    stride = tx.num_workgroups().x * u32(64)
+    while j < len(x):
+        out[j] = x[j]
+        j += stride
+
+
+@tx.kernel(workgroup_size=64)
+def early_exit(x: Array[f32], out: Array[f32]):
+    i = tx.global_invocation_id().x
+    if i >= len(out):
+        return
+    if x[i] > 0.0:  # data-dependent: the costlier side is charged
+        out[i] = tx.sin(x[i])
+    else:
+        out[i] = 0.0
+
+
 def test_copy_counts_four_bytes_each_way():
     counts = cost_model.counts(copy.compiled(), {"x": 1024, "out": 1024}, workgroups=(16,))
     assert counts.storage_load_bytes == 4 and counts.storage_store_bytes == 4
@@ -125,6 +150,31 @@ def test_transcendental_ops():
     counts = cost_model.counts(waves, {"out": 64}, workgroups=(1,))
     assert counts.transcendental_ops == 4  # sin, exp, sqrt, ** on floats
     assert counts.storage_load_bytes == 16
+
+
+def test_grid_stride_loop_trips_follow_the_launch():
+    arguments = {"x": 1 << 20, "out": 1 << 20}
+    for groups in (16, 64):  # 1 M elements over 1024 or 4096 invocations
+        counts = cost_model.counts(grid_stride, arguments, workgroups=(groups,))
+        assert counts.storage_load_bytes == pytest.approx(4 * (1 << 20) / (64 * groups))
+
+
+def test_early_return_and_data_dependent_branch():
+    counts = cost_model.counts(early_exit, {"x": 96, "out": 96}, workgroups=(2,))
+    live = 96 / 128  # invocations that pass the early return
+    assert counts.storage_load_bytes == pytest.approx(live * 8)  # x[i] twice on the sin side
+    assert counts.storage_store_bytes == pytest.approx(live * 4)
+    assert counts.transcendental_ops == pytest.approx(live)
+
+
+def test_device_function_calls_are_counted_where_called():
+    @tx.kernel(workgroup_size=64)
+    def twice(x: Array[f32], out: Array[f32]):
+        i = tx.global_invocation_id().x
+        out[i] = square_load(x, i) + square_load(x, i + u32(1))
+
+    counts = cost_model.counts(twice)
+    assert counts.storage_load_bytes == 16 and counts.storage_store_bytes == 4
 
 
 def test_predictions_grow_with_the_work():
