@@ -36,7 +36,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .ir_counts import Counts, count_module, sample_invocations
+from .ir_counts import Counts, count_module
+from .sampled_values import sample_invocations
 
 #: A subgroup operation (reduction, scan, shuffle) costs this many arithmetic operations.
 SUBGROUP_OP_COST = 4.0

@@ -5,7 +5,8 @@ subgroup operations (`Counts`), for the cost model (`cost_model.py`).
 One pass over the entry point's statements (device functions are entered at each call),
 run on a *sample of invocations* at once: every value the kernel computes from its
 built-in ids, constants and uniform arguments is a numpy vector with one entry per sampled
-invocation (NaN: not known here, e.g. a value loaded from memory). With the launch known
+invocation (NaN: not known here, e.g. a value loaded from memory; `sampled_values.py`
+holds the sampling and that arithmetic). With the launch known
 (`workgroups`) the sample is every invocation when there are at most `SAMPLES`, else
 `SAMPLES` invocations drawn evenly (stratified, seeded) over the launch; without it, the
 invocations of one workgroup with unknown workgroup and global ids. The counts are then
@@ -46,9 +47,9 @@ import numpy as np
 
 from .. import types as t
 from ..ir import nodes as ir
+from . import sampled_values as sampled
+from .sampled_values import Samples
 
-#: Invocations sampled from a launch that has more.
-SAMPLES = 512
 #: Iterations of a loop followed one by one before it is charged from its trip count.
 UNROLL_LIMIT = 64
 #: Trips charged to a loop whose trip count is not known.
@@ -73,34 +74,6 @@ INTRINSIC_OPS = {
     "clamp": (2, 0),
     "mix": (3, 0),
     "smoothstep": (2, 0),
-}
-
-#: The value of each built-in from the sampled invocation ids (a (3, S) or (S,) array).
-_BUILTIN_VALUES = {
-    "global_invocation_id": lambda s: s.global_id,
-    "local_invocation_id": lambda s: s.local_id,
-    "local_invocation_index": lambda s: s.local_index,
-    "workgroup_id": lambda s: s.group_id,
-    "num_workgroups": lambda s: s.num_workgroups,
-    "subgroup_size": lambda s: s.subgroup_size + 0 * s.local_index,
-    "subgroup_invocation_id": lambda s: s.local_index % s.subgroup_size,
-}
-
-_NUMPY_MATH = {
-    "abs": np.abs,
-    "min": np.minimum,
-    "max": np.maximum,
-    "floor": np.floor,
-    "ceil": np.ceil,
-    "trunc": np.trunc,
-    "round": np.round,
-    "sqrt": np.sqrt,
-    "clamp": lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi),
-    "select": lambda accept_false, accept_true, condition: _select(
-        condition, accept_true, accept_false
-    ),
-    "exp2": np.exp2,
-    "log2": np.log2,
 }
 
 
@@ -147,54 +120,6 @@ _SPACE_ROWS = {
 }
 
 
-@dataclass
-class Samples:
-    """The sampled invocations: ids as float arrays over the sample (NaN: unknown)."""
-
-    local_id: np.ndarray  # (3, S)
-    local_index: np.ndarray  # (S,)
-    group_id: np.ndarray  # (3, S)
-    global_id: np.ndarray  # (3, S)
-    num_workgroups: np.ndarray  # (3, S)
-    subgroup_size: float
-
-    @property
-    def count(self) -> int:
-        return self.local_index.shape[0]
-
-
-def sample_invocations(
-    workgroup_size: tuple, workgroups: tuple | None, subgroup_size: int | None = None
-) -> Samples:
-    """The invocations the counts are averaged over (see the module docstring)."""
-    per_group = math.prod(workgroup_size)
-    total = per_group * math.prod(workgroups) if workgroups is not None else per_group
-    if total <= SAMPLES:
-        linear = np.arange(total, dtype=np.float64)
-    else:
-        jitter = np.random.default_rng(0).random(SAMPLES)
-        linear = np.floor((np.arange(SAMPLES) + jitter) * (total / SAMPLES))
-    group_linear, local_linear = np.divmod(linear, per_group)
-    local_id = _unravel(local_linear, workgroup_size)
-    if workgroups is None:
-        group_id = np.full_like(local_id, np.nan)
-        num_workgroups = np.full_like(local_id, np.nan)
-    else:
-        group_id = _unravel(group_linear, workgroups)
-        num_workgroups = np.array(workgroups, dtype=np.float64)[:, None] + 0 * local_id
-    global_id = group_id * np.array(workgroup_size, dtype=np.float64)[:, None] + local_id
-    size = float(subgroup_size) if subgroup_size else np.nan
-    return Samples(local_id, local_linear, group_id, global_id, num_workgroups, size)
-
-
-def _unravel(linear: np.ndarray, shape: tuple) -> np.ndarray:
-    """x-fastest coordinates (3, S) of linear indices in a grid of `shape`."""
-    x = linear % shape[0]
-    y = (linear // shape[0]) % shape[1]
-    z = linear // (shape[0] * shape[1])
-    return np.stack([x, y, z])
-
-
 class _Tally:
     """Counts per sampled invocation: a (len(FIELDS), S) array."""
 
@@ -221,113 +146,6 @@ def count_module(
         t.size_of(var.ty) for var in module.globals if var.space == "workgroup"
     )
     return Counts(**dict(zip(FIELDS, averages.tolist())), workgroup_memory=workgroup_memory)
-
-
-# ---------------------------------------------------------------------------
-# Values over the sample: float arrays (last axis: the sample), None when not numeric
-# ---------------------------------------------------------------------------
-
-
-def _unknown(ty, count: int):
-    """The unknown value of type `ty`."""
-    if isinstance(ty, (t.ScalarType, t.AbstractType)):
-        return np.full(count, np.nan)
-    if isinstance(ty, t.VectorType):
-        return np.full((ty.size, count), np.nan)
-    return None
-
-
-def _select(condition, accept, reject):
-    """Per invocation: `accept` where `condition` is true, `reject` where false, unknown
-    where it is not known (unless both sides agree)."""
-    if condition is None or accept is None or reject is None:
-        return None
-    chosen = np.where(condition == 1, accept, reject)
-    agree = accept == reject
-    return np.where(np.isnan(condition) & ~agree, np.nan, chosen)
-
-
-def _merged(condition, accept, reject):
-    """A variable after an `if`: unchanged when neither side changed it, else `_select`."""
-    return accept if accept is reject else _select(condition, accept, reject)
-
-
-def _integer_op(function):
-    """A bitwise operation on integer-valued float arrays (NaN in, NaN out)."""
-
-    def apply(a, b):
-        known = ~(np.isnan(a) | np.isnan(b))
-        a_int = np.where(known, a, 0).astype(np.int64)
-        b_int = np.where(known, b, 0).astype(np.int64)
-        with np.errstate(all="ignore"):
-            result = function(a_int, np.clip(b_int, 0, 63) if function in _SHIFTS else b_int)
-        return np.where(known, result.astype(np.float64), np.nan)
-
-    return apply
-
-
-def _shift_left(a, b):
-    return (a << b) & 0xFFFFFFFF
-
-
-def _shift_right(a, b):
-    return a >> b
-
-
-_SHIFTS = (_shift_left, _shift_right)
-
-
-def _logical_and(a, b):
-    result = np.where((a == 0) | (b == 0), 0.0, 1.0)
-    return np.where((a == 0) | (b == 0) | ~(np.isnan(a) | np.isnan(b)), result, np.nan)
-
-
-def _logical_or(a, b):
-    result = np.where((a == 1) | (b == 1), 1.0, 0.0)
-    return np.where((a == 1) | (b == 1) | ~(np.isnan(a) | np.isnan(b)), result, np.nan)
-
-
-def _compare(function):
-    def apply(a, b):
-        return np.where(np.isnan(a) | np.isnan(b), np.nan, function(a, b).astype(np.float64))
-
-    return apply
-
-
-def _divide(integer: bool):
-    def apply(a, b):
-        with np.errstate(all="ignore"):
-            quotient = a / np.where(b == 0, np.nan, b)
-        return np.trunc(quotient) if integer else quotient
-
-    return apply
-
-
-#: Binary operators on values: op -> (function for integer operands, for float operands).
-_INTEGER_BINARY = {
-    "add": np.add,
-    "sub": np.subtract,
-    "mul": np.multiply,
-    "div": _divide(True),
-    "rem": lambda a, b: np.fmod(a, np.where(b == 0, np.nan, b)),
-    "floor_div": lambda a, b: np.floor(a / np.where(b == 0, np.nan, b)),
-    "py_mod": lambda a, b: np.mod(a, np.where(b == 0, np.nan, b)),
-    "pow": np.power,
-    "bit_and": _integer_op(np.bitwise_and),
-    "bit_or": _integer_op(np.bitwise_or),
-    "bit_xor": _integer_op(np.bitwise_xor),
-    "shl": _integer_op(_shift_left),
-    "shr": _integer_op(_shift_right),
-    "eq": _compare(np.equal),
-    "ne": _compare(np.not_equal),
-    "lt": _compare(np.less),
-    "le": _compare(np.less_equal),
-    "gt": _compare(np.greater),
-    "ge": _compare(np.greater_equal),
-    "and": _logical_and,
-    "or": _logical_or,
-}
-_FLOAT_BINARY = {**_INTEGER_BINARY, "div": _divide(False)}
 
 
 def _components(ty) -> int:
@@ -428,7 +246,7 @@ class _Walker:
         """Run `function` for the invocations in `mask`; its return value."""
         saved = (self.env, self.params, self.flow, self.return_value)
         self.env, self.params, self.flow = {}, arguments, _Flow(self.count)
-        self.return_value = _unknown(function.result, self.count)
+        self.return_value = sampled.unknown(function.result, self.count)
         self.walk_block(function.body, mask)
         result = self.return_value
         self.env, self.params, self.flow, self.return_value = saved
@@ -449,7 +267,7 @@ class _Walker:
             value = (
                 self.evaluate(stmt.init, mask)
                 if stmt.init is not None
-                else _zero(stmt.var.ty, self.count)
+                else sampled.zero(stmt.var.ty, self.count)
             )
             self.env[stmt.var] = value
         elif isinstance(stmt, ir.Store):
@@ -463,7 +281,7 @@ class _Walker:
         elif isinstance(stmt, ir.Return):
             if stmt.value is not None:
                 value = self.evaluate(stmt.value, mask)
-                self.return_value = _masked(mask, value, self.return_value)
+                self.return_value = sampled.masked(mask, value, self.return_value)
             self.flow.returned = self.flow.returned | mask
         elif isinstance(stmt, ir.Break):
             self.flow.broken = self.flow.broken | mask
@@ -487,8 +305,8 @@ class _Walker:
             if stmt.op is not None:
                 value = self.binary(stmt.op, self.env.get(root), value, stmt.ref.ty)
         else:  # a component or element of a local: the variable is no longer known
-            value = _unknown(root.ty, self.count)
-        self.env[root] = _masked(mask, value, self.env.get(root))
+            value = sampled.unknown(root.ty, self.count)
+        self.env[root] = sampled.masked(mask, value, self.env.get(root))
 
     def walk_if(self, stmt: ir.If, mask: np.ndarray) -> None:
         condition = self.evaluate(stmt.condition, mask)
@@ -518,9 +336,10 @@ class _Walker:
             a, r = getattr(flow_a, attribute), getattr(flow_r, attribute)
             setattr(self.flow, attribute, np.where(unknown, a & r, np.where(taken, a, r)))
         self.env = {
-            var: _merged(condition, env_a[var], env_r[var]) for var in env_a.keys() & env_r.keys()
+            var: sampled.merged(condition, env_a[var], env_r[var])
+            for var in env_a.keys() & env_r.keys()
         }
-        self.return_value = _select(condition, result_a, result_r)
+        self.return_value = sampled.select(condition, result_a, result_r)
 
     # -- loops ---------------------------------------------------------------
 
@@ -569,7 +388,9 @@ class _Walker:
             trips = np.full(self.count, np.nan)
         trips = np.where(np.isnan(trips), DEFAULT_TRIP_COUNT, trips)
         for var in _stored_variables([loop.body, loop.continuing]):
-            self.env[var] = _masked(mask, _unknown(var.ty, self.count), self.env.get(var))
+            self.env[var] = sampled.masked(
+                mask, sampled.unknown(var.ty, self.count), self.env.get(var)
+            )
         outer_tally, flow = self.tally, self.flow.copy()
         self.tally = _Tally(self.count)
         if loop.condition is not None:
@@ -651,7 +472,7 @@ class _Walker:
     def eval_Argument(self, expr: ir.Argument, mask):
         if expr.index < len(self.params):
             return self.params[expr.index]
-        return _unknown(expr.ty, self.count)
+        return sampled.unknown(expr.ty, self.count)
 
     def eval_Load(self, expr: ir.Load, mask):
         ref = expr.ref
@@ -660,46 +481,46 @@ class _Walker:
         if isinstance(root, ir.LocalVariable):
             value = self.env.get(root)
             if isinstance(ref, ir.LocalRef):
-                return value if value is not None else _unknown(expr.ty, self.count)
+                return value if value is not None else sampled.unknown(expr.ty, self.count)
             vector = isinstance(root.ty, t.VectorType) and value is not None
             if vector and isinstance(ref, (ir.Member, ir.Index)) and ref.base.is_ref:
-                position = ref.index if isinstance(ref, ir.Member) else _same(index, mask)
+                position = ref.index if isinstance(ref, ir.Member) else sampled.same(index, mask)
                 if position is not None and 0 <= position < value.shape[0]:
                     return value[position]
-            return _unknown(expr.ty, self.count)
+            return sampled.unknown(expr.ty, self.count)
         self.charge_access(ref, "load", mask)
         if isinstance(root, ir.GlobalVariable) and root.space == "uniform":
             return self.uniform_value(ref, expr.ty)
-        return _unknown(expr.ty, self.count)
+        return sampled.unknown(expr.ty, self.count)
 
     def uniform_value(self, ref: ir.Expr, ty):
         """The value of a uniform-block member from the launch's arguments."""
         if not (isinstance(ref, ir.Member) and isinstance(ref.base, ir.GlobalRef)):
-            return _unknown(ty, self.count)
+            return sampled.unknown(ty, self.count)
         block = getattr(self.interface, "uniforms", None)
         if block is None or ref.index >= len(block.members):
-            return _unknown(ty, self.count)
+            return sampled.unknown(ty, self.count)
         kind, position = block.members[ref.index].source
         name = self.interface.params[position][0]
         value = self.arguments.get(name)
         if value is None:
-            return _unknown(ty, self.count)
+            return sampled.unknown(ty, self.count)
         if kind == "shape":
-            shape = _shape_of(value)
+            shape = sampled.shape_of(value)
             if shape is None:
-                return _unknown(ty, self.count)
+                return sampled.unknown(ty, self.count)
             return np.array(shape, dtype=np.float64)[:, None] + np.zeros(self.count)
         try:
             number = float(value)
         except (TypeError, ValueError):
-            return _unknown(ty, self.count)
+            return sampled.unknown(ty, self.count)
         return np.full(self.count, number)
 
     def eval_ArrayLength(self, expr: ir.ArrayLength, mask):
         root = _root(expr.ref)
         name = self._array_names.get((getattr(root, "group", None), getattr(root, "binding", None)))
         value = self.arguments.get(name) if name is not None else None
-        shape = _shape_of(value)
+        shape = sampled.shape_of(value)
         if shape is None:
             return np.full(self.count, np.nan)
         return np.full(self.count, float(math.prod(shape)))
@@ -708,21 +529,21 @@ class _Walker:
         base = self.evaluate(expr.base, mask)
         index = self.evaluate(expr.index, mask)
         if isinstance(expr.base.ty, t.VectorType) and base is not None:
-            position = _same(index, mask)
+            position = sampled.same(index, mask)
             if position is not None and 0 <= position < base.shape[0]:
                 return base[position]
-        return _unknown(expr.ty, self.count)
+        return sampled.unknown(expr.ty, self.count)
 
     def eval_Member(self, expr: ir.Member, mask):
         base = self.evaluate(expr.base, mask)
         if isinstance(expr.base.ty, t.VectorType) and base is not None:
             return base[expr.index]
-        return _unknown(expr.ty, self.count)
+        return sampled.unknown(expr.ty, self.count)
 
     def eval_Swizzle(self, expr: ir.Swizzle, mask):
         base = self.evaluate(expr.base, mask)
         if base is None:
-            return _unknown(expr.ty, self.count)
+            return sampled.unknown(expr.ty, self.count)
         return base[list(expr.pattern)]
 
     def eval_Compose(self, expr: ir.Compose, mask):
@@ -732,7 +553,7 @@ class _Walker:
         if not parts:
             return np.zeros((expr.ty.size, self.count))
         if any(part is None for part in parts):
-            return _unknown(expr.ty, self.count)
+            return sampled.unknown(expr.ty, self.count)
         return np.vstack([np.atleast_2d(part) for part in parts])
 
     def eval_Splat(self, expr: ir.Splat, mask):
@@ -743,12 +564,12 @@ class _Walker:
         operand = self.evaluate(expr.operand, mask)
         self.charge("arithmetic_ops", _components(expr.ty), mask)
         if operand is None:
-            return _unknown(expr.ty, self.count)
+            return sampled.unknown(expr.ty, self.count)
         if expr.op == "neg":
             return -operand
         if expr.op == "not":
             return 1.0 - operand
-        return _integer_op(np.bitwise_xor)(operand, np.full_like(operand, 0xFFFFFFFF))
+        return sampled.integer_op(np.bitwise_xor)(operand, np.full_like(operand, 0xFFFFFFFF))
 
     def eval_Binary(self, expr: ir.Binary, mask):
         left = self.evaluate(expr.left, mask)
@@ -763,8 +584,8 @@ class _Walker:
     def binary(self, op: str, left, right, operand_ty, result_ty=None):
         result_ty = result_ty or operand_ty
         if left is None or right is None or isinstance(result_ty, t.MatrixType):
-            return _unknown(result_ty, self.count)
-        table = _FLOAT_BINARY if _is_float(operand_ty) else _INTEGER_BINARY
+            return sampled.unknown(result_ty, self.count)
+        table = sampled.FLOAT_BINARY if _is_float(operand_ty) else sampled.INTEGER_BINARY
         with np.errstate(all="ignore"):
             return table[op](left, right)
 
@@ -773,13 +594,13 @@ class _Walker:
         accept = self.evaluate(expr.accept, mask)
         reject = self.evaluate(expr.reject, mask)
         self.charge("arithmetic_ops", _components(expr.ty), mask)
-        return _select(condition, accept, reject)
+        return sampled.select(condition, accept, reject)
 
     def eval_Convert(self, expr: ir.Convert, mask):
         value = self.evaluate(expr.value, mask)
         self.charge("arithmetic_ops", _components(expr.ty), mask)
         if value is None:
-            return _unknown(expr.ty, self.count)
+            return sampled.unknown(expr.ty, self.count)
         scalar = t.scalar_of(expr.ty)
         if scalar is not None and scalar.kind == "bool":
             return np.where(np.isnan(value), np.nan, (value != 0).astype(np.float64))
@@ -789,7 +610,7 @@ class _Walker:
 
     def eval_Bitcast(self, expr: ir.Bitcast, mask):
         self.evaluate(expr.value, mask)
-        return _unknown(expr.ty, self.count)
+        return sampled.unknown(expr.ty, self.count)
 
     def eval_Call(self, expr: ir.Call, mask):
         arguments = tuple(self.evaluate(arg, mask) for arg in expr.args)
@@ -801,7 +622,7 @@ class _Walker:
         definition = INTRINSICS.get(expr.name)
         kind = definition.kind if definition is not None else "math"
         if kind == "builtin_value":
-            return _BUILTIN_VALUES[expr.name](self.samples).copy()
+            return sampled.BUILTIN_VALUES[expr.name](self.samples).copy()
         references = definition.reference_args if definition is not None else ()
         args = []
         index = None
@@ -815,13 +636,13 @@ class _Walker:
             self.charge("barriers", 1, mask)
             if expr.name == "workgroup_uniform_load":
                 self.charge_access(expr.args[0], "load", mask)
-            return _unknown(expr.ty, self.count)
+            return sampled.unknown(expr.ty, self.count)
         if kind == "atomic":
             self.charge_atomic(expr.args[0], index, mask)
-            return _unknown(expr.ty, self.count)
+            return sampled.unknown(expr.ty, self.count)
         if kind == "subgroup":
             self.charge("subgroup_ops", 1, mask)
-            return _unknown(expr.ty, self.count)
+            return sampled.unknown(expr.ty, self.count)
         width = _components(expr.args[0].ty) if expr.args else 1
         arithmetic, transcendental = INTRINSIC_OPS.get(expr.name, (0, 0))
         if expr.name in TRANSCENDENTALS:
@@ -830,9 +651,9 @@ class _Walker:
             arithmetic = 1
         self.charge("arithmetic_ops", arithmetic * width, mask)
         self.charge("transcendental_ops", transcendental, mask)
-        function = _NUMPY_MATH.get(expr.name)
+        function = sampled.NUMPY_MATH.get(expr.name)
         if function is None or any(arg is None for arg in args):
-            return _unknown(expr.ty, self.count)
+            return sampled.unknown(expr.ty, self.count)
         with np.errstate(all="ignore"):
             return function(*args)
 
@@ -843,7 +664,7 @@ class _Walker:
             self.charge("workgroup_atomics", 1, mask)
             return
         self.charge("storage_atomics", 1, mask)
-        if index is None or _same(index, mask) is not None:
+        if index is None or sampled.same(index, mask) is not None:
             self.charge("contended_atomics", 1, mask)
 
 
@@ -866,46 +687,3 @@ _TRIP_RULES = {
     "gt": ("sub", lambda start, stop, step: np.ceil((start - stop) / step)),
     "ge": ("sub", lambda start, stop, step: np.floor((start - stop) / step) + 1),
 }
-
-
-def _same(values, mask: np.ndarray):
-    """The one value (an int) that `values` has for every invocation in `mask`, or None."""
-    if values is None or values.ndim != 1:
-        return None
-    live = values[mask]
-    if live.size == 0 or np.isnan(live).any() or not np.all(live == live[0]):
-        return None
-    return int(live[0])
-
-
-def _zero(ty, count: int):
-    if isinstance(ty, (t.ScalarType, t.AbstractType)):
-        return np.zeros(count)
-    if isinstance(ty, t.VectorType):
-        return np.zeros((ty.size, count))
-    return None
-
-
-def _masked(mask: np.ndarray, new, old):
-    """`new` for the invocations in `mask`, `old` for the others."""
-    if new is None or old is None or np.shape(new) != np.shape(old):
-        return new if old is None or mask.all() else None
-    return np.where(mask, new, old)
-
-
-def _shape_of(value):
-    """The shape of an array argument (an int stands for a 1-D length, a tuple of ints
-    for a shape); None if none."""
-    if value is None:
-        return None
-    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        return (int(value),)
-    if isinstance(value, tuple) and all(isinstance(v, (int, np.integer)) for v in value):
-        return tuple(int(v) for v in value)
-    shape = getattr(value, "shape", None)
-    if shape is not None:
-        return tuple(int(v) for v in shape) or (1,)
-    try:
-        return (len(value),)
-    except TypeError:
-        return None
