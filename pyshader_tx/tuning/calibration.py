@@ -8,25 +8,32 @@ nothing can be measured: it returns `Calibration()` (nominal values of a mid-ran
 
 What is measured (each the fastest of `REPS` timed runs after a warm-up, `gpu_seconds`):
 
-| benchmark            | kernel                              | gives                          |
-|----------------------|-------------------------------------|--------------------------------|
-| one empty workgroup  | `_touch`, 1 workgroup               | `dispatch_seconds`             |
-| many empty ones      | `_touch`, `groups` of 1 subgroup    | `workgroup_seconds`            |
-| many wide empty ones | `_touch`, `groups` of 256           | `subgroup_seconds`             |
-| copy                 | `_copy`, n floats                   | `bandwidth` (read + write)     |
-| FMA chains           | `_arithmetic`                       | `arithmetic_rate`              |
-| sin/exp chains       | `_transcendental`                   | `transcendental_rate`          |
-| one workgroup again  | `_arithmetic`, 1 workgroup          | `compute_units`                |
-| workgroup slots      | `_workgroup_memory`                 | `workgroup_bandwidth`          |
-| barriers, exchanges  | `_barriers`                         | `barrier_seconds`              |
-| atomics              | `_atomics` (own element / element 0) | `atomic_rate`, `contended_...` |
-| subgroup size        | `_subgroup_size`                    | `subgroup_size`                |
+| benchmark              | kernel                                | gives                     |
+|------------------------|---------------------------------------|---------------------------|
+| one empty workgroup    | `_touch`, 1 workgroup                 | `dispatch_seconds`        |
+| many empty ones        | `_touch`, `groups` of 1 subgroup      | `workgroup_seconds`       |
+| many wide empty ones   | `_touch`, `groups` of 256             | `subgroup_seconds`        |
+| copy, f32 and vec4f    | `_copy`, `_copy_vec4`                 | `bandwidth` (read+write), |
+|                        |                                       | `storage_access_rate`     |
+| FMA chains             | `_arithmetic`                         | `arithmetic_rate`         |
+| the same, 1 workgroup  | `_arithmetic`                         | `compute_units`           |
+| sin/exp chains         | `_transcendental`                     | `transcendental_rate`     |
+| workgroup f32, vec4f   | `_workgroup_memory`, `..._vec4`       | `workgroup_bandwidth`,    |
+|                        |                                       | `workgroup_access_rate`   |
+| barriers and exchanges | `_barriers`                           | `barrier_seconds`         |
+| atomics                | `_atomics`: own element, element 0    | `atomic_rate`,            |
+|                        |                                       | `contended_atomic_rate`   |
+| subgroup size          | `_subgroup_size`                      | `subgroup_size`           |
+
+A copy in f32 and in vec4f moves the same bytes with four times fewer accesses (the
+workgroup benchmarks: four times the bytes with as many accesses): the two runs split the
+time into a part per byte and a part per access (`_bytes_and_accesses`).
 
 Sizes: the compute benchmarks use `groups` workgroups of 64 (256 on a CPU adapter such as
-lavapipe, 8192 on a GPU: enough to fill it) and double their loop count, the copy and
-atomics their element count (from 2^16), until a run takes `TARGET_SECONDS` (1 ms) or a
-cap is reached (loop count 2^14, elements 2^24 on a GPU, 2^20 on a CPU adapter): on
-lavapipe the whole calibration takes about a second or two. Each rate is derived with the
+lavapipe, 8192 on a GPU: enough to fill it) and double their loop count, the atomics their
+element count (from 2^16), until a run takes `TARGET_SECONDS` (1 ms) or a cap is reached
+(loop count 2^14, elements 2^24 on a GPU, 2^20 on a CPU adapter); the copies move the cap
+of elements: on lavapipe the whole calibration takes about two seconds. Each rate is derived with the
 cost model's own counts of the benchmark (`cost_model.counts`) and its own combination
 rule, so that the model predicts the benchmarks back. The per-compute-unit limits
 (`max_invocations_per_unit`, ...) are not measurable through WebGPU: they come from
@@ -44,18 +51,21 @@ from dataclasses import dataclass
 import numpy as np
 
 import pyshader_tx as tx
-from pyshader_tx import Array, f32, u32
+from pyshader_tx import Array, f32, u32, vec4f
 
 from . import cost_model
 
 #: Bumped when the benchmarks or the meaning of a field change (older caches are ignored).
-CALIBRATION_VERSION = 3
+CALIBRATION_VERSION = 4
 CACHE_KIND = "calibration"
 TARGET_SECONDS = 1e-3
 REPS = 3
 MAX_LOOP = 1 << 14
 BENCH_WORKGROUP = 64
 WIDE_WORKGROUP = 256  # WebGPU's least limit on invocations per workgroup
+
+#: The rate of something that costs nothing apart (a finite number: JSON has no infinity).
+FREE = 1e30
 
 #: Per compute unit: (max workgroups, max invocations, workgroup memory bytes, invocations
 #: that saturate it), by PCI vendor id; "cpu" for CPU adapters, None for the rest.
@@ -84,7 +94,9 @@ class Calibration:
     workgroup_memory_per_unit: int = 64 * 1024
     saturating_invocations_per_unit: int = 512
     bandwidth: float = 300e9  # bytes/s of storage memory, reads and writes together
+    storage_access_rate: float = FREE  # storage loads and stores/s, apart from their bytes
     workgroup_bandwidth: float = 3e12  # bytes/s of workgroup memory
+    workgroup_access_rate: float = FREE  # workgroup loads and stores/s, apart from bytes
     arithmetic_rate: float = 5e12  # scalar operations/s
     transcendental_rate: float = 6e11  # transcendental operations/s
     atomic_rate: float = 2e10  # storage atomics/s on distinct elements
@@ -156,6 +168,13 @@ def _copy(x: Array[f32], out: Array[f32], n: u32):
 
 
 @tx.kernel(workgroup_size=BENCH_WORKGROUP)
+def _copy_vec4(x: Array[vec4f], out: Array[vec4f], n: u32):
+    i = tx.global_invocation_id().x
+    if i < n:
+        out[i] = x[i]
+
+
+@tx.kernel(workgroup_size=BENCH_WORKGROUP)
 def _arithmetic(out: Array[f32], loops: u32):
     i = tx.global_invocation_id().x
     a = f32(i)
@@ -183,7 +202,6 @@ def _transcendental(out: Array[f32], loops: u32):
         out[i] = a + b
 
 
-@tx.kernel(workgroup_size=BENCH_WORKGROUP)
 def _workgroup_memory(out: Array[f32], loops: u32):
     tile = tx.workgroup_array(f32, 4 * BENCH_WORKGROUP)
     lid = tx.local_invocation_index()
@@ -195,6 +213,23 @@ def _workgroup_memory(out: Array[f32], loops: u32):
     i = tx.global_invocation_id().x
     if i < len(out):
         out[i] = tile[lid]
+
+
+def _workgroup_memory_vec4(out: Array[f32], loops: u32):
+    tile = tx.workgroup_array(vec4f, 4 * BENCH_WORKGROUP)
+    lid = tx.local_invocation_index()
+    for k in range(4):
+        tile[lid + u32(k * BENCH_WORKGROUP)] = vec4f(f32(lid))
+    for j in range(loops):
+        slot = lid + (j & 3) * BENCH_WORKGROUP
+        tile[slot] = tile[slot] + 1.0
+    i = tx.global_invocation_id().x
+    if i < len(out):
+        out[i] = tile[lid].x
+
+
+_workgroup_memory = tx.kernel(workgroup_size=BENCH_WORKGROUP)(_workgroup_memory)
+_workgroup_memory_vec4 = tx.kernel(workgroup_size=BENCH_WORKGROUP)(_workgroup_memory_vec4)
 
 
 @tx.kernel(workgroup_size=BENCH_WORKGROUP)
@@ -294,14 +329,19 @@ def measure(target_seconds: float = TARGET_SECONDS) -> Calibration:
         rest = seconds - cal.dispatch_seconds - workgroups * launch
         return max(rest, seconds * 0.05, 1e-9)
 
-    # Storage bandwidth.
+    # Storage bandwidth: max_elements floats copied one, resp. four, per invocation.
     source = tx.zeros(max_elements, np.float32)
     target = tx.zeros(max_elements, np.float32)
-
-    n, seconds = _scaled(
-        lambda n: _copy(source, target, n, threads=n), 1 << 16, max_elements, target_seconds
+    n = max_elements
+    scalar = busy(_fastest(lambda: _copy(source, target, n, threads=n)), n // BENCH_WORKGROUP)
+    source, target = _as_vec4(source), _as_vec4(target)
+    n = max_elements // 4
+    vector = _fastest(lambda: _copy_vec4(source, target, n, threads=n))
+    vector = busy(vector, n // BENCH_WORKGROUP)
+    cal.bandwidth, cal.storage_access_rate = _bytes_and_accesses(
+        (scalar, 8.0 * max_elements, 2.0 * max_elements),
+        (vector, 8.0 * max_elements, 0.5 * max_elements),
     )
-    cal.bandwidth = 8.0 * n / busy(seconds, -(-n // BENCH_WORKGROUP))
 
     # Arithmetic and transcendental throughput, and how many workgroups run at once.
     out = tx.zeros(threads, np.float32)
@@ -324,11 +364,17 @@ def measure(target_seconds: float = TARGET_SECONDS) -> Calibration:
     cal.transcendental_rate = threads * counted.transcendental_ops / rest
 
     # Workgroup memory and barriers.
-    loops, seconds = _scaled(
-        lambda k: _workgroup_memory(out, k, threads=threads), 4, MAX_LOOP, target_seconds
+    per_loop = []
+    for kernel in (_workgroup_memory, _workgroup_memory_vec4):
+        loops, seconds = _scaled(
+            lambda k: kernel(out, k, threads=threads), 4, MAX_LOOP, target_seconds
+        )
+        short = _fastest(lambda: kernel(out, loops // 2, threads=threads))
+        per_loop.append(max(seconds - short, seconds * 0.05) / (threads * (loops - loops // 2)))
+    # Per loop and invocation: one load and one store of 4, resp. 16, bytes.
+    cal.workgroup_bandwidth, cal.workgroup_access_rate = _bytes_and_accesses(
+        (per_loop[0], 8.0, 2.0), (per_loop[1], 32.0, 2.0)
     )
-    counted = cost_model.counts(_workgroup_memory, {"out": threads, "loops": loops})
-    cal.workgroup_bandwidth = threads * counted.workgroup_bytes / busy(seconds, groups)
     loops, seconds = _scaled(
         lambda k: _barriers(out, k, threads=threads), 4, MAX_LOOP, target_seconds
     )
@@ -353,6 +399,28 @@ def measure(target_seconds: float = TARGET_SECONDS) -> Calibration:
     )
     cal.contended_atomic_rate = n / busy(seconds, -(-n // BENCH_WORKGROUP))
     return cal
+
+
+def _bytes_and_accesses(first: tuple, second: tuple) -> tuple[float, float]:
+    """(bytes/s, accesses/s) that explain two runs of (seconds, bytes, accesses) as
+    seconds = bytes / bandwidth + accesses / access rate, with neither rate negative; where
+    the accesses explain nothing (banked GPU memories), their rate is FREE."""
+    (t1, b1, a1), (t2, b2, a2) = first, second
+    determinant = b1 * a2 - b2 * a1
+    if determinant:
+        per_byte = (t1 * a2 - t2 * a1) / determinant
+        per_access = (b1 * t2 - b2 * t1) / determinant
+        if per_byte > 0 and per_access > 0.05 * min(t1 / a1, t2 / a2):
+            return 1.0 / per_byte, 1.0 / per_access
+    return (b1 + b2) / max(t1 + t2, 1e-15), FREE
+
+
+def _as_vec4(array):
+    """The floats of the DeviceArray `array` viewed as vec4s (as `stdlib.linalg` does)."""
+    from ..runtime.arrays import DeviceArray, element_layout
+
+    layout = element_layout(vec4f)
+    return DeviceArray(array.buffer, (array.size // 4,) + layout.shape, layout)
 
 
 def _measured_subgroup_size(device, vendor) -> int:

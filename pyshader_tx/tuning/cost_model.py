@@ -14,8 +14,9 @@ adapter's `Calibration` (`calibration.py`):
   share of the slots (a small or ragged launch leaves units idle), and `hiding =
   min(1, resident * lanes / saturating_invocations_per_unit)` whether enough invocations
   are resident to reach full bandwidth and throughput. `utilization = fill * hiding`.
-- **Roofline.** memory = (storage bytes / bandwidth + workgroup bytes / workgroup
-  bandwidth) / utilization; compute = (arithmetic / arithmetic rate + transcendental /
+- **Roofline.** memory = (storage bytes / bandwidth + storage accesses / access rate, and
+  the same for workgroup memory) / utilization (an access costs apart from its bytes where
+  the calibration finds so: lavapipe gathers every access lane by lane); compute = (arithmetic / arithmetic rate + transcendental /
   transcendental rate + subgroup operations, each `SUBGROUP_OP_COST` arithmetic ones) per
   *lane* (idle lanes of partial subgroups cost too) / utilization. The kernel takes the
   larger of the two: memory and arithmetic overlap on every GPU (and on lavapipe's SIMD).
@@ -129,7 +130,10 @@ def combine(per_invocation: Counts, workgroup_size: tuple, workgroups: tuple, ca
     invocations = group_count * per_group
     lane_count = group_count * lanes
     memory = invocations * (
-        c.storage_bytes / cal.bandwidth + c.workgroup_bytes / cal.workgroup_bandwidth
+        c.storage_bytes / cal.bandwidth
+        + c.storage_accesses / cal.storage_access_rate
+        + c.workgroup_bytes / cal.workgroup_bandwidth
+        + c.workgroup_accesses / cal.workgroup_access_rate
     )
     operations = c.arithmetic_ops + SUBGROUP_OP_COST * c.subgroup_ops
     compute = lane_count * (

@@ -27,8 +27,8 @@ exact per invocation and averaged over the sample:
   loop from the launch shape). A loop whose trip count is not known
   (unknown bound, data-dependent `while`) runs `DEFAULT_TRIP_COUNT` times.
 - Memory: a `Load`/`Store` through a reference rooted in a storage, workgroup or uniform
-  global counts the bytes of the loaded or stored type (a compound `x[i] += v` both, plus
-  its operation); locals are registers and cost nothing. Atomics are counted per space,
+  global counts the bytes of the loaded or stored type and one access (a compound
+  `x[i] += v` both, plus its operation); locals are registers and cost nothing. Atomics are counted per space,
   storage atomics whose element is the same for every invocation also as `contended`.
 - Operations count scalar components: a `vec4f` add is 4 arithmetic operations;
   comparisons, bit and logical operations, conversions, selects and non-transcendental
@@ -86,6 +86,8 @@ class Counts:
     workgroup_load_bytes: float = 0.0
     workgroup_store_bytes: float = 0.0
     uniform_load_bytes: float = 0.0
+    storage_accesses: float = 0.0  # loads and stores (of any width) of storage memory
+    workgroup_accesses: float = 0.0  # loads and stores of workgroup memory
     arithmetic_ops: float = 0.0
     transcendental_ops: float = 0.0
     barriers: float = 0.0
@@ -118,6 +120,7 @@ _SPACE_ROWS = {
     ("workgroup", "store"): _ROW["workgroup_store_bytes"],
     ("uniform", "load"): _ROW["uniform_load_bytes"],
 }
+_ACCESS_ROWS = {"storage": _ROW["storage_accesses"], "workgroup": _ROW["workgroup_accesses"]}
 
 
 class _Tally:
@@ -239,6 +242,8 @@ class _Walker:
             row = _SPACE_ROWS.get((root.space, kind))
             if row is not None:
                 self.charge(row, t.size_of(ref.ty), mask)
+            if root.space in _ACCESS_ROWS:
+                self.charge(_ACCESS_ROWS[root.space], 1, mask)
 
     # -- functions and blocks ---------------------------------------------------
 
