@@ -76,16 +76,20 @@ def counts(
     *,
     workgroups: tuple | None = None,
     subgroup_size: int | None = None,
+    folded: bool = False,
 ) -> Counts:
     """What one invocation of `compiled` (a `CompiledKernel`, or a kernel: its default
     specialization) does, averaged over the launch of `workgroups` when given (else over
     one workgroup, with the workgroup and global ids unknown), with the launch's
-    `arguments` ({parameter name: value}; an array's length or shape is what counts)."""
+    `arguments` ({parameter name: value}; an array's length or shape is what counts).
+    `folded`: the launch is a large 1-D launch folded into 2-D workgroups (as
+    `runtime.launch.compute_dispatch` says), which runs the folded variant of the kernel."""
     compiled = _compiled(compiled)
     interface = compiled.interface
     groups = _workgroup_count(workgroups) if workgroups is not None else None
     samples = sample_invocations(interface.workgroup_size, groups, subgroup_size)
-    return count_module(compiled.module, interface, samples, _named_arguments(arguments))
+    module = compiled.folded_module() if folded else compiled.module
+    return count_module(module, interface, samples, _named_arguments(arguments))
 
 
 def predict(
@@ -93,10 +97,12 @@ def predict(
     workgroups: tuple,
     arguments: dict | None = None,
     calibration=None,
+    *,
+    folded: bool = False,
 ) -> Prediction:
     """The predicted time of launching `compiled` on `workgroups` workgroups with
     `arguments`, on the adapter `calibration` describes (default: this process's adapter,
-    measured once and cached: `calibration.calibration()`)."""
+    measured once and cached: `calibration.calibration()`); `folded` as for `counts`."""
     if calibration is None:
         from .calibration import calibration as current_calibration
 
@@ -104,7 +110,11 @@ def predict(
     compiled = _compiled(compiled)
     groups = _workgroup_count(workgroups)
     per_invocation = counts(
-        compiled, arguments, workgroups=groups, subgroup_size=calibration.subgroup_size
+        compiled,
+        arguments,
+        workgroups=groups,
+        subgroup_size=calibration.subgroup_size,
+        folded=folded,
     )
     return combine(per_invocation, compiled.interface.workgroup_size, groups, calibration)
 

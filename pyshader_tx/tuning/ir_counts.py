@@ -141,13 +141,15 @@ def count_module(
 ) -> Counts:
     """The per-invocation `Counts` of an IR module over the sampled invocations, with the
     launch's `arguments` ({parameter name: value}) where known."""
+    workgroup_memory = getattr(interface, "workgroup_memory", 0) or sum(
+        t.size_of(var.ty) for var in module.globals if var.space == "workgroup"
+    )
+    if samples.count == 0:  # an empty launch does nothing
+        return Counts(workgroup_memory=workgroup_memory)
     walker = _Walker(module, interface, samples, arguments or {})
     mask = np.ones(samples.count, dtype=bool)
     walker.walk_function(module.entry_point, (), mask)
     averages = walker.tally.rows.mean(axis=1)
-    workgroup_memory = getattr(interface, "workgroup_memory", 0) or sum(
-        t.size_of(var.ty) for var in module.globals if var.space == "workgroup"
-    )
     return Counts(**dict(zip(FIELDS, averages.tolist())), workgroup_memory=workgroup_memory)
 
 

@@ -208,6 +208,16 @@ def test_occupancy_and_partial_subgroups():
     assert few.waves > many.waves
 
 
+def test_empty_and_folded_launches():
+    empty = cost_model.predict(copy, (0, 0, 0), {"out": 0}, Calibration())
+    assert empty.counts.storage_bytes == 0 and empty.seconds == Calibration().dispatch_seconds
+    # 2^24 invocations, folded into a 2-D grid of workgroups as the runtime does beyond
+    # 65535 workgroups; the folded variant numbers them 0 .. 2^24 - 1: half pass the guard.
+    arguments = {"x": 1 << 23, "out": 1 << 23}
+    folded = cost_model.counts(copy, arguments, workgroups=(512, 512), folded=True)
+    assert folded.storage_load_bytes == pytest.approx(2, rel=0.05)
+
+
 def test_bad_arguments_are_named():
     with pytest.raises(TypeError, match="workgroups"):
         cost_model.predict(copy, "many", None, Calibration())
