@@ -424,12 +424,16 @@ def _as_vec4(array):
 
 
 def _measured_subgroup_size(device, vendor) -> int:
+    """The adapter's subgroup size as a kernel reads it, else the vendor's usual one."""
     if "subgroup" not in device.features:
         return SUBGROUP_SIZES[vendor]
     out = tx.zeros(1, np.uint32)
-    _subgroup_size(out, threads=BENCH_WORKGROUP)
-    size = int(out.numpy()[0])
-    return size if size >= 1 else SUBGROUP_SIZES[vendor]
+    try:
+        _subgroup_size(out, threads=BENCH_WORKGROUP)
+        size = int(out.numpy()[0])
+    except (tx.FeatureError, RuntimeError):  # a backend that cannot run the built-in
+        return SUBGROUP_SIZES[vendor]
+    return size if size in (1, 2, 4, 8, 16, 32, 64, 128) else SUBGROUP_SIZES[vendor]
 
 
 __all__ = ["Calibration", "calibration", "measure", "forget", "CALIBRATION_VERSION"]
