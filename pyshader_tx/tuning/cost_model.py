@@ -20,6 +20,7 @@ adapter's `Calibration` (`calibration.py`):
   transcendental rate + subgroup operations, each `SUBGROUP_OP_COST` arithmetic ones) per
   *lane* (idle lanes of partial subgroups cost too) / utilization. The kernel takes the
   larger of the two: memory and arithmetic overlap on every GPU (and on lavapipe's SIMD).
+  Uniform loads are counted but cost nothing here (one cached value for all invocations).
 - **Serial costs**, added: barriers (per subgroup and barrier: a barrier waits for every
   subgroup of the workgroup, and lavapipe switches between them), the launch cost of each
   workgroup and of each of its subgroups (both divided by `fill`: they happen in parallel
