@@ -16,11 +16,12 @@ adapter's `Calibration` (`calibration.py`):
   are resident to reach full bandwidth and throughput. `utilization = fill * hiding`.
 - **Roofline.** memory = (storage bytes / bandwidth + storage accesses / access rate, and
   the same for workgroup memory) / utilization (an access costs apart from its bytes where
-  the calibration finds so: lavapipe gathers every access lane by lane); compute = (arithmetic / arithmetic rate + transcendental /
-  transcendental rate + subgroup operations, each `SUBGROUP_OP_COST` arithmetic ones) per
-  *lane* (idle lanes of partial subgroups cost too) / utilization. The kernel takes the
-  larger of the two: memory and arithmetic overlap on every GPU (and on lavapipe's SIMD).
-  Uniform loads are counted but cost nothing here (one cached value for all invocations).
+  the calibration finds so: lavapipe gathers every access lane by lane); compute =
+  (arithmetic / arithmetic rate + transcendental / transcendental rate + subgroup
+  operations, each `SUBGROUP_OP_COST` arithmetic ones) per *lane* (idle lanes of partial
+  subgroups cost too) / utilization. The kernel takes the larger of the two: memory and
+  arithmetic overlap on every GPU (and on lavapipe's SIMD). Uniform loads are counted but
+  cost nothing here (one cached value for all invocations).
 - **Serial costs**, added: barriers (per subgroup and barrier: a barrier waits for every
   subgroup of the workgroup, and lavapipe switches between them), the launch cost of each
   workgroup and of each of its subgroups (both divided by `fill`: they happen in parallel
