@@ -28,8 +28,9 @@ exact per invocation and averaged over the sample:
   (unknown bound, data-dependent `while`) runs `DEFAULT_TRIP_COUNT` times.
 - Memory: a `Load`/`Store` through a reference rooted in a storage, workgroup or uniform
   global counts the bytes of the loaded or stored type and one access (a compound
-  `x[i] += v` both, plus its operation); locals are registers and cost nothing. Atomics are counted per space,
-  storage atomics whose element is the same for every invocation also as `contended`.
+  `x[i] += v` both, plus its operation); locals are registers and cost nothing. Atomics
+  are counted per space, storage atomics whose element is the same for every invocation
+  also as `contended`.
 - Operations count scalar components: a `vec4f` add is 4 arithmetic operations;
   comparisons, bit and logical operations, conversions, selects and non-transcendental
   built-ins (`min`, `fma`, `dot`: see `INTRINSIC_OPS`) are arithmetic;
