@@ -36,8 +36,7 @@ element count (from 2^16), until a run takes `TARGET_SECONDS` (1 ms) or a cap is
 of elements: on lavapipe the whole calibration takes about two seconds. Each rate is
 derived with the cost model's own counts of the benchmark (`cost_model.counts`) and its
 own combination rule, so that the model predicts the benchmarks back. The per-compute-unit
-limits
-(`max_invocations_per_unit`, ...) are not measurable through WebGPU: they come from
+limits (`max_invocations_per_unit`, ...) are not measurable through WebGPU: they come from
 `UNIT_LIMITS` by vendor (CPU adapters: one workgroup per thread at a time);
 `compute_units` is measured as the number of workgroups that run side by side divided by
 the workgroups of 64 a unit keeps.
