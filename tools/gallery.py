@@ -21,9 +21,11 @@ OUTPUT = EXAMPLES / "output"
 GALLERY = EXAMPLES / "gallery"
 README = ROOT / "README.md"
 BEGIN, END = "<!-- gallery -->", "<!-- /gallery -->"
-#: Thumbnail width in pixels; an animated thumbnail keeps every FRAME_STEP-th frame.
+#: Thumbnail width in pixels; an animated thumbnail is narrower and keeps every
+#: FRAME_STEP-th frame in a few colours (a few tens of KB).
 WIDTH = 320
-FRAME_STEP = 6
+ANIMATED_WIDTH = 192
+FRAME_STEP = 8
 NOT_IN_GALLERY = {"demo"}
 
 
@@ -46,9 +48,9 @@ def picture_of(name: str) -> pathlib.Path | None:
     return found[0] if found else None
 
 
-def _scaled(frame: Image.Image) -> Image.Image:
-    height = max(1, round(frame.height * WIDTH / frame.width))
-    return frame.convert("RGB").resize((WIDTH, height), Image.LANCZOS)
+def _scaled(frame: Image.Image, width: int = WIDTH) -> Image.Image:
+    height = max(1, round(frame.height * width / frame.width))
+    return frame.convert("RGB").resize((width, height), Image.LANCZOS)
 
 
 def thumbnail(picture: pathlib.Path, name: str) -> pathlib.Path:
@@ -63,7 +65,7 @@ def thumbnail(picture: pathlib.Path, name: str) -> pathlib.Path:
         kept = []
         for index in range(0, frames, FRAME_STEP):
             image.seek(index)
-            kept.append(_scaled(image).quantize(colors=64))
+            kept.append(_scaled(image, ANIMATED_WIDTH).quantize(colors=16))
         target = GALLERY / f"{name}.gif"
         duration = image.info.get("duration", 50) * FRAME_STEP
         kept[0].save(target, save_all=True, append_images=kept[1:], duration=duration, loop=0)
