@@ -9,7 +9,6 @@ import pytest
 
 import pyshader_tx as tx
 from pyshader_tx import Array, f32, u32
-from pyshader_tx.tuning import calibration as calibration_module
 from pyshader_tx.tuning import cost_model
 from pyshader_tx.tuning.calibration import Calibration
 from quick_calibration import quick_calibration
