@@ -3,6 +3,7 @@
 #   make test         system packages + .venv + Tint, then black --check and pytest
 #   make demo         run examples/demo.py
 #   make examples     run every example of the gallery (pictures in examples/output)
+#   make gallery      make examples, then the README's thumbnails and table from them
 #   make golden       rewrite the expected outputs of tests/golden
 #   make format       black the tree
 #   make clean        remove .venv, tools/tint/node_modules and build outputs
@@ -28,7 +29,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 XDG_RUNTIME_DIR ?= /tmp/pyshader_tx-xdg-$(shell id -u)
 export XDG_RUNTIME_DIR
 
-.PHONY: all system-deps venv node-deps deps test demo examples golden format clean spirv-grammar
+.PHONY: all system-deps venv node-deps deps test demo examples gallery golden format clean spirv-grammar
 
 all: test
 
@@ -72,6 +73,9 @@ demo: deps | $(XDG_RUNTIME_DIR)
 
 examples: deps | $(XDG_RUNTIME_DIR)
 	@for f in examples/[a-z]*.py; do echo "== $$f"; $(VENV)/bin/python "$$f"; done
+
+gallery: examples
+	$(VENV)/bin/python tools/gallery.py
 
 golden: deps | $(XDG_RUNTIME_DIR)
 	$(VENV)/bin/pytest -q tests/golden --update-goldens

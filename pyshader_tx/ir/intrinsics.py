@@ -42,7 +42,7 @@ Signature pattern letters (the first generic letter fixes the generic type `T`):
     F3  float vec3
     V   any constructible type (the pointee of a reference argument)
     Xi  Atomic[i32] or Atomic[u32]      Xn  Atomic[i32], Atomic[u32] or Atomic[f32]
-    S   the scalar component type of T  B   bool of T's shape (bool or vecNb)
+    S   the scalar component type of T  B   bool of T's shape (bool or vecNb), or one bool
     T   (results) the generic type      other names: that concrete type (u32, vec3u, ...)
     R   (results) the compare-exchange result of S (`old_value: S`, `exchanged: bool`)
 """
@@ -418,10 +418,10 @@ def _match_overload(params, result, arg_types):
             want = generic
         elif pattern == "S":
             want = _component(generic)
-        elif pattern == "B":
+        elif pattern == "B":  # a vector's shape, or one bool for the whole vector (WGSL's select)
             want = (
                 t.VectorType(t.bool_, generic.size)
-                if isinstance(generic, t.VectorType)
+                if isinstance(generic, t.VectorType) and ty != t.bool_
                 else t.bool_
             )
         else:

@@ -1124,6 +1124,21 @@ def test_vector_intrinsics():
     np.testing.assert_allclose(out, expect, rtol=1e-5, atol=1e-5)
 
 
+@tx.kernel(workgroup_size=64)
+def select_whole_vectors(a: Array[vec4i], b: Array[vec4i], out: Array[vec4i]):
+    i = tx.global_invocation_id().x
+    if i < len(out):
+        out[i] = tx.select(a[i], b[i], i % u32(3) == u32(0))  # one bool picks a whole vector
+
+
+def test_select_takes_one_bool_for_vector_arms():
+    a = np.arange(40, dtype=np.int32).reshape(10, 4)
+    b = -a
+    out = np.zeros_like(a)
+    select_whole_vectors(a, b, out, threads=10)
+    np.testing.assert_array_equal(out, np.where((np.arange(10) % 3 == 0)[:, None], b, a))
+
+
 def first_leading_bit_u32(v):
     return v.bit_length() - 1 if v else 0xFFFFFFFF
 

@@ -278,3 +278,15 @@ def test_the_sort_kernels_pass_naga_and_tint(tint):
     for kernel in kernels:
         assert validate_naga(kernel.wgsl_naga) == []
     tint(kernels)
+
+
+def test_the_subgroup_size_is_measured_per_device():
+    """MIN_LANES comes from the subgroup size a launch sees (adapters report only bounds),
+    measured once per device: the simulator's own size inside `tx.simulator`."""
+    lanes = sort_module.subgroup_lanes()
+    assert lanes in (1, 2, 4, 8, 16, 32, 64, 128)
+    for size in (4, 32):
+        with tx.simulator(subgroup_size=size):
+            assert sort_module.subgroup_lanes() == size
+            assert sort_module.match_min_lanes() == max(size, sort_kernels.MATCH_MIN_LANES)
+    assert sort_module.subgroup_lanes() == lanes

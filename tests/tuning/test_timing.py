@@ -28,11 +28,12 @@ def test_ten_times_the_work_measures_clearly_slower(needs_gpu):
     x = tx.to_device(np.linspace(0, 1, N, dtype=np.float32))
     out = tx.empty(N, tx.f32)
     light = timing.gpu_seconds(lambda: repeat_work(x, out, threads=N, ROUNDS=8), reps=5)
-    heavy = timing.gpu_seconds(lambda: repeat_work(x, out, threads=N, ROUNDS=80), reps=5)
+    heavy = timing.gpu_seconds(lambda: repeat_work(x, out, threads=N, ROUNDS=400), reps=5)
     assert len(light) == len(heavy) == 5
     assert all(s > 0 for s in light + heavy)
-    # medians: lavapipe runs on the CPU, and a busy machine delays a rep now and then
-    assert statistics.median(heavy) > 3 * statistics.median(light)
+    # 50x the work, 5x asked: lavapipe runs on the CPU, and a busy machine delays reps
+    # (2.7 ms among 0.25 ms ones was seen), so the fastest reps are compared
+    assert min(heavy) > 5 * min(light)
 
 
 def test_lavapipe_has_timestamps_and_they_cover_clears_and_copies(needs_gpu):

@@ -15,7 +15,7 @@ from pyshader_tx.tuning import cache
 options_module = sys.modules["pyshader_tx.options"]  # `tx.options` is the Options instance
 
 
-def test_adapter_identity_names_the_adapter():
+def test_adapter_identity_names_the_adapter(needs_gpu):
     identity = cache.adapter_identity()
     assert set(identity) == {"name", "vendor", "driver", "backend"}
     info = get_adapter().info
