@@ -226,7 +226,7 @@ def histogram(x, bins, range=None) -> DeviceArray:
         if binning is not None:
             # (direct bins read no edges: x stands in for them)
             with pool.device_input(dx if edges is None else edges) as device_edges:
-                _count(dx, counts, device_edges, p, binning, ty)
+                _count(dx, counts, device_edges, p, binning, ty, edges)
     return counts
 
 
@@ -321,7 +321,7 @@ def _binning(*fields) -> np.ndarray:
     return np.array((*fields, 0), Binning.dtype)
 
 
-def _count(dx: DeviceArray, counts, edges, p, binning, ty: t.Type) -> None:
+def _count(dx: DeviceArray, counts, edges, p, binning, ty: t.Type, host_edges=None) -> None:
     """Launch the counting kernel: in workgroup memory when the bins fit, else global."""
     n, bins = len(dx), int(p["bins"])
     capacity = max(MIN_CAPACITY, 1 << (bins - 1).bit_length())
@@ -334,10 +334,12 @@ def _count(dx: DeviceArray, counts, edges, p, binning, ty: t.Type) -> None:
 
     def make_run(scratch):
         scratch_counts = scratch.take(bins, np.uint32)
+        # (its own edges: `HostTuner.runs` uses the run after the call gave its edges back)
+        run_edges = edges if host_edges is None else scratch.upload(host_edges)
 
         def run(config):
             pool.clear(scratch_counts)
-            _count_private(xv, dx, scratch_counts, edges, p, binning, capacity, ty, config)
+            _count_private(xv, dx, scratch_counts, run_edges, p, binning, capacity, ty, config)
 
         return run
 

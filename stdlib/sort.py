@@ -197,8 +197,9 @@ def _radix_sort(
             def make_run(scratch):
                 out_keys = scratch.take(n, np.uint32)
                 out_values = scratch.take(n if pairs else 1, np.uint32)
+                run_v0 = scratch.upload(values_in)  # (outlives the call: HostTuner.runs)
                 return lambda config: _sort_launches(
-                    key_bits, v0, out_keys, out_values, n, pairs, config["ITEMS"], options
+                    key_bits, run_v0, out_keys, out_values, n, pairs, config["ITEMS"], options
                 )
 
             variant = options["reversed"] or options["splits"] or spins is not None

@@ -4,7 +4,12 @@ fewer configs are measured.
 
 * `cache.py`: the on-disk store of tuning results, keyed by adapter identity, pyshader_tx
   version, kind and key (`load`, `store`, `clear`, `entries`, `adapter_identity`);
-* `autotune.py`: the `@tx.autotune` decorator (measures with `runtime/timing.py`);
+* `search.py`: what both tuners share: configs prepared (skipped with a warning when they
+  cannot run), pruned by the cost model, timed with `runtime/timing.py`; `Tuning`, the
+  key's power-of-two buckets, when tuning is on;
+* `autotune.py`: the `@tx.autotune` decorator (one kernel launch);
+* `host.py`: `HostTuner`, the stdlib's tuning of a host call and all its launches
+  (predicted from the launches `runtime/capture.py` captures);
 * `cost_model.py` (counts from `ir_counts.py`): a config's predicted time from the IR and
   the adapter's `calibration.py` (microbenchmarks measured once per adapter, cached).
 """

@@ -17,9 +17,10 @@ stays 0, 1000 and 1024 share 1024, 1025 goes to 2048), so sizes of the same orde
 one tuning; any other value (a float, a bool) counts as itself. A call that chooses a
 specialization otherwise (Const values or TypeVars given by name, the dtypes a generic
 kernel's TypeVars bind from) adds one more entry: those as (name, text) pairs.
-`k.tuning` maps each key, a tuple of those values in `key` order, to a `Tuning`: the chosen config, the measured
-seconds of each config (median of the reps), the cost model's predictions when `prune=`
-is used, the configs skipped and why, and where the choice came from.
+`k.tuning` maps each key, a tuple of those values in `key` order, to a `Tuning`
+(`search.py`): the chosen config, the measured seconds of each config (median of the
+reps), the cost model's predictions when `prune=` is used, the configs skipped and why,
+and where the choice came from.
 
 The first call for a key:
 1. reads the on-disk cache (`cache.py`, kind "autotune": per adapter and pyshader_tx
@@ -37,6 +38,7 @@ The first call for a key:
 4. times each remaining config with `gpu_seconds` (`runtime/timing.py`) on *copies* of the
    arguments, keeps the one with the least median time, stores the choice on disk, and
    launches it on the real arguments.
+Steps 2 to 4 are `search.measure`, which the stdlib's host tuner (`host.py`) shares.
 
 The user's arguments are never changed by tuning (a kernel that accumulates into its
 output is launched on them exactly once, with the chosen config): every array argument

@@ -28,10 +28,11 @@ powers of two, dtypes, ops where they change the kernels):
 
 Pruning (`prune=`: "auto" by default, None, or a count): the predicted time of a config is
 the sum of the cost model's predictions of the launches it makes, found by running it
-under `runtime.capture.capturing()` (nothing is dispatched). "auto" measures the
-predicted-best third (at least two) where the cost model is present, every config where it
-is not; a config whose launches the cost model cannot predict disables pruning for that
-tuning, with a warning.
+under `runtime.capture.capturing()` (nothing is dispatched). "auto" measures a third of
+the configs (at least two) where the cost model is present: the default and the
+predicted-best others, so a poor prediction cannot make the tuned call much slower than
+the default; every config where the cost model is absent. A config whose launches the
+cost model cannot predict disables pruning for that tuning, with a warning.
 
 `tuner.tuning` maps keys to `Tuning`s (for the shader source in use); `tunings()` gives
 every tuner's, `clear()` forgets them on disk and in memory. `with tuner.using(index):`
@@ -245,6 +246,7 @@ class HostTuner:
             predict=lambda index: predictions.get(index, float("inf")),
             stacklevel=level + 1,
             what="the stdlib's tuner",
+            keep=(0,),  # the default is always measured: tuning never picks worse by much
         )
 
     def _prune(self):

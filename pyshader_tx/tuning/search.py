@@ -157,12 +157,14 @@ def measure(
     predict=None,
     stacklevel: int = 2,
     what: str = "its tuner",
+    keep=(),
 ) -> Tuning:
     """Prepare every config (`prepare(index)` -> the timed call, or one of `run_errors()`
-    or `Unusable`: skipped with a warning at `stacklevel`, counted from this function), keep the `prune` best by
-    `predict(index)` (with `prune`), time the rest with `gpu_seconds` (`setup` before each
-    run, untimed) and choose the least median. Every config failing raises: the first
-    config's CompileError when none compiles, else a RuntimeError listing the reasons."""
+    or `Unusable`: skipped with a warning at `stacklevel`, counted from this function),
+    keep the `prune` best by `predict(index)` (with `prune`; the indices in `keep` are
+    kept), time the rest with `gpu_seconds` (`setup` before each run, untimed) and choose
+    the least median. Every config failing raises: the first config's CompileError when
+    none compiles, else a RuntimeError "`what` can run" listing the reasons."""
     from ..runtime import timing
 
     skipped, errors, calls = {}, [], {}
@@ -185,7 +187,7 @@ def measure(
         predicted = [None] * len(configs)
         for index in calls:
             predicted[index] = float(predict(index))
-        calls = fastest_predicted(calls, predicted, prune, len(configs))
+        calls = fastest_predicted(calls, predicted, prune, len(configs), keep)
     seconds = [None] * len(configs)
     for index, call in calls.items():
         # the trial run of `prepare` was the first warm-up run
@@ -206,12 +208,14 @@ def _raise_none_runs(what: str, configs: list, skipped: dict, errors: list) -> N
     raise RuntimeError(f"{what} can run on this device ({reasons})")
 
 
-def fastest_predicted(calls: dict, predicted: list, prune, total: int) -> dict:
+def fastest_predicted(calls: dict, predicted: list, prune, total: int, keep=()) -> dict:
     """The `prune` configs of `calls` with the least predicted time ("auto": a third of
-    all configs, at least two)."""
+    all configs, at least two); those of `keep` (that can run) are among them."""
     count = max(2, math.ceil(total / 3)) if prune == "auto" else prune
-    ranked = sorted(calls, key=lambda i: (predicted[i], i))[:count]
-    return {i: calls[i] for i in sorted(ranked)}
+    kept = [i for i in keep if i in calls][:count]
+    ranked = [i for i in sorted(calls, key=lambda i: (predicted[i], i)) if i not in kept]
+    chosen = kept + ranked[: count - len(kept)]
+    return {i: calls[i] for i in sorted(chosen)}
 
 
 def load_predict(who: str):
