@@ -29,6 +29,7 @@ import numpy as np
 import wgpu
 
 from .. import types as t
+from . import capture
 from .device import device_limit, get_device, queue_of
 from .recording import flush, pending_prints, recording
 
@@ -244,6 +245,11 @@ class DeviceArray:
         buffer = self._live_buffer("numpy()")
         if self.size == 0:
             return np.zeros(self.shape, self.dtype)
+        if capture.active() is not None:
+            raise capture.CaptureError(
+                "DeviceArray.numpy(): read back while launches are captured, not run (the "
+                "data would not reflect them)"
+            )
         flush()
         data = queue_of(buffer).read_buffer(buffer, 0, self._binding[1])
         if pending_prints:  # the GPU is done with them too: show their lines

@@ -12,9 +12,10 @@ this device (a folded 1-D launch's grid) and its arguments by parameter name; it
 dispatches nothing. The cost model predicts a host call from these (`tuning/host.py`).
 
 Only kernel launches are captured: the pool's recorded clears and copies still happen
-(they touch only the arrays they are given), and so would a readback. A function run under
-capture must therefore not read results back to decide what to launch next (the
-stdlib's tuned functions read back outside the part they tune).
+(they touch only the arrays they are given). A readback (`DeviceArray.numpy()`) would see
+data the captured launches never wrote, so it raises `CaptureError` instead; the host
+tuner then measures every config rather than trusting a partial prediction (the stdlib's
+tuned functions read back outside the part they tune: select's count).
 """
 
 from __future__ import annotations
@@ -22,10 +23,14 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 
-__all__ = ["CapturedLaunch", "capturing", "active"]
+__all__ = ["CapturedLaunch", "CaptureError", "capturing", "active"]
 
 # The list launches are appended to while a `capturing()` block runs (None outside).
 _launches: list | None = None
+
+
+class CaptureError(RuntimeError):
+    """A readback inside `capturing()`: the captured launches did not run."""
 
 
 @dataclass

@@ -179,15 +179,17 @@ class HostTuner:
         call's own default where it differs from the first config of its bucket (matmul's
         depends on the exact shape), used when the call is not tuned."""
         self.last_key = key
-        configs = self.configs_for(key)
         if self._grab is not None:
             self._grab.append((key, make_run))
         if self._forced is not None:
-            return configs[self._forced]
-        if size < self.min_size or len(configs) == 1 or not search.tuning_enabled():
-            return dict(default) if default is not None else configs[0]
+            return self.configs_for(key)[self._forced]
+        if size < self.min_size or not search.tuning_enabled():
+            return dict(default) if default is not None else self.configs_for(key)[0]
         tuning = self._tunings.get((options.shader_source, key))
         if tuning is None:
+            configs = self.configs_for(key)
+            if len(configs) == 1:
+                return configs[0]
             tuning = self._tune(key, configs, make_run)
             self._tunings[(options.shader_source, key)] = tuning
         return dict(tuning.config)

@@ -253,6 +253,8 @@ def test_capture_records_launches_and_dispatches_nothing(needs_gpu):
     assert launches[0].workgroups == (2, 1, 1) and launches[1].workgroups == (1, 1, 1)
     assert launches[0].compiled.constants["ITEMS"] == 4
     assert launches[0].arguments["n"] == 5000 and launches[1].arguments["out"] is result
+    with pytest.raises(capture.CaptureError, match="read back"), capture.capturing():
+        result.numpy()
     with pytest.raises(RuntimeError, match="nest"), capture.capturing():
         with capture.capturing():
             pass
@@ -260,3 +262,22 @@ def test_capture_records_launches_and_dispatches_nothing(needs_gpu):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert int(stdlib.reduce(u)) == 5000  # launches run again after the block
+
+
+def test_a_config_the_cost_model_cannot_predict_measures_every_config(
+    needs_gpu, measured, tuned_at_any_size, monkeypatch
+):
+    def predict(compiled, workgroups, arguments):
+        raise ZeroDivisionError("a defect of the model")
+
+    fake = type(sys)("pyshader_tx.tuning.cost_model")
+    fake.predict = predict
+    monkeypatch.setitem(sys.modules, "pyshader_tx.tuning.cost_model", fake)
+    tuner = stdlib_device.REDUCE
+    monkeypatch.setattr(tuner, "prune", "auto")
+    monkeypatch.setattr(tuner, "_configs", lambda key: stdlib_device._reduce_configs(key)[:3])
+    u = RNG.integers(0, 1000, N, dtype=np.uint32)
+    with pytest.warns(UserWarning, match="cannot predict .* measuring every config"):
+        assert int(stdlib.reduce(u)) == int(u.sum())
+    (tuning,) = tuner.tuning.values()
+    assert tuning.predicted is None and len(measured) == 3 == tuning.measured
