@@ -101,7 +101,7 @@ def tuned_at_any_size(monkeypatch):
         tuner.forget()
 
 
-def test_every_config_of_every_primitive_matches_numpy():
+def test_every_config_of_every_primitive_matches_numpy(needs_gpu):
     for tuner, call, expected in primitives():
         call()
         configs = tuner.configs_for(tuner.last_key)
@@ -111,7 +111,7 @@ def test_every_config_of_every_primitive_matches_numpy():
                 check(call(), expected)
 
 
-def test_tuning_off_uses_the_defaults_unmeasured(no_measuring, tuned_at_any_size):
+def test_tuning_off_uses_the_defaults_unmeasured(needs_gpu, no_measuring, tuned_at_any_size):
     tx.options.autotune = False
     for tuner, call, expected in primitives():
         check(call(), expected)
