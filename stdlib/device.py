@@ -25,6 +25,7 @@ from pyshader_tx.tuning.host import HostTuner
 from pyshader_tx.tuning.search import bucket
 
 from . import device_kernels as kernels
+from . import workgroup as workgroup_functions
 from .ops import NAMED_OPS
 
 #: numpy dtypes the device-wide primitives take, and their types.
@@ -51,7 +52,7 @@ def _scan_configs(key) -> list:
     return [default] + [c for c in others if c != default]
 
 
-SOURCES = (sys.modules[__name__], kernels)
+SOURCES = (sys.modules[__name__], kernels, workgroup_functions)  # (the tunings' fingerprint)
 REDUCE = HostTuner("reduce", _reduce_configs, sources=SOURCES)
 SCAN = HostTuner("scan", _scan_configs, sources=SOURCES)
 SELECT = HostTuner("select", _scan_configs, sources=SOURCES)

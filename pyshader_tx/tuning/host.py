@@ -251,6 +251,17 @@ class HostTuner:
             keep=(0,),  # the default is always measured: tuning never picks worse by much
         )
 
+    def _source_texts(self) -> list:
+        """The source of the modules that make the kernels (a tuning of other code is no
+        tuning of this one); a module's name where its source is not installed."""
+        texts = []
+        for module in self.sources:
+            try:
+                texts.append(inspect.getsource(module))
+            except (OSError, TypeError):
+                texts.append(module.__name__)
+        return texts
+
     def _prune(self):
         """The prune setting of this tuning: "auto" only where the cost model is present."""
         if self.prune == "auto" and not search.cost_model_available():
@@ -259,8 +270,7 @@ class HostTuner:
 
     def _cache_key(self, key: tuple, configs: list) -> dict:
         if self._fingerprint is None:
-            texts = [inspect.getsource(module) for module in self.sources]
-            self._fingerprint = hashlib.sha256(repr(texts).encode()).hexdigest()[:24]
+            self._fingerprint = hashlib.sha256(repr(self._source_texts()).encode()).hexdigest()
         described = repr((self._fingerprint, configs))
         return {
             "function": self.name,
