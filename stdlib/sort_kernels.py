@@ -62,7 +62,7 @@ COUNT_MASK = 0x3FFFFFFF
 #: State reads without progress an invocation makes before the workgroup falls back.
 SPIN_LIMIT = 64
 #: Keys per invocation of `sort_pass` (its ITEMS): a tile is WORKGROUP * ITEMS keys.
-SORT_ITEMS = 8
+SORT_ITEMS = 12
 #: The most: a tile's positions and counts must fit 16 bits.
 MAX_ITEMS = 255
 #: The least subgroup size `sort_pass` ranks by matching digits across lanes (its

@@ -83,9 +83,10 @@ __all__ = [
 
 #: Bytes of idle buffers kept for later calls: room for the scratch and results of a
 #: primitive on a 1 GiB input (a sort of 2^28 key-value pairs gives back four 1 GiB
-#: buffers per call; with less room each call made new ones, whose allocation and
-#: zero-fill cost as much as the sort, and calls recorded back to back ran out of memory).
-MAX_IDLE_BYTES = 1 << 32
+#: buffers and its tile states per call; with less room each call made new ones, whose
+#: allocation and zero-fill cost as much as the sort, and calls recorded back to back ran
+#: out of memory).
+MAX_IDLE_BYTES = 5 << 30
 MAX_IDLE_BUFFERS = 64
 SMALLEST_BUCKET = 256
 FINE_BUCKETS_FROM = 1 << 16  # above this, buckets go in quarter steps between powers of two
