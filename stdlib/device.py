@@ -195,7 +195,8 @@ def _scan(x, op, init, map, out, exclusive: bool, name: str) -> DeviceArray:
     n = len(x)
     if exclusive and init is None:
         init = _identity(op, dtype, name)
-    if out is None:
+    fresh = out is None  # (tuning runs may then write into it: the last run is ours)
+    if fresh:
         out = pool.result(n, dtype)
     elif np.dtype(out.dtype) != dtype or len(out) != n:
         raise ValueError(f"{name}: out must be {n} elements of {dtype}")
@@ -206,9 +207,9 @@ def _scan(x, op, init, map, out, exclusive: bool, name: str) -> DeviceArray:
         key = (bucket(n), str(np.dtype(x.dtype)), func_key(op), func_key(map), exclusive)
 
         def make_run(scratch):
-            scratch_out = scratch.take(n, dtype)
+            target = out if fresh else scratch.take(n, dtype)  # never the caller's out=
             return lambda config: _scan_launches(
-                dx, scratch_out, n, op, init_value, map, exclusive, config
+                dx, target, n, op, init_value, map, exclusive, config
             )
 
         config = SCAN.choose(key, n, make_run)
@@ -269,7 +270,7 @@ def select(x, predicate) -> DeviceArray:
     with pool.device_input(x) as dx, pool.temporary(1, np.uint32) as count:
         key = (bucket(n), str(dtype), func_key(predicate))
 
-        def make_run(scratch):
+        def make_run(scratch):  # (its own arrays: `out` and `count` do not outlive the call)
             scratch_out, scratch_count = scratch.take(n, dtype), scratch.take(1, np.uint32)
             return lambda config: _select_launches(
                 dx, scratch_out, scratch_count, n, predicate, config

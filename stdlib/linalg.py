@@ -402,9 +402,8 @@ def transpose(a, *, tiles=None) -> DeviceArray:
         if tiles is None:
             key = (bucket(rows), bucket(cols), cols % 4 == 0, rows % 4 == 0)
 
-            def make_run(scratch):
-                scratch_out = scratch.take((cols, rows), a.dtype)
-                return lambda chosen: _transpose_launch(da, scratch_out, chosen)
+            def make_run(scratch):  # (a new result: tuning may write into it)
+                return lambda chosen: _transpose_launch(da, out, chosen)
 
             config = TRANSPOSE.choose(key, rows * cols, make_run, default=config)
         _transpose_launch(da, out, config)
@@ -597,6 +596,7 @@ def matmul(a, b, out=None, *, tiles=None) -> DeviceArray:
             f"matmul: a has shape {tuple(a.shape)} and b {tuple(b.shape)}: a's {kk} columns "
             f"must equal b's {k2} rows"
         )
+    fresh = out is None  # (tuning runs may then write into it: the last run is ours)
     out, out_ty = _out(out, (m, n), ty, (a, b))
     if m == 0 or n == 0:
         return out
@@ -614,10 +614,8 @@ def matmul(a, b, out=None, *, tiles=None) -> DeviceArray:
             key += (kk % 4 == 0, n % 4 == 0)
 
             def make_run(scratch):
-                scratch_out = scratch.take(m * n, out.dtype)
-                return lambda chosen: _matmul_launch(
-                    da, db, scratch_out, (m, n, kk), ty, out_ty, chosen
-                )
+                target = flat_out if fresh else scratch.take(m * n, out.dtype)  # not out=
+                return lambda chosen: _matmul_launch(da, db, target, (m, n, kk), ty, out_ty, chosen)
 
             config = MATMUL.choose(key, m * n * kk, make_run, default=config)
         _matmul_launch(da, db, flat_out, (m, n, kk), ty, out_ty, config)

@@ -194,12 +194,20 @@ def _radix_sort(
         if items is None:
             key = (bucket(n), pairs, min_lanes)
 
-            def make_run(scratch):
-                out_keys = scratch.take(n, np.uint32)
-                out_values = scratch.take(n if pairs else 1, np.uint32)
+            def make_run(scratch):  # (into the new results: the last run is ours)
+                out_values = scratch.take(1, np.uint32)
+                if sorted_values is not None:
+                    out_values = _bits(sorted_values)
                 run_v0 = scratch.upload(values_in)  # (outlives the call: HostTuner.runs)
                 return lambda config: _sort_launches(
-                    key_bits, run_v0, out_keys, out_values, n, pairs, config["ITEMS"], options
+                    key_bits,
+                    run_v0,
+                    _bits(sorted_keys),
+                    out_values,
+                    n,
+                    pairs,
+                    config["ITEMS"],
+                    options,
                 )
 
             variant = options["reversed"] or options["splits"] or spins is not None

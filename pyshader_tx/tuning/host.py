@@ -22,9 +22,12 @@ powers of two, dtypes, ops where they change the kernels):
   "stdlib": per adapter and version, keyed by the function's name, a fingerprint of its
   configs and kernel sources, the shader source and the key), else measured now:
   `make_run(scratch)` gives a function that records one config's launches on arrays that
-  are not the caller's (inputs are only read; outputs are `scratch.take(...)` arrays,
-  pooled and given back after tuning), and `search.measure` prepares, prunes and times the
-  configs as `@tx.autotune` does (a config that cannot run is skipped with a warning).
+  are not the caller's: inputs are only read; outputs are the call's own new results
+  (the run with the chosen config comes last and overwrites them; this saves the memory
+  of a second copy) or, for an array the caller passed (`out=`), `scratch.take(...)`
+  arrays, pooled and given back after tuning. `search.measure` prepares, prunes and
+  times the configs as `@tx.autotune` does (a config that cannot run is skipped with a
+  warning).
 
 Pruning (`prune=`: "auto" by default, None, or a count): the predicted time of a config is
 the sum of the cost model's predictions of the launches it makes, found by running it
