@@ -38,6 +38,10 @@ outside A or B load as 0, so every M, N, K works (K = 0 gives zeros) and C is wr
 only inside. `tiles=` picks the tile sizes (`MATMUL_LARGE`, `MATMUL_MEDIUM`, `MATMUL_SMALL`
 by the size of C by default).
 
+Without `tiles=`, both choose their configuration through a tuner (`TRANSPOSE`, `MATMUL`;
+`pyshader_tx/tuning/host.py`): the defaults above first, then the `*_CANDIDATES` the device
+takes, per power-of-two bucket of the shape (and dtypes, and which sides allow vec4).
+
 f16: f16 x f16 inputs (the adapter's `shader-f16`) are converted to f32 as they are
 staged and accumulated in f32; the result is f16 like numpy's (an f32 `out` keeps the f32
 sums).
@@ -411,6 +415,7 @@ def transpose(a, *, tiles=None) -> DeviceArray:
 
 
 def _transpose_launch(a: DeviceArray, out: DeviceArray, config: dict) -> None:
+    """The kernel `config` is for (vec4 with THREADS, else scalar), a's data into out."""
     (_transpose_vec4 if "THREADS" in config else _transpose_scalar)(a, out, config)
 
 
