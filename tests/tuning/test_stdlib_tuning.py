@@ -116,6 +116,8 @@ def test_tuning_off_uses_the_defaults_unmeasured(needs_gpu, no_measuring, tuned_
     for tuner, call, expected in primitives():
         check(call(), expected)
         assert tuner.tuning == {}
+        first = tuner.configs_for(tuner.last_key)[0]
+        assert tuner.choose(tuner.last_key, 1 << 30, make_run=None) == first
     assert host.tunings() == {} and host.entries() == []
 
 
