@@ -7,8 +7,8 @@ and two user kernels with Const configs (`@tx.autotune`), at each size:
 - `default`: the sweep's time of config 0 (what `tx.options.autotune = False` uses);
 - `tuned`: the config the tuner picks (a fresh cache, pruning "auto": the predicted-best
   third where the cost model is present, else every config), its sweep time, how many
-  configs it measured and the wall time of the tuning call (the sweep has compiled every
-  config already: a fresh process also compiles the configs it measures);
+  configs it measured and the wall time of the tuning call (tuned before the sweep, with
+  only the default compiled: what a first call costs, the cost model's calibration aside);
 - `best`: the least sweep time; `tuned/best` (target <= 1.05 while measuring at most a
   third of the configs);
 - `spearman`: the rank correlation between the cost model's predictions and the sweep's
@@ -239,6 +239,9 @@ def spearman(predicted, measured) -> float | None:
 
 
 def bench_stdlib_case(name, size, tuner, call, check, rounds) -> dict:
+    with tuner.using(0):
+        check(call())  # the default compiled (as any first call compiles it)
+    tuning, tuning_wall = timed_tuning(tuner, call)
     with tuner.runs(call) as (key, run):
         configs = tuner.configs_for(key)
         calls = []
@@ -251,29 +254,27 @@ def bench_stdlib_case(name, size, tuner, call, check, rounds) -> dict:
                 print(f"  {name}: config {config} cannot run: {search.reason(error)}")
                 calls.append(None)
         seconds = sweep(calls, rounds)
+    return row(name, size, configs, seconds, tuner.tuning[key], tuning_wall)
+
+
+def timed_tuning(tuner, call) -> tuple:
+    """(the Tuning of `call()`, the wall seconds of that tuning call): tuned afresh, whatever
+    its size, before the sweep compiles the other configs (as a first call would)."""
     tuner.forget()
-    started = time.perf_counter()
     saved = tuner.min_size
     tuner.min_size = 0
+    started = time.perf_counter()
     try:
         call()
         tx.synchronize()
     finally:
         tuner.min_size = saved
-    tuning_wall = time.perf_counter() - started
-    tuning = tuner.tuning[key]
-    return row(name, size, configs, seconds, tuning, tuning_wall)
+    return tuner.tuning[tuner.last_key], time.perf_counter() - started
 
 
 def bench_user_case(name, size, kernel, launch, check, rounds) -> dict:
     configs = kernel.configs
-    calls = []
-    for index, config in enumerate(configs):
-        variant = kernel.variant(index)
-        launch(variant, kernel._config_view(index))
-        check()
-        calls.append(lambda v=variant, c=kernel._config_view(index): launch(v, c))
-    seconds = sweep(calls, rounds)
+    launch(kernel.variant(0), kernel._config_view(0))  # the default compiled
     kernel.forget()
     started = time.perf_counter()
     launch(kernel, None)
@@ -281,6 +282,13 @@ def bench_user_case(name, size, kernel, launch, check, rounds) -> dict:
     tuning_wall = time.perf_counter() - started
     check()
     (tuning,) = kernel.tuning.values()
+    calls = []
+    for index in range(len(configs)):
+        variant = kernel.variant(index)
+        launch(variant, kernel._config_view(index))
+        check()
+        calls.append(lambda v=variant, c=kernel._config_view(index): launch(v, c))
+    seconds = sweep(calls, rounds)
     return row(name, size, configs, seconds, tuning, tuning_wall)
 
 
