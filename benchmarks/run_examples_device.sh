@@ -18,7 +18,7 @@ run examples/blur.py --size 4096
 run examples/nbody.py --size 8192 --steps 600 --check-steps 5
 run examples/tile_binning.py --size 1024
 run examples/atomic_append.py --size 4096
-run examples/prefix_sum.py --size 67108864
+run examples/prefix_sum.py --size 33554432
 run examples/histogram_equalize.py --size 4096
 run examples/particles_sort.py --size 32768
 run examples/linked_list.py --size 2048
