@@ -109,12 +109,12 @@ def _bits(array):
 
 
 def tile_items(requested: int, pairs: bool, min_lanes: int) -> int:
-    """Keys per invocation of `sort_pass`: `requested`, halved until its workgroup memory
-    fits the device."""
+    """Keys per invocation of `sort_pass`: `requested`, or the most below it whose workgroup
+    memory fits the device (at least 1)."""
     limit = device_limit("max-compute-workgroup-storage-size")
     items = requested
     while items > 1 and _workgroup_bytes(items, pairs, min_lanes) > limit:
-        items //= 2
+        items -= 1
     return items
 
 
@@ -221,11 +221,11 @@ def _radix_sort(
 
 def _sort_configs(key) -> list:
     """sort's configs: ITEMS keys per invocation of `sort_pass`: the default (SORT_ITEMS,
-    halved until its workgroup memory fits), then others that fit."""
+    or the most below it that fits the workgroup memory), then others that fit."""
     _, pairs, min_lanes = key
     default = tile_items(kernels.SORT_ITEMS, pairs, min_lanes)
     limit = device_limit("max-compute-workgroup-storage-size")
-    others = [i for i in (4, 16, 12, 6, 2, 1) if _workgroup_bytes(i, pairs, min_lanes) <= limit]
+    others = [i for i in (4, 8, 16, 12, 6, 2, 1) if _workgroup_bytes(i, pairs, min_lanes) <= limit]
     return [{"ITEMS": default}] + [{"ITEMS": i} for i in others if i != default]
 
 
