@@ -31,9 +31,10 @@ def test_ten_times_the_work_measures_clearly_slower(needs_gpu):
     heavy = timing.gpu_seconds(lambda: repeat_work(x, out, threads=N, ROUNDS=400), reps=5)
     assert len(light) == len(heavy) == 5
     assert all(s > 0 for s in light + heavy)
-    # 50x the work, 5x asked: lavapipe runs on the CPU, and a busy machine delays reps
-    # (2.7 ms among 0.25 ms ones was seen), so the fastest reps are compared
-    assert min(heavy) > 5 * min(light)
+    # 50x the work, 2x asked: lavapipe runs on the CPU, and a busy machine delays reps
+    # (2.7 ms among 0.25 ms ones was seen), so the fastest reps are compared; on an H100
+    # the light launch is mostly fixed cost (29 us against 140 us)
+    assert min(heavy) > 2 * min(light)
 
 
 def test_lavapipe_has_timestamps_and_they_cover_clears_and_copies(needs_gpu):
