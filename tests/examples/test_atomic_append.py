@@ -7,7 +7,7 @@ import pytest
 
 import pyshader_tx as tx
 
-from conftest import load_example, picture_stats
+from gallery_helpers import load_example, picture_stats
 
 example = load_example("atomic_append")
 

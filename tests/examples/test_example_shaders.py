@@ -2,7 +2,7 @@
 runs), Tint (the standard WGSL, all in one node process) and spirv-val."""
 
 import pytest
-from conftest import load_example
+from gallery_helpers import load_example
 
 import pyshader_tx as tx
 from pyshader_tx.validate import (

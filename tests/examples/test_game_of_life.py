@@ -4,7 +4,7 @@ crossing the torus's edges, and the tiled kernel on the simulator (no data race)
 import numpy as np
 
 import pyshader_tx as tx
-from conftest import load_example, picture_stats
+from gallery_helpers import load_example, picture_stats
 
 life = load_example("game_of_life")
 

@@ -3,7 +3,7 @@ adapter (WGSL and SPIR-V), and the before/after picture."""
 
 import numpy as np
 import pytest
-from conftest import load_example, picture_stats
+from gallery_helpers import load_example, picture_stats
 
 import pyshader_tx as tx
 

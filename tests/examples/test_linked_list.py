@@ -3,7 +3,7 @@ the shaded picture is numpy's, on the adapter (WGSL and SPIR-V) and on the simul
 random workgroup order; the node pool grows when it is too small."""
 
 import numpy as np
-from conftest import load_example, picture_stats
+from gallery_helpers import load_example, picture_stats
 
 import pyshader_tx as tx
 

@@ -1,8 +1,6 @@
 """examples/mandelbrot.py at a small size: its numpy check, its picture, and the set's area."""
 
-import numpy as np
-
-from conftest import load_example, picture_stats
+from gallery_helpers import load_example, picture_stats
 
 mandelbrot = load_example("mandelbrot")
 

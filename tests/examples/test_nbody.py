@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import pyshader_tx as tx
-from conftest import load_example, picture_stats
+from gallery_helpers import load_example, picture_stats
 
 nbody = load_example("nbody")
 

@@ -3,7 +3,7 @@ pass Tint (in one node process) and naga, and their SPIR-V passes spirv-val."""
 
 import pytest
 
-from conftest import load_example
+from gallery_helpers import load_example
 from pyshader_tx.validate import (
     spirv_val_available,
     tint_available,

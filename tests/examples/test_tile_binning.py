@@ -6,7 +6,7 @@ import pytest
 
 import pyshader_tx as tx
 
-from conftest import load_example, picture_stats
+from gallery_helpers import load_example, picture_stats
 from pyshader_tx.validate import validate_naga, validate_spirv, validate_tint
 
 tile_binning = load_example("tile_binning")

@@ -5,7 +5,7 @@ interleaved (they share the work)."""
 
 import numpy as np
 import pytest
-from conftest import load_example, picture_stats
+from gallery_helpers import load_example, picture_stats
 
 import pyshader_tx as tx
 

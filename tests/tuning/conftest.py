@@ -6,6 +6,7 @@ the tests that measure the GPU are skipped (`needs_gpu`)."""
 import pytest
 
 import pyshader_tx as tx
+from pyshader_tx.runtime import timing
 from pyshader_tx.runtime.device import simulated_device
 
 
@@ -24,3 +25,29 @@ def needs_gpu():
     """Skip a test that measures GPU time where every launch runs on the simulator."""
     if simulated_device() is not None:
         pytest.skip("measures GPU time; the whole run is on tx.simulator")
+
+
+@pytest.fixture
+def measured(monkeypatch):
+    """Counts the configs `gpu_seconds` measures (and still measures them)."""
+    return count_measurements(monkeypatch)
+
+
+@pytest.fixture
+def measured_quickly(monkeypatch):
+    """Counts the configs `gpu_seconds` measures (with 2 reps: for small calls)."""
+    return count_measurements(monkeypatch, reps=2)
+
+
+def count_measurements(monkeypatch, reps=None) -> list:
+    """Make `timing.gpu_seconds` record each call it measures (and still measure it, with
+    `reps` repetitions where given); returns the list of calls."""
+    calls = []
+    original = timing.gpu_seconds
+
+    def counting(call, **kwargs):
+        calls.append(call)
+        return original(call, **({**kwargs, "reps": reps} if reps else kwargs))
+
+    monkeypatch.setattr(timing, "gpu_seconds", counting)
+    return calls

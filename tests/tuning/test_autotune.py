@@ -43,20 +43,6 @@ def tuned_busy(**options):
 
 
 @pytest.fixture
-def measured(monkeypatch):
-    """Counts the configs `gpu_seconds` measures (and still measures them)."""
-    calls = []
-    original = timing.gpu_seconds
-
-    def counting(call, **kwargs):
-        calls.append(call)
-        return original(call, **kwargs)
-
-    monkeypatch.setattr(timing, "gpu_seconds", counting)
-    return calls
-
-
-@pytest.fixture
 def no_measuring(monkeypatch):
     def refuse(call, **kwargs):
         raise AssertionError("measured although it should not")
