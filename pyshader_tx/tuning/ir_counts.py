@@ -245,7 +245,7 @@ class _Walker:
     # -- cost ----------------------------------------------------------------
 
     def charge(self, field: str | int, amount, mask: np.ndarray) -> None:
-        if self.counting and np.any(amount):
+        if self.counting and (np.any(amount) if isinstance(amount, np.ndarray) else amount):
             row = _ROW[field] if isinstance(field, str) else field
             self.tally.add(row, amount, mask)
 
@@ -480,16 +480,22 @@ class _Walker:
         when it has none; the byte offset it points at from its variable's start, per
         invocation, NaN where not known)."""
         index = None
-        address = np.zeros(self.count)
+        root = _root(ref)
+        storage = isinstance(root, ir.GlobalVariable) and root.space == "storage"
+        address = 0.0 if storage else None  # (only storage accesses are counted in sectors)
         while isinstance(ref, (ir.Index, ir.Member)):
             if isinstance(ref, ir.Index):
                 value = self.evaluate(ref.index, mask)
                 index = value if index is None else index
-                step = _element_stride(ref)
-                address = address + (value * step if _scalar_values(value) and step else np.nan)
-            else:
+                if storage:
+                    step = _element_stride(ref)
+                    known = _scalar_values(value) and step
+                    address = address + (value * step if known else np.nan)
+            elif storage:
                 address = address + _member_offset(ref)
             ref = ref.base
+        if storage and np.ndim(address) == 0:
+            address = np.full(self.count, address)
         return index, address
 
     def evaluate(self, expr: ir.Expr, mask: np.ndarray):
