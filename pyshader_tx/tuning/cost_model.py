@@ -43,11 +43,12 @@ coalesced): `Counts.storage_sector_bytes`. The bytes asked cost `bandwidth` (its
 benchmarks are unit-stride copies, whose sectors are exactly the bytes asked, so it is a
 rate per useful byte) and the sector bytes beyond them (`uncoalesced_bytes`) cost
 `sector_bandwidth`, measured with a copy of STRIDED_ITEMS consecutive elements per
-invocation (every sector used, but by different accesses; `calibration.py`): on a GPU
-those extra sector transactions are what makes strided access slow, on lavapipe (a CPU:
-caches lines, gathers lane by lane) they cost about nothing and the rate comes out FREE.
-Reuse of a sector by the same invocation's next access is not modelled apart: the
-benchmark's pattern includes it.
+invocation (every sector used, but by different accesses; `calibration.py`; FREE where
+that copy is no slower than the model says without sectors): on a GPU those extra sector
+transactions are what makes strided access slow; on lavapipe (a CPU) the strided copy's
+gathers replace vector loads, and the rate comes out about 3x `bandwidth`. Reuse of a
+sector by the same invocation's next access is not modelled apart: the benchmark's
+pattern includes it.
 
 The breakdown is in the returned `Prediction`; `Prediction.seconds` is what the autotuner
 ranks configs by.

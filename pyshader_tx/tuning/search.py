@@ -163,8 +163,9 @@ def measure(
     or `Unusable`: skipped with a warning at `stacklevel`, counted from this function),
     keep the `prune` best by `predict(index)` (with `prune`; the indices in `keep` are
     kept), time the rest with `gpu_seconds` in interleaved rounds (`timed_rounds`; `setup`
-    before each run, untimed) and choose the least median. Every config failing raises: the first config's CompileError when
-    none compiles, else a RuntimeError "`what` can run" listing the reasons."""
+    before each run, untimed) and choose the least median. Every config failing raises:
+    the first config's CompileError when none compiles, else a RuntimeError "`what` can
+    run" listing the reasons."""
     from ..runtime import timing
 
     skipped, errors, calls = {}, [], {}
