@@ -36,8 +36,10 @@ The first call for a key:
    time and keeps the fastest `prune` of them ("auto": a third of the configs, at least
    two);
 4. times each remaining config with `gpu_seconds` (`runtime/timing.py`) on *copies* of the
-   arguments, keeps the one with the least median time, stores the choice on disk, and
-   launches it on the real arguments.
+   arguments, after `warmup` untimed runs (at least one after the compile), in `reps`
+   interleaved rounds (every config once a round; configs within 3% of the best get `reps`
+   more: `search.timed_rounds`), keeps the one with the least median time, stores the
+   choice on disk, and launches it on the real arguments.
 Steps 2 to 4 are `search.measure`, which the stdlib's host tuner (`host.py`) shares.
 
 The user's arguments are never changed by tuning (a kernel that accumulates into its

@@ -15,6 +15,7 @@ What is measured (each the fastest of `REPS` timed runs after a warm-up, `gpu_se
 | many wide empty ones   | `_touch`, `groups` of 256             | `subgroup_seconds`        |
 | copy, f32 and vec4f    | `_copy`, `_copy_vec4`                 | `bandwidth` (read+write), |
 |                        |                                       | `storage_access_rate`     |
+| strided copy           | `_copy_strided`                       | `sector_bandwidth`        |
 | FMA chains             | `_arithmetic`                         | `arithmetic_rate`         |
 | the same, 1 workgroup  | `_arithmetic`                         | `compute_units`           |
 | sin/exp chains         | `_transcendental`                     | `transcendental_rate`     |
@@ -56,13 +57,16 @@ from pyshader_tx import Array, f32, u32, vec4f
 from . import cost_model
 
 #: Bumped when the benchmarks or the meaning of a field change (older caches are ignored).
-CALIBRATION_VERSION = 4
+CALIBRATION_VERSION = 5
 CACHE_KIND = "calibration"
 TARGET_SECONDS = 1e-3
 REPS = 3
 MAX_LOOP = 1 << 14
 BENCH_WORKGROUP = 64
 WIDE_WORKGROUP = 256  # WebGPU's least limit on invocations per workgroup
+#: Consecutive f32 elements each invocation of the strided copy moves (adjacent
+#: invocations 32 bytes apart: every access of a subgroup touches a sector per invocation).
+STRIDED_ITEMS = 8
 
 #: The rate of something that costs nothing apart (a finite number: JSON has no infinity).
 FREE = 1e30
@@ -95,6 +99,9 @@ class Calibration:
     saturating_invocations_per_unit: int = 512
     bandwidth: float = 300e9  # bytes/s of storage memory, reads and writes together
     storage_access_rate: float = FREE  # storage loads and stores/s, apart from their bytes
+    # bytes/s of the sector bytes strided accesses move beyond those asked
+    # (`cost_model.uncoalesced_bytes`): a GPU moves whole 32-byte sectors
+    sector_bandwidth: float = 300e9
     workgroup_bandwidth: float = 3e12  # bytes/s of workgroup memory
     workgroup_access_rate: float = FREE  # workgroup loads and stores/s, apart from bytes
     arithmetic_rate: float = 5e12  # scalar operations/s
@@ -172,6 +179,15 @@ def _copy_vec4(x: Array[vec4f], out: Array[vec4f], n: u32):
     i = tx.global_invocation_id().x
     if i < n:
         out[i] = x[i]
+
+
+@tx.kernel(workgroup_size=BENCH_WORKGROUP)
+def _copy_strided(x: Array[f32], out: Array[f32], n: u32):
+    first = tx.global_invocation_id().x * u32(STRIDED_ITEMS)
+    for j in tx.static_range(STRIDED_ITEMS):
+        i = first + u32(j)
+        if i < n:
+            out[i] = x[i]
 
 
 @tx.kernel(workgroup_size=BENCH_WORKGROUP)
@@ -342,6 +358,7 @@ def measure(target_seconds: float = TARGET_SECONDS) -> Calibration:
         (scalar, 8.0 * max_elements, 2.0 * max_elements),
         (vector, 8.0 * max_elements, 0.5 * max_elements),
     )
+    cal.sector_bandwidth = _sector_bandwidth(cal, max_elements)
 
     # Arithmetic and transcendental throughput, and how many workgroups run at once.
     out = tx.zeros(threads, np.float32)
@@ -399,6 +416,30 @@ def measure(target_seconds: float = TARGET_SECONDS) -> Calibration:
     )
     cal.contended_atomic_rate = n / busy(seconds, -(-n // BENCH_WORKGROUP))
     return cal
+
+
+def _sector_bandwidth(cal: Calibration, n: int) -> float:
+    """The rate of the sector bytes beyond those asked (see `cost_model`): the strided
+    copy of n floats against what the model charges it without them; FREE where it is no
+    slower than that (lavapipe)."""
+    source, target = tx.zeros(n, np.float32), tx.zeros(n, np.float32)
+    threads = -(-n // STRIDED_ITEMS)
+    groups = -(-threads // BENCH_WORKGROUP)
+    seconds = _fastest(lambda: _copy_strided(source, target, n, threads=threads))
+    counted = cost_model.counts(
+        _copy_strided,
+        {"x": n, "out": n, "n": n},
+        workgroups=(groups,),
+        subgroup_size=cal.subgroup_size,
+    )
+    invocations = groups * BENCH_WORKGROUP
+    extra = invocations * cost_model.uncoalesced_bytes(counted)
+    unstrided = dataclasses.replace(cal, sector_bandwidth=FREE)
+    expected = cost_model.combine(counted, (BENCH_WORKGROUP, 1, 1), (groups, 1, 1), unstrided)
+    rest = seconds - expected.seconds
+    if extra <= 0 or rest <= 0.05 * seconds:
+        return FREE
+    return extra / (rest * expected.utilization)
 
 
 def _bytes_and_accesses(first: tuple, second: tuple) -> tuple[float, float]:

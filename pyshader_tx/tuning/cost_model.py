@@ -14,9 +14,10 @@ adapter's `Calibration` (`calibration.py`):
   share of the slots (a small or ragged launch leaves units idle), and `hiding =
   min(1, resident * lanes / saturating_invocations_per_unit)` whether enough invocations
   are resident to reach full bandwidth and throughput. `utilization = fill * hiding`.
-- **Roofline.** memory = (storage bytes / bandwidth + storage accesses / access rate, and
-  the same for workgroup memory) / utilization (an access costs apart from its bytes where
-  the calibration finds so: lavapipe gathers every access lane by lane); compute =
+- **Roofline.** memory = (storage bytes / bandwidth + uncoalesced bytes / sector
+  bandwidth + storage accesses / access rate, and the same for workgroup memory, without
+  the sectors) / utilization (an access costs apart from its bytes where the calibration
+  finds so: lavapipe gathers every access lane by lane); compute =
   (arithmetic / arithmetic rate + transcendental / transcendental rate + subgroup
   operations, each `SUBGROUP_OP_COST` arithmetic ones) per *lane* (idle lanes of partial
   subgroups cost too) / utilization. The kernel takes the larger of the two: memory and
@@ -29,6 +30,25 @@ adapter's `Calibration` (`calibration.py`):
   (uncontended at the atomic rate, same-element storage atomics at the contended rate,
   workgroup atomics at `WORKGROUP_ATOMIC_SPEEDUP` times the atomic rate), and the
   per-dispatch overhead.
+
+**Coalescing.** A GPU serves the storage accesses of a subgroup in 32-byte sectors: 32
+adjacent invocations reading consecutive f32s move 4 sectors (128 bytes, all used), the
+same invocations reading f32s ITEMS apart (each its own run of ITEMS elements) move up to
+32 sectors for the same 128 bytes asked. The counting pass (`ir_counts.py`) knows each
+sampled invocation's index, hence its byte address; the sample is made of whole runs of
+adjacent invocations (`sampled_values.sample_invocations`), grouped a subgroup at a time
+(`Samples.coalescing_group`), and each access is charged its group's distinct sectors
+(`sampled_values.sector_bytes`, at least the bytes asked; unknown addresses count as
+coalesced): `Counts.storage_sector_bytes`. The bytes asked cost `bandwidth` (its
+benchmarks are unit-stride copies, whose sectors are exactly the bytes asked, so it is a
+rate per useful byte) and the sector bytes beyond them (`uncoalesced_bytes`) cost
+`sector_bandwidth`, measured with a copy of STRIDED_ITEMS consecutive elements per
+invocation (every sector used, but by different accesses; `calibration.py`; FREE where
+that copy is no slower than the model says without sectors): on a GPU those extra sector
+transactions are what makes strided access slow; on lavapipe (a CPU) the strided copy's
+gathers replace vector loads, and the rate comes out about 3x `bandwidth`. Reuse of a
+sector by the same invocation's next access is not modelled apart: the benchmark's
+pattern includes it.
 
 The breakdown is in the returned `Prediction`; `Prediction.seconds` is what the autotuner
 ranks configs by.
@@ -143,6 +163,7 @@ def combine(per_invocation: Counts, workgroup_size: tuple, workgroups: tuple, ca
     lane_count = group_count * lanes
     memory = invocations * (
         c.storage_bytes / cal.bandwidth
+        + uncoalesced_bytes(c) / cal.sector_bandwidth
         + c.storage_accesses / cal.storage_access_rate
         + c.workgroup_bytes / cal.workgroup_bandwidth
         + c.workgroup_accesses / cal.workgroup_access_rate
@@ -177,6 +198,12 @@ def combine(per_invocation: Counts, workgroup_size: tuple, workgroups: tuple, ca
         waves=waves,
         utilization=utilization,
     )
+
+
+def uncoalesced_bytes(per_invocation: Counts) -> float:
+    """The storage bytes an invocation moves beyond those it asks for: the rest of the
+    32-byte sectors its strided (uncoalesced) accesses touch."""
+    return max(per_invocation.storage_sector_bytes - per_invocation.storage_bytes, 0.0)
 
 
 def _compiled(kernel_or_compiled):

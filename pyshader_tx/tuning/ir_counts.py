@@ -8,9 +8,11 @@ built-in ids, constants and uniform arguments is a numpy vector with one entry p
 invocation (NaN: not known here, e.g. a value loaded from memory; `sampled_values.py`
 holds the sampling and that arithmetic). With the launch known
 (`workgroups`) the sample is every invocation when there are at most `SAMPLES`, else
-`SAMPLES` invocations drawn evenly (stratified, seeded) over the launch; without it, the
-invocations of one workgroup with unknown workgroup and global ids. The counts are then
-exact per invocation and averaged over the sample:
+`SAMPLES` invocations in runs of `RUN` adjacent ones drawn evenly (stratified, seeded)
+over the launch; without it, the invocations of one workgroup with unknown workgroup and
+global ids. Values of uniform arguments are known, `@tx.struct` ones field by field
+(`sampled_values.Record`). The counts are then exact per invocation and averaged over the
+sample:
 
 - **Branches**: a condition known for an invocation sends it down one side only (a guard
   `if i < len(out)` counts the tail exactly). Where the condition is not known (it reads
@@ -28,7 +30,11 @@ exact per invocation and averaged over the sample:
   (unknown bound, data-dependent `while`) runs `DEFAULT_TRIP_COUNT` times.
 - Memory: a `Load`/`Store` through a reference rooted in a storage, workgroup or uniform
   global counts the bytes of the loaded or stored type and one access (a compound
-  `x[i] += v` both, plus its operation); locals are registers and cost nothing. Atomics
+  `x[i] += v` both, plus its operation); locals are registers and cost nothing. A storage
+  load or store also counts the bytes of the 32-byte sectors its coalescing group (a
+  subgroup's adjacent invocations) touches, from each invocation's byte address (the
+  reference's indices times the element strides, plus member offsets):
+  `storage_sector_bytes` (`sampled_values.sector_bytes`; see `cost_model`). Atomics
   are counted per space, storage atomics whose element is the same for every invocation
   also as `contended`.
 - Operations count scalar components: a `vec4f` add is 4 arithmetic operations;
@@ -87,6 +93,10 @@ class Counts:
     workgroup_load_bytes: float = 0.0
     workgroup_store_bytes: float = 0.0
     uniform_load_bytes: float = 0.0
+    # The bytes of the 32-byte sectors storage loads and stores move (each access at least
+    # its requested bytes): more than storage_bytes where adjacent invocations' accesses
+    # are strided (not coalesced).
+    storage_sector_bytes: float = 0.0
     storage_accesses: float = 0.0  # loads and stores (of any width) of storage memory
     workgroup_accesses: float = 0.0  # loads and stores of workgroup memory
     arithmetic_ops: float = 0.0
@@ -234,19 +244,27 @@ class _Walker:
 
     # -- cost ----------------------------------------------------------------
 
-    def charge(self, field: str | int, amount: float, mask: np.ndarray) -> None:
-        if self.counting and amount:
+    def charge(self, field: str | int, amount, mask: np.ndarray) -> None:
+        if self.counting and (np.any(amount) if isinstance(amount, np.ndarray) else amount):
             row = _ROW[field] if isinstance(field, str) else field
             self.tally.add(row, amount, mask)
 
-    def charge_access(self, ref: ir.Expr, kind: str, mask: np.ndarray) -> None:
+    def charge_access(self, ref: ir.Expr, kind: str, mask: np.ndarray, address=None) -> None:
+        """Charge a load or store of `ref` (at byte `address` per invocation, where known:
+        `evaluate_reference`) to the invocations in `mask`."""
         root = _root(ref)
         if isinstance(root, ir.GlobalVariable):
+            size = t.size_of(ref.ty)
             row = _SPACE_ROWS.get((root.space, kind))
             if row is not None:
-                self.charge(row, t.size_of(ref.ty), mask)
+                self.charge(row, size, mask)
             if root.space in _ACCESS_ROWS:
                 self.charge(_ACCESS_ROWS[root.space], 1, mask)
+            if root.space == "storage" and self.counting:
+                if address is None:
+                    address = np.full(self.count, np.nan)
+                moved = sampled.sector_bytes(address, size, mask, self.samples.coalescing_group)
+                self.charge("storage_sector_bytes", moved, mask)
 
     # -- functions and blocks ---------------------------------------------------
 
@@ -301,12 +319,12 @@ class _Walker:
 
     def walk_store(self, stmt: ir.Store, mask: np.ndarray) -> None:
         value = self.evaluate(stmt.value, mask)
-        self.evaluate_reference(stmt.ref, mask)
+        _, address = self.evaluate_reference(stmt.ref, mask)
         root = _root(stmt.ref)
         if stmt.op is not None:
-            self.charge_access(stmt.ref, "load", mask)
+            self.charge_access(stmt.ref, "load", mask, address)
             self.charge("arithmetic_ops", _components(stmt.ref.ty), mask)
-        self.charge_access(stmt.ref, "store", mask)
+        self.charge_access(stmt.ref, "store", mask, address)
         if not isinstance(root, ir.LocalVariable):
             return
         if isinstance(stmt.ref, ir.LocalRef):
@@ -458,15 +476,27 @@ class _Walker:
     # -- expressions ------------------------------------------------------------
 
     def evaluate_reference(self, ref: ir.Expr, mask: np.ndarray):
-        """Charge the index expressions of a reference; the index of its last `Index`
-        (None when it has none)."""
+        """Charge the index expressions of a reference: (the index of its last `Index`, None
+        when it has none; the byte offset it points at from its variable's start, per
+        invocation, NaN where not known)."""
         index = None
+        root = _root(ref)
+        storage = isinstance(root, ir.GlobalVariable) and root.space == "storage"
+        address = 0.0 if storage else None  # (only storage accesses are counted in sectors)
         while isinstance(ref, (ir.Index, ir.Member)):
             if isinstance(ref, ir.Index):
                 value = self.evaluate(ref.index, mask)
                 index = value if index is None else index
+                if storage:
+                    step = _element_stride(ref)
+                    known = _scalar_values(value) and step
+                    address = address + (value * step if known else np.nan)
+            elif storage:
+                address = address + _member_offset(ref)
             ref = ref.base
-        return index
+        if storage and np.ndim(address) == 0:
+            address = np.full(self.count, address)
+        return index, address
 
     def evaluate(self, expr: ir.Expr, mask: np.ndarray):
         """The value of `expr` per sampled invocation, charging its cost to `mask`."""
@@ -485,7 +515,7 @@ class _Walker:
     def eval_Load(self, expr: ir.Load, mask):
         ref = expr.ref
         root = _root(ref)
-        index = self.evaluate_reference(ref, mask)
+        index, address = self.evaluate_reference(ref, mask)
         if isinstance(root, ir.LocalVariable):
             value = self.env.get(root)
             if isinstance(ref, ir.LocalRef):
@@ -496,33 +526,31 @@ class _Walker:
                 if position is not None and 0 <= position < value.shape[0]:
                     return value[position]
             return sampled.unknown(expr.ty, self.count)
-        self.charge_access(ref, "load", mask)
+        self.charge_access(ref, "load", mask, address)
         if isinstance(root, ir.GlobalVariable) and root.space == "uniform":
             return self.uniform_value(ref, expr.ty)
         return sampled.unknown(expr.ty, self.count)
 
     def uniform_value(self, ref: ir.Expr, ty):
-        """The value of a uniform-block member from the launch's arguments."""
-        if not (isinstance(ref, ir.Member) and isinstance(ref.base, ir.GlobalRef)):
-            return sampled.unknown(ty, self.count)
+        """The value of a uniform-block member, or of a field or component of one (a
+        `@tx.struct` argument's `p.per`, a vector's `.x`), from the launch's arguments."""
+        path = []
+        while isinstance(ref, ir.Member):
+            path.append(ref)
+            ref = ref.base
         block = getattr(self.interface, "uniforms", None)
-        if block is None or ref.index >= len(block.members):
+        if not path or not isinstance(ref, ir.GlobalRef) or block is None:
             return sampled.unknown(ty, self.count)
-        kind, position = block.members[ref.index].source
-        name = self.interface.params[position][0]
-        value = self.arguments.get(name)
-        if value is None:
+        top, *inner = reversed(path)
+        if top.index >= len(block.members):
             return sampled.unknown(ty, self.count)
+        kind, position = block.members[top.index].source
+        value = self.arguments.get(self.interface.params[position][0])
         if kind == "shape":
-            shape = sampled.shape_of(value)
-            if shape is None:
-                return sampled.unknown(ty, self.count)
-            return np.array(shape, dtype=np.float64)[:, None] + np.zeros(self.count)
-        try:
-            number = float(value)
-        except (TypeError, ValueError):
-            return sampled.unknown(ty, self.count)
-        return np.full(self.count, number)
+            value = sampled.shape_of(value)
+        for member in inner:
+            value = sampled.field_of(value, member.base.ty, member.index)
+        return sampled.constant(value, ty, self.count)
 
     def eval_ArrayLength(self, expr: ir.ArrayLength, mask):
         root = _root(expr.ref)
@@ -544,6 +572,9 @@ class _Walker:
 
     def eval_Member(self, expr: ir.Member, mask):
         base = self.evaluate(expr.base, mask)
+        if isinstance(base, sampled.Record):
+            field = sampled.field_of(base.value, base.ty, expr.index)
+            return sampled.constant(field, expr.ty, self.count)
         if isinstance(expr.base.ty, t.VectorType) and base is not None:
             return base[expr.index]
         return sampled.unknown(expr.ty, self.count)
@@ -633,17 +664,17 @@ class _Walker:
             return sampled.BUILTIN_VALUES[expr.name](self.samples).copy()
         references = definition.reference_args if definition is not None else ()
         args = []
-        index = None
+        index = address = None
         for position, arg in enumerate(expr.args):
             if position in references:
-                index = self.evaluate_reference(arg, mask)
+                index, address = self.evaluate_reference(arg, mask)
                 args.append(None)
             else:
                 args.append(self.evaluate(arg, mask))
         if kind == "sync":
             self.charge("barriers", 1, mask)
             if expr.name == "workgroup_uniform_load":
-                self.charge_access(expr.args[0], "load", mask)
+                self.charge_access(expr.args[0], "load", mask, address)
             return sampled.unknown(expr.ty, self.count)
         if kind == "atomic":
             self.charge_atomic(expr.args[0], index, mask)
@@ -674,6 +705,36 @@ class _Walker:
         self.charge("storage_atomics", 1, mask)
         if index is None or sampled.same(index, mask) is not None:
             self.charge("contended_atomics", 1, mask)
+
+
+def _scalar_values(value) -> bool:
+    return isinstance(value, np.ndarray) and value.ndim == 1
+
+
+def _element_stride(ref: ir.Index) -> int:
+    """The bytes between consecutive elements `ref` indexes (0 where not laid out)."""
+    base = ref.base.ty
+    try:
+        if isinstance(base, t.VectorType):
+            return base.scalar.width
+        if isinstance(base, t.MatrixType):
+            return t.array_stride(base.column_type)
+        return t.array_stride(ref.ty)
+    except TypeError:
+        return 0
+
+
+def _member_offset(ref: ir.Member) -> float:
+    """The byte offset of a struct member or vector component from its base."""
+    base = ref.base.ty
+    try:
+        if isinstance(base, t.StructType):
+            return float(t.struct_offsets(base)[ref.index])
+        if isinstance(base, t.VectorType):
+            return float(ref.index * base.scalar.width)
+    except (TypeError, IndexError):
+        pass
+    return np.nan
 
 
 def _binary_ops(expr: ir.Binary) -> int:

@@ -16,7 +16,13 @@ import numpy as np
 from .. import types as t
 
 #: Invocations sampled from a launch that has more.
-SAMPLES = 512
+SAMPLES = 1024
+#: The sample of a launch that has more is made of runs of this many consecutive
+#: invocations of one workgroup (fewer where the workgroup size is not a multiple): whole
+#: subgroups, whose accesses the cost model groups into memory sectors (`coalescing`).
+RUN = 32
+#: Adjacent invocations grouped for coalescing where the subgroup size is not known.
+DEFAULT_SUBGROUP = 32
 
 #: The value of each built-in from the sampled invocation ids (a (3, S) or (S,) array).
 BUILTIN_VALUES = {
@@ -49,7 +55,8 @@ NUMPY_MATH = {
 
 @dataclass
 class Samples:
-    """The sampled invocations: ids as float arrays over the sample (NaN: unknown)."""
+    """The sampled invocations: ids as float arrays over the sample (NaN: unknown), and
+    which coalescing group (a subgroup's worth of adjacent invocations) each belongs to."""
 
     local_id: np.ndarray  # (3, S)
     local_index: np.ndarray  # (S,)
@@ -57,6 +64,7 @@ class Samples:
     global_id: np.ndarray  # (3, S)
     num_workgroups: np.ndarray  # (3, S)
     subgroup_size: float
+    coalescing_group: np.ndarray  # (S,) ints: equal for invocations of one subgroup
 
     @property
     def count(self) -> int:
@@ -66,14 +74,22 @@ class Samples:
 def sample_invocations(
     workgroup_size: tuple, workgroups: tuple | None, subgroup_size: int | None = None
 ) -> Samples:
-    """The invocations the counts are averaged over (see the module docstring)."""
+    """The invocations the counts are averaged over: all of them when the launch has at
+    most `SAMPLES` (or, without `workgroups`, one workgroup), else `SAMPLES // RUN` runs of
+    `RUN` consecutive local invocations drawn evenly (stratified, seeded) over the
+    launch's runs. Invocations `subgroup_size` apart in local index (DEFAULT_SUBGROUP where
+    not known) form the coalescing groups."""
     per_group = math.prod(workgroup_size)
     total = per_group * math.prod(workgroups) if workgroups is not None else per_group
     if total <= SAMPLES:
         linear = np.arange(total, dtype=np.float64)
     else:
-        jitter = np.random.default_rng(0).random(SAMPLES)
-        linear = np.floor((np.arange(SAMPLES) + jitter) * (total / SAMPLES))
+        run = math.gcd(per_group, RUN)
+        runs = total // run
+        chosen = SAMPLES // run
+        jitter = np.random.default_rng(0).random(chosen)
+        starts = np.floor((np.arange(chosen) + jitter) * (runs / chosen)) * run
+        linear = (starts[:, None] + np.arange(run)).reshape(-1)
     group_linear, local_linear = np.divmod(linear, per_group)
     local_id = _unravel(local_linear, workgroup_size)
     if workgroups is None:
@@ -84,7 +100,18 @@ def sample_invocations(
         num_workgroups = np.array(workgroups, dtype=np.float64)[:, None] + 0 * local_id
     global_id = group_id * np.array(workgroup_size, dtype=np.float64)[:, None] + local_id
     size = float(subgroup_size) if subgroup_size else np.nan
-    return Samples(local_id, local_linear, group_id, global_id, num_workgroups, size)
+    width = int(subgroup_size) if subgroup_size else DEFAULT_SUBGROUP
+    # (a subgroup never spans two workgroups)
+    coalescing = group_linear * (per_group // width + 1) + local_linear // width
+    return Samples(
+        local_id,
+        local_linear,
+        group_id,
+        global_id,
+        num_workgroups,
+        size,
+        coalescing.astype(np.int64),
+    )
 
 
 def _unravel(linear: np.ndarray, shape: tuple) -> np.ndarray:
@@ -107,6 +134,8 @@ def unknown(ty, count: int):
 def select(condition, accept, reject):
     """Per invocation: `accept` where `condition` is true, `reject` where false, unknown
     where it is not known (unless both sides agree)."""
+    if isinstance(accept, Record) or isinstance(reject, Record):
+        return accept if accept is reject else None
     if condition is None or accept is None or reject is None:
         return None
     chosen = np.where(condition == 1, accept, reject)
@@ -199,7 +228,7 @@ FLOAT_BINARY = {**INTEGER_BINARY, "div": _divide(False)}
 
 def same(values, mask: np.ndarray):
     """The one value (an int) that `values` has for every invocation in `mask`, or None."""
-    if values is None or values.ndim != 1:
+    if not isinstance(values, np.ndarray) or values.ndim != 1:
         return None
     live = values[mask]
     if live.size == 0 or np.isnan(live).any() or not np.all(live == live[0]):
@@ -217,6 +246,8 @@ def zero(ty, count: int):
 
 def masked(mask: np.ndarray, new, old):
     """`new` for the invocations in `mask`, `old` for the others."""
+    if isinstance(new, Record) or isinstance(old, Record):
+        return new if new is old or old is None or mask.all() else None
     if new is None or old is None or np.shape(new) != np.shape(old):
         return new if old is None or mask.all() else None
     return np.where(mask, new, old)
@@ -238,3 +269,90 @@ def shape_of(value):
         return (len(value),)
     except TypeError:
         return None
+
+
+@dataclass(frozen=True)
+class Record:
+    """A struct value the same for every invocation (a uniform `@tx.struct` argument): the
+    host value the launch passed (a record, dict, tuple or object) and its type."""
+
+    value: object
+    ty: t.StructType
+
+
+def field_of(value, ty, index: int):
+    """Field `index` of a host value of struct type `ty` (a record of its dtype, a dict, a
+    tuple or an object with its field names) or component `index` of a vector; None if
+    not known."""
+    if value is None:
+        return None
+    if isinstance(ty, t.StructType):
+        if not 0 <= index < len(ty.fields):
+            return None
+        name = ty.fields[index][0]
+        try:
+            if isinstance(value, (np.void, np.ndarray)) and value.dtype.names:
+                return value[name]
+            if isinstance(value, dict):
+                return value.get(name)
+            if isinstance(value, (tuple, list)):
+                return value[index]
+        except (IndexError, KeyError, ValueError):
+            return None
+        return getattr(value, name, None)
+    if isinstance(ty, t.VectorType):
+        try:
+            return value[index]
+        except (IndexError, KeyError, TypeError):
+            return None
+    return None
+
+
+def constant(value, ty, count: int):
+    """A host value (a number, or a vector's numbers) as the same sampled value for every
+    invocation; unknown when it is none of these or does not fit `ty`."""
+    if value is None:
+        return unknown(ty, count)
+    if isinstance(ty, t.StructType):
+        return Record(value, ty)
+    try:
+        numbers = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        return unknown(ty, count)
+    if isinstance(ty, t.VectorType):
+        if numbers.shape != (ty.size,):
+            return unknown(ty, count)
+        return numbers[:, None] + np.zeros(count)
+    if numbers.size != 1 or not isinstance(ty, (t.ScalarType, t.AbstractType)):
+        return unknown(ty, count)
+    return np.full(count, float(numbers.reshape(())))
+
+
+#: Bytes of the memory sector a GPU moves as one unit between its caches and memory.
+SECTOR_BYTES = 32
+
+
+def sector_bytes(address: np.ndarray, size: int, mask: np.ndarray, groups: np.ndarray):
+    """Per sampled invocation, the bytes one access of `size` bytes at byte `address`
+    moves: its coalescing group's distinct SECTOR_BYTES sectors (over the invocations of
+    the group in `mask`) times SECTOR_BYTES, shared equally by those invocations, and never
+    less than `size` (a broadcast is charged as requested). Where the address is not known
+    the access is taken as coalesced: `size`."""
+    moved = np.full(address.shape, float(size))
+    live = mask & np.isfinite(address)
+    if not live.any():
+        return moved
+    start = address[live].astype(np.int64)
+    group = groups[live]
+    first, last = start // SECTOR_BYTES, (start + max(size, 1) - 1) // SECTOR_BYTES
+    sectors = first[:, None] + np.arange(int((last - first).max()) + 1)
+    touched = sectors <= last[:, None]
+    pairs = np.unique(
+        np.stack([np.broadcast_to(group[:, None], sectors.shape)[touched], sectors[touched]]),
+        axis=1,
+    )
+    _, distinct = np.unique(pairs[0], return_counts=True)
+    _, member_of, active = np.unique(group, return_inverse=True, return_counts=True)
+    share = SECTOR_BYTES * distinct[member_of] / active[member_of]
+    moved[live] = np.maximum(share, size)
+    return moved

@@ -162,9 +162,10 @@ def measure(
     """Prepare every config (`prepare(index)` -> the timed call, or one of `run_errors()`
     or `Unusable`: skipped with a warning at `stacklevel`, counted from this function),
     keep the `prune` best by `predict(index)` (with `prune`; the indices in `keep` are
-    kept), time the rest with `gpu_seconds` (`setup` before each run, untimed) and choose
-    the least median. Every config failing raises: the first config's CompileError when
-    none compiles, else a RuntimeError "`what` can run" listing the reasons."""
+    kept), time the rest with `gpu_seconds` in interleaved rounds (`timed_rounds`; `setup`
+    before each run, untimed) and choose the least median. Every config failing raises:
+    the first config's CompileError when none compiles, else a RuntimeError "`what` can
+    run" listing the reasons."""
     from ..runtime import timing
 
     skipped, errors, calls = {}, [], {}
@@ -189,14 +190,48 @@ def measure(
             predicted[index] = float(predict(index))
         calls = fastest_predicted(calls, predicted, prune, len(configs), keep)
     seconds = [None] * len(configs)
-    for index, call in calls.items():
-        # the trial run of `prepare` was the first warm-up run
-        runs = timing.gpu_seconds(call, warmup=max(warmup - 1, 0), reps=reps, setup=setup)
+    for index, runs in timed_rounds(calls, warmup, reps, setup).items():
         seconds[index] = statistics.median(runs)
     best = min(calls, key=lambda i: (seconds[i], i))
     return Tuning(
         dict(configs[best]), best, seconds, predicted, skipped, "measured", timing.method()
     )
+
+
+#: Configs whose median is within this fraction of the best one's are timed `reps` more
+#: rounds before the fastest is chosen.
+CLOSE = 0.03
+
+
+def timed_rounds(calls: dict, warmup: int, reps: int, setup=None) -> dict:
+    """{index: seconds of each timed run} of `calls` ({index: call}, each already run once
+    by `prepare`: compiled): every config warmed up `warmup` times (at least once: a
+    GPU's first run after a compile is often slow), then `reps` rounds, each timing every
+    config once, starting one further along each round (a drift of the device, clocks or
+    a busy machine, hits every config alike); then, where other configs' medians are
+    within CLOSE of the best one's, `reps` more rounds of just those."""
+    from ..runtime import timing
+
+    for call in calls.values():
+        for _ in range(max(warmup, 1)):
+            if setup is not None:
+                setup()
+            call()
+    runs = {index: [] for index in calls}
+
+    def rounds(indices: list, count: int) -> None:
+        for round_index in range(count):
+            shift = round_index % len(indices)
+            for index in indices[shift:] + indices[:shift]:
+                runs[index] += timing.gpu_seconds(calls[index], warmup=0, reps=1, setup=setup)
+
+    rounds(list(calls), reps)
+    medians = {index: statistics.median(times) for index, times in runs.items()}
+    fastest = min(medians.values())
+    close = [i for i in calls if medians[i] <= fastest * (1 + CLOSE)]
+    if len(close) > 1:
+        rounds(close, reps)
+    return runs
 
 
 def _raise_none_runs(what: str, configs: list, skipped: dict, errors: list) -> None:

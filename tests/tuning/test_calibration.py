@@ -71,3 +71,24 @@ def test_measure_gives_positive_rates_that_predict_the_copy(needs_gpu):
     measured = min(gpu_seconds(lambda: copy(x, out, n, threads=n), reps=3))
     predicted = cost_model.predict(copy, (n // 64,), {"n": n}, calibration).seconds
     assert measured / 10 < predicted < measured * 10
+
+
+def test_sector_bandwidth_predicts_the_strided_copy_back(monkeypatch, needs_gpu):
+    """The strided copy's time beyond what the model charges without sectors gives the
+    sector rate, so that the model with it predicts the benchmark's time back."""
+    base = Calibration(subgroup_size=32, sector_bandwidth=calibration_module.FREE)
+    n = 1 << 16
+    threads = n // calibration_module.STRIDED_ITEMS
+    launch = (threads // calibration_module.BENCH_WORKGROUP,)
+    arguments = {"x": n, "out": n, "n": n}
+    strided = calibration_module._copy_strided
+    without = cost_model.predict(strided, launch, arguments, base).seconds
+    for measured in (3 * without, 1.01 * without):
+        monkeypatch.setattr(calibration_module, "_fastest", lambda call: measured)
+        rate = calibration_module._sector_bandwidth(base, n)
+        if measured < 1.05 * without:  # no slower than unit stride: sectors cost nothing
+            assert rate == calibration_module.FREE
+            continue
+        calibrated = Calibration(subgroup_size=32, sector_bandwidth=rate)
+        predicted = cost_model.predict(strided, launch, arguments, calibrated).seconds
+        assert predicted == pytest.approx(measured)

@@ -247,3 +247,96 @@ def test_predicted_ranking_matches_measured(needs_gpu):
         measured.append(min(gpu_seconds(launch, warmup=1, reps=3)))
     assert spearman(predicted, measured) >= 0.8, (predicted, measured)
     assert math.isfinite(sum(predicted))
+
+
+# -- coalescing: storage traffic counted in 32-byte sectors ---------------------------------
+
+
+@tx.kernel(workgroup_size=64)
+def copy_items(
+    x: Array[f32], out: Array[f32], ITEMS: tx.Const[int] = 1, STRIDED: tx.Const[bool] = False
+):
+    """ITEMS elements per invocation: adjacent invocations take adjacent elements
+    (k = i + j * threads) or, STRIDED, each its own ITEMS consecutive ones (k = i*ITEMS + j)."""
+    i = tx.global_invocation_id().x
+    threads = tx.num_workgroups().x * u32(64)
+    for j in tx.static_range(ITEMS):
+        k = i * u32(ITEMS) + u32(j) if STRIDED else i + u32(j) * threads
+        if k < len(out):
+            out[k] = x[k]
+
+
+@tx.kernel(workgroup_size=64)
+def copy_vec4(x: Array[tx.vec4f], out: Array[tx.vec4f]):
+    i = tx.global_invocation_id().x
+    if i < len(out):
+        out[i] = x[i]
+
+
+def test_strided_access_moves_more_sectors_and_is_predicted_slower():
+    n, items = 1 << 20, 4
+    arguments = {"x": n, "out": n}
+    launch = (n // (64 * items),)
+    unit = copy_items.compiled({"ITEMS": items})
+    strided = copy_items.compiled({"ITEMS": items, "STRIDED": True})
+    unit_counts = cost_model.counts(unit, arguments, workgroups=launch, subgroup_size=32)
+    strided_counts = cost_model.counts(strided, arguments, workgroups=launch, subgroup_size=32)
+    # The same bytes asked; unit stride moves exactly them, 32 invocations 16 bytes apart
+    # touch 16 sectors per access where 4 would do.
+    assert unit_counts.storage_bytes == strided_counts.storage_bytes == 8 * items
+    assert unit_counts.storage_sector_bytes == unit_counts.storage_bytes
+    assert strided_counts.storage_sector_bytes == pytest.approx(4 * strided_counts.storage_bytes)
+    calibration = Calibration(subgroup_size=32)
+    fast = cost_model.predict(unit, launch, arguments, calibration)
+    slow = cost_model.predict(strided, launch, arguments, calibration)
+    assert slow.memory_seconds > 2 * fast.memory_seconds and slow.seconds > fast.seconds
+    # Where the adapter moves no sectors (the calibration found them free) they cost nothing.
+    free = Calibration(subgroup_size=32, sector_bandwidth=1e30)
+    assert cost_model.predict(strided, launch, arguments, free).seconds == pytest.approx(
+        cost_model.predict(unit, launch, arguments, free).seconds, rel=0.01
+    )
+
+
+def test_vector_and_unknown_accesses_are_not_penalised():
+    vectors = cost_model.counts(copy_vec4, {"out": 1 << 16}, workgroups=(1024,), subgroup_size=32)
+    assert vectors.storage_bytes == 32 and vectors.storage_sector_bytes == 32
+    # Indices loaded from memory: addresses unknown, counted as coalesced.
+    gathered = cost_model.counts(repeated.compiled({"REPEAT": 2}), {"x": 4096, "out": 4096})
+    assert gathered.storage_sector_bytes == gathered.storage_bytes
+    # A small subgroup (lavapipe's 8) groups fewer invocations: 8 x 16 bytes = 4 sectors.
+    strided = copy_items.compiled({"ITEMS": 4, "STRIDED": True})
+    small = cost_model.counts(strided, {"out": 1 << 16}, workgroups=(64,), subgroup_size=8)
+    assert small.storage_sector_bytes == pytest.approx(4 * small.storage_bytes)
+
+
+# -- uniform struct arguments are known -------------------------------------------------------
+
+
+@tx.struct
+class Span:
+    start: u32
+    count: u32
+
+
+@tx.kernel(workgroup_size=64)
+def span_sum(x: Array[f32], out: Array[f32], s: Span):
+    i = tx.global_invocation_id().x
+    acc = 0.0
+    k = s.start + i
+    while k < s.start + s.count:
+        acc += x[k]
+        k += u32(64)
+    out[i] = acc
+
+
+def test_loop_bounded_by_a_struct_field_counts_its_trips():
+    for count in (640, 6400):
+        record = np.array((0, count), Span.dtype)
+        counts = cost_model.counts(span_sum, {"s": record}, workgroups=(1,))
+        # count / 64 trips of one 4-byte load, and the store
+        assert counts.storage_load_bytes == pytest.approx(4 * count / 64)
+        assert counts.storage_store_bytes == 4
+    as_tuple = cost_model.counts(span_sum, {"s": (0, 640)}, workgroups=(1,))
+    assert as_tuple.storage_load_bytes == pytest.approx(40)
+    unknown = cost_model.counts(span_sum, {}, workgroups=(1,))
+    assert unknown.storage_load_bytes == 4 * DEFAULT_TRIP_COUNT

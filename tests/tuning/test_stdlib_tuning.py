@@ -125,7 +125,7 @@ def test_the_default_config_comes_first():
 
 
 def test_tuning_picks_a_config_caches_it_and_reads_it_back(
-    needs_gpu, measured_quickly, tuned_at_any_size, monkeypatch
+    needs_gpu, measured, tuned_at_any_size, monkeypatch
 ):
     u = RNG.integers(0, 1000, N, dtype=np.uint32)
     assert int(stdlib.reduce(u)) == int(u.sum())
@@ -133,7 +133,7 @@ def test_tuning_picks_a_config_caches_it_and_reads_it_back(
     configs = tuner.configs_for(tuner.last_key)
     ((key, tuning),) = tuner.tuning.items()
     assert key == (16384, "uint32", "add", None) and host.tunings() == {"reduce": tuner.tuning}
-    assert len(measured_quickly) == len(configs) and tuning.source == "measured"
+    assert len(measured) == len(configs) and tuning.source == "measured"
     assert tuning.config == configs[tuning.index]
     assert tuning.seconds[tuning.index] == min(tuning.seconds)
     (entry,) = host.entries()
@@ -149,7 +149,7 @@ def test_tuning_picks_a_config_caches_it_and_reads_it_back(
 
 
 def test_tuning_runs_never_touch_the_callers_arrays(
-    needs_gpu, measured_quickly, tuned_at_any_size, monkeypatch
+    needs_gpu, measured, tuned_at_any_size, monkeypatch
 ):
     written = []  # (the out a launch wrote, the config)
     original = stdlib_device._scan_launches
@@ -169,7 +169,7 @@ def test_tuning_runs_never_touch_the_callers_arrays(
     assert stdlib.inclusive_scan(x, out=out) is out
     check(out.numpy(), np.cumsum(u, dtype=np.uint32))
     np.testing.assert_array_equal(x.numpy(), u)
-    assert len(measured_quickly) >= 3
+    assert len(measured) >= 3
     assert sum(w is out for w in written) == 1 and written[-1] is out  # once, the last
 
     a, b = RNG.random((20, 12), dtype=np.float32), RNG.random((12, 9), dtype=np.float32)
@@ -182,7 +182,7 @@ def test_tuning_runs_never_touch_the_callers_arrays(
 
 
 def test_a_config_that_cannot_run_is_skipped_with_a_warning(
-    needs_gpu, measured_quickly, tuned_at_any_size, monkeypatch
+    needs_gpu, measured, tuned_at_any_size, monkeypatch
 ):
     tuner = stdlib_device.SCAN
     too_wide = {"ITEMS": 8, "WORKGROUP": 1 << 16}  # beyond every device's workgroup limit
@@ -192,7 +192,7 @@ def test_a_config_that_cannot_run_is_skipped_with_a_warning(
         check(stdlib.inclusive_scan(u).numpy(), np.cumsum(u, dtype=np.uint32))
     assert caught[0].filename == __file__
     (tuning,) = tuner.tuning.values()
-    assert tuning.index == 0 and list(tuning.skipped) == [1] and len(measured_quickly) == 1
+    assert tuning.index == 0 and list(tuning.skipped) == [1] and len(measured) == 1
 
 
 class FakePrediction:
@@ -201,7 +201,7 @@ class FakePrediction:
 
 
 def test_pruning_sums_the_predictions_of_the_captured_launches(
-    needs_gpu, measured_quickly, tuned_at_any_size, monkeypatch
+    needs_gpu, measured, tuned_at_any_size, monkeypatch
 ):
     asked = []
 
@@ -226,7 +226,7 @@ def test_pruning_sums_the_predictions_of_the_captured_launches(
     # the default, and the others predicted fastest
     ranked = sorted(range(1, len(configs)), key=lambda i: (expected[i], i))
     kept = [0] + ranked[: len(configs) // 3 - 1]
-    assert len(measured_quickly) == len(configs) // 3 == tuning.measured
+    assert len(measured) == len(configs) // 3 == tuning.measured
     assert [i for i, s in enumerate(tuning.seconds) if s is not None] == sorted(kept)
 
 
@@ -253,7 +253,7 @@ def test_capture_records_launches_and_dispatches_nothing(needs_gpu):
 
 
 def test_a_config_the_cost_model_cannot_predict_measures_every_config(
-    needs_gpu, measured_quickly, tuned_at_any_size, monkeypatch
+    needs_gpu, measured, tuned_at_any_size, monkeypatch
 ):
     def predict(compiled, workgroups, arguments):
         raise ZeroDivisionError("a defect of the model")
@@ -268,4 +268,4 @@ def test_a_config_the_cost_model_cannot_predict_measures_every_config(
     with pytest.warns(UserWarning, match="cannot predict .* measuring every config"):
         assert int(stdlib.reduce(u)) == int(u.sum())
     (tuning,) = tuner.tuning.values()
-    assert tuning.predicted is None and len(measured_quickly) == 3 == tuning.measured
+    assert tuning.predicted is None and len(measured) == 3 == tuning.measured
