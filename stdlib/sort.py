@@ -119,11 +119,11 @@ def tile_items(requested: int, pairs: bool, min_lanes: int) -> int:
 
 
 def _workgroup_bytes(items: int, pairs: bool, min_lanes: int) -> int:
-    """sort_pass's workgroup memory: a padded word per key of the tile, two more with
+    """sort_pass's workgroup memory: a padded word per key of the tile, one more with
     values, the subgroups' digit counts, and the digit tables of 256 words."""
     size = items * kernels.WORKGROUP
     histograms = kernels.WORKGROUP // min_lanes * kernels.RADIX // 2
-    return 4 * (size + size // 32 + (2 * size if pairs else 2) + histograms + 7 * kernels.RADIX)
+    return 4 * (size + size // 32 + (size if pairs else 1) + histograms + 7 * kernels.RADIX)
 
 
 def match_min_lanes() -> int:

@@ -21,8 +21,7 @@ subgroups, each its ITEMS rows of one key per lane, and ranked by digit, stably:
   rank in workgroup memory.
 - Splits (smaller subgroups, whose per-subgroup counts would not fit): eight rounds of a
   one-bit split (a workgroup scan of each invocation's count of zero bits, then every
-  entry moves to its place), which needs no subgroup of any size. Keys alone move
-  themselves; with values, a word (digit, position in the tile) moves instead.
+  key moves to its place, its value with it), which needs no subgroup of any size.
 
 The tile's count of each digit goes into the chain of tiles with decoupled look-back:
 invocation d owns digit d and one state word per (tile, digit), a flag in the top two bits
@@ -236,10 +235,9 @@ def sort_pass(
     Subgroup s loads the ITEMS rows of `lanes` keys from s * lanes * ITEMS on (coalesced)
     and keeps them in registers. Ranking, with subgroups of MIN_LANES or more (unless
     SPLITS): `match_ranks`; else `split_ranks`. Either leaves the tile's keys in digit
-    order in `order` (padded), with their values in `values_tile` (match) or their
-    positions in `order` (splits: `(digit << 16) | position`, the keys in `keys_tile`).
-    (keys_tile and values_tile hold one word without values: workgroup array lengths
-    fold arithmetic, not min() or tx.select.)"""
+    order in `order` (padded), with VALUES their values at the same places of
+    `values_tile` (one word without values: workgroup array lengths fold arithmetic, not
+    min() or tx.select)."""
     tile = tx.workgroup_id().x
     if tile >= tiles:  # the surplus of a folded launch
         return
@@ -282,7 +280,6 @@ def sort_pass(
                 if VALUES:
                     values_out[base + i] = values[j]
         return
-    keys_tile = tx.workgroup_array(u32, 1 + (WORKGROUP * ITEMS - 1) * tx.i32(VALUES))
     values_tile = tx.workgroup_array(u32, 1 + (WORKGROUP * ITEMS - 1) * tx.i32(VALUES))
     order = tx.workgroup_array(u32, WORKGROUP * ITEMS + WORKGROUP * ITEMS // 32)
     starts = tx.workgroup_array(u32, RADIX)
@@ -347,9 +344,8 @@ def sort_pass(
     else:
         # Eight stable one-bit splits over the tile in workgroup memory: invocation t takes
         # entries t*ITEMS .. t*ITEMS+ITEMS-1, each split scans their zero bits and moves
-        # every entry to its place. Keys alone move themselves; with values the entries
-        # are (digit << 16) | position, the keys and values staying in keys_tile and
-        # values_tile.
+        # every key to its place in `order`, and with VALUES its value to the same place
+        # in `values_tile`.
         digit_counts = tx.workgroup_array(Atomic[u32], RADIX)
         zero_total = tx.workgroup_array(u32, 1)
         for j in tx.static_range(ITEMS):
@@ -357,25 +353,22 @@ def sort_pass(
             digit = (keys[j] >> shift) & u32(RADIX - 1)
             if i < valid:
                 tx.atomic_add(digit_counts[digit], u32(1))
-            if not VALUES:
-                order[padded(i)] = keys[j]
-            else:
-                keys_tile[i] = keys[j]
+            order[padded(i)] = keys[j]
+            if VALUES:
                 values_tile[i] = values[j]
-                order[padded(i)] = (digit << u32(16)) | i
         tx.workgroup_barrier()
-        digit_bit = shift
-        if VALUES:
-            digit_bit = u32(16)
         first = t * u32(ITEMS)
         entries = tx.local_array(u32, ITEMS)
+        moved = tx.local_array(u32, ITEMS)  # their values
         for j in tx.static_range(ITEMS):
             entries[j] = order[padded(first + u32(j))]
+            if VALUES:
+                moved[j] = values_tile[first + u32(j)]
         tx.workgroup_barrier()
         for bit in range(DIGIT_BITS):  # (a loop: unrolled, the shader compiles slowly)
             zeros = u32(0)
             for j in tx.static_range(ITEMS):
-                zeros += u32(1) - ((entries[j] >> (digit_bit + bit)) & u32(1))
+                zeros += u32(1) - ((entries[j] >> (shift + bit)) & u32(1))
             inclusive = workgroup_inclusive_scan(zeros, "add")
             if t == u32(WORKGROUP - 1):
                 zero_total[0] = inclusive
@@ -383,16 +376,20 @@ def sort_pass(
             total = zero_total[0]
             zeros_before = inclusive - zeros  # zero bits before this invocation's entries
             for j in tx.static_range(ITEMS):
-                one = (entries[j] >> (digit_bit + bit)) & u32(1)
+                one = (entries[j] >> (shift + bit)) & u32(1)
                 place = tx.select(
                     zeros_before, total + first + u32(j) - zeros_before, one == u32(1)
                 )
                 zeros_before += u32(1) - one
                 order[padded(place)] = entries[j]
+                if VALUES:
+                    values_tile[place] = moved[j]
             tx.workgroup_barrier()
             if bit < u32(DIGIT_BITS - 1):
                 for j in tx.static_range(ITEMS):
                     entries[j] = order[padded(first + u32(j))]
+                    if VALUES:
+                        moved[j] = values_tile[first + u32(j)]
                 tx.workgroup_barrier()
         count = tx.atomic_load(digit_counts[t])
         tile_start = workgroup_exclusive_scan(count, "add")
@@ -410,20 +407,10 @@ def sort_pass(
         i = u32(j * WORKGROUP) + t
         if i < valid:
             entry = order[padded(i)]
-            if not VALUES:
-                keys_out[starts[(entry >> shift) & u32(RADIX - 1)] + i] = decode_key(
-                    entry, decoding
-                )
-            elif matched:
-                keys_out[starts[(entry >> shift) & u32(RADIX - 1)] + i] = decode_key(
-                    entry, decoding
-                )
-                values_out[starts[(entry >> shift) & u32(RADIX - 1)] + i] = values_tile[i]
-            else:
-                source = entry & u32(0xFFFF)
-                at = starts[entry >> u32(16)] + i
-                keys_out[at] = decode_key(keys_tile[source], decoding)
-                values_out[at] = values_tile[source]
+            at = starts[(entry >> shift) & u32(RADIX - 1)] + i
+            keys_out[at] = decode_key(entry, decoding)
+            if VALUES:
+                values_out[at] = values_tile[i]
 
 
 @tx.func
