@@ -87,7 +87,20 @@ def _read_definition(obj, kinds: tuple):
     text = "".join(lines)
     dedented = textwrap.dedent(text)
     indent = _indent_width(text) - _indent_width(dedented)
-    node = next(n for n in ast.parse(dedented).body if isinstance(n, kinds))
+    try:
+        node = next(n for n in ast.parse(dedented).body if isinstance(n, kinds))
+    except (SyntaxError, StopIteration):
+        node = None
+    name = getattr(obj, "__name__", None)
+    if node is None or node.name != name:
+        # inspect reads the file as it is now, at the line the definition had when the
+        # module was imported: an edit since then leaves other code there.
+        found = f"`{node.name}`" if node is not None else "no definition"
+        raise CompileError(
+            f"cannot read the source of {getattr(obj, '__qualname__', name)}: "
+            f"{filename}:{first_line} now holds {found}; the file changed after it was "
+            "imported: import it again (restart Python)"
+        )
     _shift_positions(node, first_line - 1, indent)
     return node, filename, tuple(linecache.getlines(filename)) or tuple(lines)
 

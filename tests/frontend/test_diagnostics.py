@@ -15,6 +15,7 @@ messages of many more.)
 """
 
 import importlib.util
+import linecache
 import os
 import sys
 import textwrap
@@ -812,6 +813,28 @@ def test_struct_in_an_unregistered_module_says_so(tmp_path):
     message = str(caught.value)
     assert "its module 'unregistered_struct' is not in sys.modules" in message
     assert "sys.modules" in message and "built-in" not in message
+
+
+def test_a_file_edited_after_import_is_reported_not_compiled(tmp_path):
+    """The source is read at the first compile, from the file as it is then: if it was
+    edited since the import, the line the kernel had may hold another function. That is a
+    CompileError saying so, not the other function compiled under the kernel's name."""
+    path = tmp_path / "edited_kernels.py"
+    first = "@tx.kernel\ndef first(out: Array[f32]):\n    out[0] = 1.0\n"
+    second = "@tx.kernel\ndef second(out: Array[f32]):\n    out[0] = 2.0\n"
+    path.write_text(PREAMBLE + "\n\n" + first + "\n\n" + second)
+    spec = importlib.util.spec_from_file_location("edited_kernels", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    try:
+        spec.loader.exec_module(module)
+        path.write_text(PREAMBLE + "\n\n" + second + "\n\n" + first)  # swapped
+        linecache.checkcache(str(path))
+        with pytest.raises(tx.CompileError, match="changed after it was imported") as caught:
+            module.first.wgsl
+        assert "now holds `second`" in str(caught.value)
+    finally:
+        del sys.modules[spec.name]
 
 
 # -- launch-time errors: TypeError / ValueError naming the parameter ------------------------
