@@ -1,8 +1,9 @@
-"""The shaders of the gallery examples listed here pass every validator: naga (what wgpu
-runs), Tint (the standard WGSL, all in one node process) and spirv-val."""
+"""The shaders of every gallery example (every kernel in its file, and the specialisations
+it launches) pass every validator: naga (what wgpu runs), Tint (the standard WGSL, all in
+one node process) and spirv-val."""
 
 import pytest
-from gallery_helpers import load_example
+from gallery_helpers import EXAMPLES, load_example
 
 import pyshader_tx as tx
 from pyshader_tx.validate import (
@@ -13,16 +14,24 @@ from pyshader_tx.validate import (
     validate_tint,
 )
 
-EXAMPLES = ["atomic_append", "histogram_equalize", "particles_sort", "linked_list", "work_queue"]
+#: Kernels validated in these specialisations rather than bare (Consts without defaults,
+#: or variants the example launches).
+SPECIALISATIONS = {
+    "blur.blur_pass": [{"RADIUS": 12, "VERTICAL": False}, {"RADIUS": 12, "VERTICAL": True}],
+    "prefix_sum.scan_tiles": [{}, {"FALLBACK": False}],
+}
+GALLERY = sorted(p.stem for p in EXAMPLES.glob("[a-z]*.py") if p.stem != "demo")
 
 
 def example_kernels() -> dict[str, tx.Kernel]:
     kernels = {}
-    for name in EXAMPLES:
-        module = load_example(name)
-        for attribute, value in vars(module).items():
+    for name in GALLERY:
+        for attribute, value in vars(load_example(name)).items():
             if isinstance(value, tx.Kernel):
-                kernels[f"{name}.{attribute}"] = value
+                key = f"{name}.{attribute}"
+                for i, consts in enumerate(SPECIALISATIONS.get(key, [{}])):
+                    label = f"{key}[{i}]" if consts else key
+                    kernels[label] = value.specialize(**consts) if consts else value
     return kernels
 
 
@@ -30,7 +39,8 @@ KERNELS = example_kernels()
 
 
 def test_every_example_has_kernels():
-    assert {name.split(".")[0] for name in KERNELS} == set(EXAMPLES)
+    assert {name.split(".")[0] for name in KERNELS} == set(GALLERY)
+    assert len(GALLERY) >= 10
 
 
 @pytest.mark.parametrize("name", sorted(KERNELS))

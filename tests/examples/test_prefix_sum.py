@@ -7,7 +7,6 @@ import pytest
 import pyshader_tx as tx
 
 from gallery_helpers import load_example, picture_stats
-from pyshader_tx.validate import validate_naga, validate_spirv, validate_tint
 
 prefix_sum = load_example("prefix_sum")
 TILE = prefix_sum.TILE
@@ -91,13 +90,3 @@ def test_a_spinning_look_back_deadlocks_in_reverse_order():
         np.testing.assert_array_equal(out.numpy(), np.cumsum(x))
     with tx.simulator(schedule="reverse"), pytest.raises(tx.DeadlockError):
         prefix_sum.prefix_sum(x, fallback=False)[0].numpy()
-
-
-def test_the_kernels_validate():
-    """Tint takes the standard WGSL, naga what wgpu runs, spirv-val the SPIR-V."""
-    kernels = [prefix_sum.scan_tiles, prefix_sum.scan_tiles.specialize(FALLBACK=False)]
-    errors = validate_tint({f"k{i}": k.wgsl for i, k in enumerate(kernels)})
-    assert {name: e for name, e in errors.items() if e} == {}
-    for k in kernels:
-        assert validate_naga(k.wgsl_naga) == []
-        assert validate_spirv(k.spirv) == []

@@ -7,7 +7,6 @@ import pytest
 import pyshader_tx as tx
 
 from gallery_helpers import load_example, picture_stats
-from pyshader_tx.validate import validate_naga, validate_spirv, validate_tint
 
 tile_binning = load_example("tile_binning")
 
@@ -53,13 +52,3 @@ def test_binning_for_every_subgroup_size(lanes):
 def test_size_must_be_a_multiple_of_the_tile(tmp_path):
     with pytest.raises(SystemExit):
         tile_binning.main(["--size", "100", "--out", str(tmp_path)])
-
-
-def test_the_kernels_validate():
-    """Tint takes the standard WGSL, naga what wgpu runs, spirv-val the SPIR-V."""
-    kernels = [tile_binning.bin_shapes, tile_binning.paint_tiles]
-    errors = validate_tint({f"k{i}": k.wgsl for i, k in enumerate(kernels)})
-    assert {name: e for name, e in errors.items() if e} == {}
-    for k in kernels:
-        assert validate_naga(k.wgsl_naga) == []
-        assert validate_spirv(k.spirv) == []
