@@ -30,3 +30,12 @@ if ! echo "$name" | grep -qi nvidia; then
     export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
     name=$(cd /tmp && python3 -c "$probe" 2>&1 | tail -1); echo "adapter with VK_DRIVER_FILES: $name"
 fi
+
+# cub_reference LOG2N...: builds CUB's reference (.bench/cub_reference.cu, carried along; for
+# the benchmarks' scripts) and writes its JSON lines at each size 2^LOG2N to $OUT/cub.jsonl.
+cub_reference() {
+    nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/cub_reference .bench/cub_reference.cu -lcublas \
+        || echo "!! nvcc failed"
+    : > "$OUT/cub.jsonl"
+    for k in "$@"; do timeout 120 /tmp/cub_reference "$k" >> "$OUT/cub.jsonl"; done
+}
