@@ -2,7 +2,8 @@
 # Sourced by the scripts that run on a machine of the device tool (run_device.sh, the
 # benchmarks; run_device_tests.sh, the execution tests on its GPU): unpacks Debian's Vulkan
 # loader from .gl, installs the wheels of .whl into /tmp/site and this tree (or .whl/tx)
-# into /tmp/site-tx, and selects the NVIDIA Vulkan driver. Expects $OUT to exist.
+# into /tmp/site-tx, and selects the NVIDIA Vulkan driver; defines `cub_reference` for the
+# benchmarks. Expects $OUT to exist.
 export PYTHONUNBUFFERED=1 XDG_RUNTIME_DIR=/tmp/xdg; mkdir -p /tmp/xdg
 for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
 ldconfig -p | grep -q libvulkan || echo "!! no libvulkan after unpacking .gl"
