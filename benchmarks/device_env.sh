@@ -2,7 +2,8 @@
 # Sourced by the scripts that run on a machine of the device tool (run_device.sh, the
 # benchmarks; run_device_tests.sh, the execution tests on its GPU): unpacks Debian's Vulkan
 # loader from .gl, installs the wheels of .whl into /tmp/site and this tree (or .whl/tx)
-# into /tmp/site-tx, and selects the NVIDIA Vulkan driver. Expects $OUT to exist.
+# into /tmp/site-tx, and selects the NVIDIA Vulkan driver; defines `cub_reference` for the
+# benchmarks. Expects $OUT to exist.
 export PYTHONUNBUFFERED=1 XDG_RUNTIME_DIR=/tmp/xdg; mkdir -p /tmp/xdg
 for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
 ldconfig -p | grep -q libvulkan || echo "!! no libvulkan after unpacking .gl"
@@ -30,3 +31,12 @@ if ! echo "$name" | grep -qi nvidia; then
     export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
     name=$(cd /tmp && python3 -c "$probe" 2>&1 | tail -1); echo "adapter with VK_DRIVER_FILES: $name"
 fi
+
+# cub_reference LOG2N...: builds CUB's reference (.bench/cub_reference.cu, carried along; for
+# the benchmarks' scripts) and writes its JSON lines at each size 2^LOG2N to $OUT/cub.jsonl.
+cub_reference() {
+    nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/cub_reference .bench/cub_reference.cu -lcublas \
+        || echo "!! nvcc failed"
+    : > "$OUT/cub.jsonl"
+    for k in "$@"; do timeout 120 /tmp/cub_reference "$k" >> "$OUT/cub.jsonl"; done
+}

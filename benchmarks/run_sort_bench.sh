@@ -8,9 +8,7 @@ OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 exec > >(tee "$OUT/sort.log") 2>&1
 source benchmarks/device_env.sh
 nvidia-smi --query-gpu=name,driver_version --format=csv
-nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/cub_reference .bench/cub_reference.cu -lcublas || echo "!! nvcc failed"
-: > "$OUT/cub.jsonl"
-for k in ${LOG2N:-20 24 28}; do timeout 120 /tmp/cub_reference $k >> "$OUT/cub.jsonl"; done
+cub_reference ${LOG2N:-20 24 28}
 grep -E "memcpy|sort" "$OUT/cub.jsonl"
 timeout 400 python3 benchmarks/bench_sort.py --cub "$OUT/cub.jsonl" --json "$OUT/sort.json" \
     --log2n ${LOG2N:-20 24 28} ${SWEEP:+--sweep}

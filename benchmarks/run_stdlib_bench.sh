@@ -7,8 +7,6 @@ OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 exec > >(tee "$OUT/stdlib.log") 2>&1
 source benchmarks/device_env.sh
 nvidia-smi --query-gpu=name,driver_version --format=csv
-nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/cub_reference .bench/cub_reference.cu -lcublas || echo "!! nvcc failed"
-: > "$OUT/cub.jsonl"
-for k in ${LOG2N:-20 24 28}; do timeout 120 /tmp/cub_reference $k >> "$OUT/cub.jsonl"; done
+cub_reference ${LOG2N:-20 24 28}
 grep -E "memcpy|scan_inclusive|scan_exclusive|reduce_sum_f32|select|histogram" "$OUT/cub.jsonl"
 timeout 300 python3 benchmarks/bench_stdlib.py --cub "$OUT/cub.jsonl" --json "$OUT/stdlib.json" --log2n ${LOG2N:-20 24 28}

@@ -64,6 +64,8 @@ from pyshader_tx.runtime.device import adapter_summary, device_limit, get_device
 from pyshader_tx.tuning.host import HostTuner
 from pyshader_tx.tuning.search import bucket
 
+from .permute import _as_array
+
 T = tx.TypeVar("T", u32, i32, f32)
 IN = tx.TypeVar("IN", u32, vec4u)  # what one load of transpose_vec4's a gives
 OUT = tx.TypeVar("OUT", u32, vec4u)  # what one store to its out takes
@@ -346,11 +348,6 @@ def _kernel(function, workgroup_size: tuple) -> Kernel:
 
 
 # -- host side -----------------------------------------------------------------------------
-
-
-def _as_array(value):
-    """A DeviceArray as it is, anything else as a numpy array."""
-    return value if isinstance(value, DeviceArray) else np.asarray(value)
 
 
 def _matrix(x, name: str, dtypes: dict):

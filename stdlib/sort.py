@@ -40,6 +40,7 @@ from pyshader_tx.tuning.host import HostTuner
 from pyshader_tx.tuning.search import bucket
 
 from . import sort_kernels as kernels
+from .permute import _as_array
 
 #: Workgroups `count_digits` uses at most (each then loops over its range).
 COUNT_WORKGROUPS = 2048
@@ -66,10 +67,6 @@ def argsort(keys, descending=False) -> DeviceArray:
     """The u32 indices that sort `keys` stably (`np.argsort(keys, kind="stable")`)."""
     keys = _check_keys(keys, "argsort")
     return _radix_sort(keys, None, True, bool(descending))[1]
-
-
-def _as_array(value):
-    return value if isinstance(value, DeviceArray) else np.asarray(value)
 
 
 def _check_keys(keys, name: str):

@@ -144,7 +144,8 @@ def tint(shader_source):
         pytest.fail("Tint (npm webgpu in tools/tint) is not installed: run make node-deps")
 
     def check(kernels) -> None:
-        errors = validate_tint({k.__name__: k.wgsl for k in kernels})
+        # (numbered: specialisations of one kernel share its name)
+        errors = validate_tint({f"{k.__name__}_{i}": k.wgsl for i, k in enumerate(kernels)})
         assert {name: e for name, e in errors.items() if e} == {}
 
     return check
