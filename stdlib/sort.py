@@ -123,11 +123,17 @@ def _workgroup_bytes(items: int, pairs: bool, min_lanes: int) -> int:
     return 4 * (size + size // 32 + (size if pairs else 1) + histograms + 7 * kernels.RADIX)
 
 
-def match_min_lanes() -> int:
+def match_min_lanes(pairs: bool = False) -> int:
     """sort_pass's MIN_LANES: the subgroup size its workgroups get on this device (smaller
     per-subgroup counts in workgroup memory), at least MATCH_MIN_LANES (smaller subgroups
-    rank by splits)."""
-    return min(max(subgroup_lanes(), kernels.MATCH_MIN_LANES), 128)
+    rank by splits), doubled while even one key per invocation would not fit the device's
+    workgroup memory with that many subgroups' counts (then subgroups under it rank by
+    splits too: a device of 16 KiB with subgroups of 8)."""
+    lanes = min(max(subgroup_lanes(), kernels.MATCH_MIN_LANES), 128)
+    limit = device_limit("max-compute-workgroup-storage-size")
+    while lanes < 128 and _workgroup_bytes(1, pairs, lanes) > limit:
+        lanes *= 2
+    return lanes
 
 
 #: The least subgroup size measured per GPU device.
@@ -174,7 +180,7 @@ def _radix_sort(
     if n == 0:
         return sorted_keys, sorted_values
     pairs = value_dtype is not None
-    min_lanes = match_min_lanes() if min_lanes is None else min_lanes
+    min_lanes = match_min_lanes(pairs) if min_lanes is None else min_lanes
     if items is not None and not 1 <= items <= kernels.MAX_ITEMS:
         raise ValueError(f"sort: items must lie in 1..{kernels.MAX_ITEMS}, not {items}")
     encoding = ENCODINGS[dtype.name] | (kernels.DESCENDING if descending else 0)

@@ -300,3 +300,25 @@ def test_the_subgroup_size_is_measured_per_device():
             assert sort_module.subgroup_lanes() == size
             assert sort_module.match_min_lanes() == max(size, sort_kernels.MATCH_MIN_LANES)
     assert sort_module.subgroup_lanes() == lanes
+
+
+def test_a_device_of_16_kib_with_small_subgroups_still_sorts(monkeypatch):
+    """With 16 KiB of workgroup memory (WebGPU's default) and subgroups of 8, the digit
+    counts of 32 subgroups do not fit even at one key per invocation: MIN_LANES is raised
+    (those subgroups rank by splits) until a tile fits, and the sort is still right."""
+    limit = sort_module.device_limit
+    monkeypatch.setattr(
+        sort_module,
+        "device_limit",
+        lambda name: 16384 if name == "max-compute-workgroup-storage-size" else limit(name),
+    )
+    monkeypatch.setattr(sort_module, "subgroup_lanes", lambda: 8)
+    for pairs in (False, True):
+        lanes = sort_module.match_min_lanes(pairs)
+        assert lanes > 8
+        assert sort_module._workgroup_bytes(1, pairs, lanes) <= 16384
+    x = keys_of(np.float32, 2 * TILE + 7, seed=41)
+    values = np.arange(len(x), dtype=np.uint32)
+    keys, moved = stdlib.sort(x, values)
+    np.testing.assert_array_equal(moved.numpy(), float_order(x).astype(np.uint32))
+    np.testing.assert_array_equal(stdlib.argsort(x).numpy(), float_order(x))
