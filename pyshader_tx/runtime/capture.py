@@ -23,7 +23,7 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 
-__all__ = ["CapturedLaunch", "CaptureError", "capturing", "active"]
+__all__ = ["CapturedLaunch", "CaptureError", "capturing", "active", "launch_of"]
 
 # The list launches are appended to while a `capturing()` block runs (None outside).
 _launches: list | None = None
@@ -62,9 +62,9 @@ def capturing():
         _launches = None
 
 
-def record(kernel, compiled, values, threads, workgroups) -> None:
-    """Append the launch of `kernel` (its bound `values`, one per parameter or per runtime
-    parameter) to the active capture."""
+def launch_of(kernel, compiled, values, threads, workgroups) -> CapturedLaunch:
+    """The CapturedLaunch of `kernel`'s `compiled` specialization on its bound `values` (one
+    per parameter or per runtime parameter), dispatched with `threads`/`workgroups`."""
     from .device import device_limit
     from .launch import compute_dispatch
 
@@ -77,4 +77,9 @@ def record(kernel, compiled, values, threads, workgroups) -> None:
         kernel.__name__, compiled.interface.workgroup_size, limit, threads, workgroups
     )
     counts = (0, 0, 0) if shape is None else tuple(shape[0])
-    _launches.append(CapturedLaunch(kernel.__name__, compiled, counts, arguments))
+    return CapturedLaunch(kernel.__name__, compiled, counts, arguments)
+
+
+def record(kernel, compiled, values, threads, workgroups) -> None:
+    """Append the launch of `kernel` (its bound `values`) to the active capture."""
+    _launches.append(launch_of(kernel, compiled, values, threads, workgroups))

@@ -319,21 +319,14 @@ class AutotunedKernel:
         """The cost model's predicted seconds of config `index`: `cost_model.predict(
         compiled kernel, workgroup counts (X, Y, Z), {parameter name: argument})` with the
         arguments tuning runs on."""
-        from ..runtime.device import device_limit
-        from ..runtime.launch import compute_dispatch
+        from ..runtime.capture import launch_of
 
         predict = search.load_predict("@tx.autotune(prune=...)")
-        limit = device_limit("max-compute-workgroups-per-dimension")
-        names, const_names = self.kernel._parameter_names()
         variant = self.variant(index)
         compiled, values = variant.bind(args, dict(kwargs))
-        arguments = {n: v for n, v in zip(names, values) if n not in const_names}
-        shape_threads, shape_groups = self._launch_shape(index, threads, workgroups)
-        shape = compute_dispatch(
-            self.__name__, variant.workgroup_size, limit, shape_threads, shape_groups
-        )
-        counts = (0, 0, 0) if shape is None else shape[0]
-        return float(predict(compiled, counts, arguments).seconds)
+        threads, workgroups = self._launch_shape(index, threads, workgroups)
+        launch = launch_of(variant, compiled, values, threads, workgroups)
+        return float(predict(compiled, launch.workgroups, launch.arguments).seconds)
 
 
 class _TuningArguments:
