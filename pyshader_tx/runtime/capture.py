@@ -8,8 +8,9 @@
 Inside the block, calling a kernel (`Kernel.__call__`) binds its arguments (compiling
 the specialization, so compile errors still show) and appends a `CapturedLaunch`: the
 compiled kernel, the workgroup counts (X, Y, Z) its `threads=`/`workgroups=` give on
-this device (a folded 1-D launch's grid) and its arguments by parameter name; it
-dispatches nothing. The cost model predicts a host call from these (`tuning/host.py`).
+this device (a folded 1-D launch's grid, with `folded` set: it runs the folded variant)
+and its arguments by parameter name; it dispatches nothing. The cost model predicts a
+host call from these (`tuning/host.py`).
 
 Only kernel launches are captured: the pool's recorded clears and copies still happen
 (they touch only the arrays they are given). A readback (`DeviceArray.numpy()`) would see
@@ -41,6 +42,7 @@ class CapturedLaunch:
     compiled: object  # the CompiledKernel of the launch's specialization
     workgroups: tuple  # (X, Y, Z) workgroup counts ((0, 0, 0): the launch does nothing)
     arguments: dict  # runtime parameter name -> argument
+    folded: bool = False  # a large 1-D launch folded into 2-D: runs the folded variant
 
 
 def active() -> list | None:
@@ -76,8 +78,8 @@ def launch_of(kernel, compiled, values, threads, workgroups) -> CapturedLaunch:
     shape = compute_dispatch(
         kernel.__name__, compiled.interface.workgroup_size, limit, threads, workgroups
     )
-    counts = (0, 0, 0) if shape is None else tuple(shape[0])
-    return CapturedLaunch(kernel.__name__, compiled, counts, arguments)
+    counts, folded = ((0, 0, 0), False) if shape is None else (tuple(shape[0]), shape[1])
+    return CapturedLaunch(kernel.__name__, compiled, counts, arguments, folded)
 
 
 def record(kernel, compiled, values, threads, workgroups) -> None:

@@ -317,8 +317,8 @@ class AutotunedKernel:
 
     def _predict(self, index: int, args: tuple, kwargs: dict, threads, workgroups) -> float:
         """The cost model's predicted seconds of config `index`: `cost_model.predict(
-        compiled kernel, workgroup counts (X, Y, Z), {parameter name: argument})` with the
-        arguments tuning runs on."""
+        compiled kernel, workgroup counts (X, Y, Z), {parameter name: argument}, folded=...)`
+        with the arguments tuning runs on."""
         from ..runtime.capture import launch_of
 
         predict = search.load_predict("@tx.autotune(prune=...)")
@@ -326,7 +326,8 @@ class AutotunedKernel:
         compiled, values = variant.bind(args, dict(kwargs))
         threads, workgroups = self._launch_shape(index, threads, workgroups)
         launch = launch_of(variant, compiled, values, threads, workgroups)
-        return float(predict(compiled, launch.workgroups, launch.arguments).seconds)
+        seconds = predict(compiled, launch.workgroups, launch.arguments, folded=launch.folded)
+        return float(seconds.seconds)
 
 
 class _TuningArguments:
