@@ -1,4 +1,5 @@
-"""Small helpers shared by the benchmark scripts (timing statistics, tables, environment)."""
+"""Small helpers shared by the benchmark scripts (timing statistics, rank correlation, tables,
+environment)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,30 @@ def median(values) -> float:
 def spread(values) -> str:
     """'min..max' of a list of numbers, for tables."""
     return f"{min(values):.3g}..{max(values):.3g}"
+
+
+def spearman(predicted, measured) -> float | None:
+    """The rank correlation of two lists over the entries both have, ties sharing their
+    mean rank (None: fewer than 3, or one list constant)."""
+    import numpy as np
+
+    pairs = [(p, m) for p, m in zip(predicted or (), measured) if p is not None and m is not None]
+    if len(pairs) < 3:
+        return None
+
+    def ranks(values):
+        order = np.argsort(values, kind="stable")
+        result = np.empty(len(values))
+        result[order] = np.arange(len(values))
+        for value in set(values):  # ties share their mean rank
+            where = np.asarray(values) == value
+            result[where] = result[where].mean()
+        return result
+
+    p, m = ranks([p for p, _ in pairs]), ranks([m for _, m in pairs])
+    if p.std() == 0 or m.std() == 0:
+        return None
+    return float(np.corrcoef(p, m)[0, 1])
 
 
 def table(headers, rows) -> str:

@@ -40,7 +40,7 @@ from pyshader_tx.runtime import timing
 from pyshader_tx.tuning import host, search
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import environment, table  # noqa: E402
+from _common import environment, spearman, table  # noqa: E402
 
 stdlib_device = importlib.import_module("pyshader_tx.stdlib.device")
 stdlib_histogram = importlib.import_module("pyshader_tx.stdlib.histogram")
@@ -215,27 +215,6 @@ def sweep(calls: list, rounds: int) -> list:
             if call is not None:
                 times[i] += timing.gpu_seconds(call, warmup=0, reps=1)
     return [statistics.median(t) if t else None for t in times]
-
-
-def spearman(predicted, measured) -> float | None:
-    """The rank correlation of two lists over the entries both have (None: fewer than 3)."""
-    pairs = [(p, m) for p, m in zip(predicted or (), measured) if p is not None and m is not None]
-    if len(pairs) < 3:
-        return None
-
-    def ranks(values):
-        order = np.argsort(values, kind="stable")
-        result = np.empty(len(values))
-        result[order] = np.arange(len(values))
-        for value in set(values):  # ties share their mean rank
-            where = np.asarray(values) == value
-            result[where] = result[where].mean()
-        return result
-
-    p, m = ranks([p for p, _ in pairs]), ranks([m for _, m in pairs])
-    if p.std() == 0 or m.std() == 0:
-        return None
-    return float(np.corrcoef(p, m)[0, 1])
 
 
 def bench_stdlib_case(name, size, tuner, call, check, rounds) -> dict:

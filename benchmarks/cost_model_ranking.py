@@ -24,7 +24,7 @@ from pyshader_tx.runtime.timing import gpu_seconds  # noqa: E402
 from pyshader_tx.tuning import calibration as calibration_module  # noqa: E402
 from pyshader_tx.tuning import cost_model  # noqa: E402
 
-from _common import table  # noqa: E402
+from _common import spearman, table  # noqa: E402
 
 
 def block_sum(
@@ -63,11 +63,6 @@ def smooth_map(
 FAMILIES = {"block_sum": block_sum, "smooth_map": smooth_map}
 WORKGROUPS = (8, 16, 32, 64, 128, 256)
 ITEMS = (1, 2, 4, 8, 16, 32)
-
-
-def spearman(a, b) -> float:
-    ranks_a, ranks_b = np.argsort(np.argsort(a)), np.argsort(np.argsort(b))
-    return float(np.corrcoef(ranks_a, ranks_b)[0, 1])
 
 
 def run_family(name, fn, n, calibration):

@@ -8,8 +8,9 @@
 Inside the block, calling a kernel (`Kernel.__call__`) binds its arguments (compiling
 the specialization, so compile errors still show) and appends a `CapturedLaunch`: the
 compiled kernel, the workgroup counts (X, Y, Z) its `threads=`/`workgroups=` give on
-this device (a folded 1-D launch's grid) and its arguments by parameter name; it
-dispatches nothing. The cost model predicts a host call from these (`tuning/host.py`).
+this device (a folded 1-D launch's grid, with `folded` set: it runs the folded variant)
+and its arguments by parameter name; it dispatches nothing. The cost model predicts a
+host call from these (`tuning/host.py`).
 
 Only kernel launches are captured: the pool's recorded clears and copies still happen
 (they touch only the arrays they are given). A readback (`DeviceArray.numpy()`) would see
@@ -23,7 +24,7 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 
-__all__ = ["CapturedLaunch", "CaptureError", "capturing", "active"]
+__all__ = ["CapturedLaunch", "CaptureError", "capturing", "active", "launch_of"]
 
 # The list launches are appended to while a `capturing()` block runs (None outside).
 _launches: list | None = None
@@ -41,6 +42,7 @@ class CapturedLaunch:
     compiled: object  # the CompiledKernel of the launch's specialization
     workgroups: tuple  # (X, Y, Z) workgroup counts ((0, 0, 0): the launch does nothing)
     arguments: dict  # runtime parameter name -> argument
+    folded: bool = False  # a large 1-D launch folded into 2-D: runs the folded variant
 
 
 def active() -> list | None:
@@ -62,9 +64,9 @@ def capturing():
         _launches = None
 
 
-def record(kernel, compiled, values, threads, workgroups) -> None:
-    """Append the launch of `kernel` (its bound `values`, one per parameter or per runtime
-    parameter) to the active capture."""
+def launch_of(kernel, compiled, values, threads, workgroups) -> CapturedLaunch:
+    """The CapturedLaunch of `kernel`'s `compiled` specialization on its bound `values` (one
+    per parameter or per runtime parameter), dispatched with `threads`/`workgroups`."""
     from .device import device_limit
     from .launch import compute_dispatch
 
@@ -76,5 +78,10 @@ def record(kernel, compiled, values, threads, workgroups) -> None:
     shape = compute_dispatch(
         kernel.__name__, compiled.interface.workgroup_size, limit, threads, workgroups
     )
-    counts = (0, 0, 0) if shape is None else tuple(shape[0])
-    _launches.append(CapturedLaunch(kernel.__name__, compiled, counts, arguments))
+    counts, folded = ((0, 0, 0), False) if shape is None else (tuple(shape[0]), shape[1])
+    return CapturedLaunch(kernel.__name__, compiled, counts, arguments, folded)
+
+
+def record(kernel, compiled, values, threads, workgroups) -> None:
+    """Append the launch of `kernel` (its bound `values`) to the active capture."""
+    _launches.append(launch_of(kernel, compiled, values, threads, workgroups))

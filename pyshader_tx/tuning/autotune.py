@@ -90,6 +90,11 @@ class AutotunedKernel:
         self.warmup = _checked_count("warmup", warmup, 0)
         self.reps = _checked_count("reps", reps, 1)
         self.prune = search.checked_prune(prune, "@tx.autotune")
+        names, const_names = kernel._parameter_names()
+        typevars = {typevar.__name__ for typevar in kernel._generic_parameters().values()}
+        self._runtime_names = tuple(n for n in names if n not in const_names)
+        self._by_name = frozenset(const_names) | typevars  # what a call may give by name
+        self._chosen = frozenset(name for config in self.configs for name in config)
         self._variants: dict = {}  # config index -> Kernel
         self._tunings: dict = {}  # (shader source, key) -> Tuning
         self._fingerprint = None
@@ -149,9 +154,7 @@ class AutotunedKernel:
 
     def tuning_key(self, args: tuple, kwargs: dict) -> tuple:
         """The tuning key of a call's arguments (see the module doc)."""
-        names, const_names = self.kernel._parameter_names()
-        runtime_names = [n for n in names if n not in const_names]
-        given = dict(zip(runtime_names, args))
+        given = dict(zip(self._runtime_names, args))
         parts = []
         for name in self.key:
             if name in kwargs:
@@ -169,9 +172,9 @@ class AutotunedKernel:
         values and TypeVars given by name, and the dtype each generic parameter's argument
         binds its TypeVar from (empty for most kernels)."""
         generic = self.kernel._generic_parameters()
-        by_name = set(self.kernel._parameter_names()[1])
-        by_name |= {typevar.__name__ for typevar in generic.values()}
-        parts = [(name, repr(value)) for name, value in kwargs.items() if name in by_name]
+        if not kwargs and not generic:
+            return ()
+        parts = [(name, repr(value)) for name, value in kwargs.items() if name in self._by_name]
         for name in generic:
             value = given.get(name, kwargs.get(name))
             dtype = getattr(value, "dtype", None)
@@ -180,7 +183,7 @@ class AutotunedKernel:
 
     def __call__(self, *args, threads=None, workgroups=None, **kwargs):
         for name in kwargs:
-            if any(name in config for config in self.configs):
+            if name in self._chosen:
                 raise TypeError(
                     f"{self.__name__}() got {name}= but the autotuner chooses it (it is set "
                     f"by the configs)"
@@ -210,8 +213,7 @@ class AutotunedKernel:
         """(args, kwargs) with the runtime arguments given by name moved into `args`, in
         parameter order, when that gives all of them (else unchanged: the launch reports
         what is missing or extra)."""
-        names, const_names = self.kernel._parameter_names()
-        runtime_names = [n for n in names if n not in const_names]
+        runtime_names = self._runtime_names
         if not any(name in runtime_names for name in kwargs):
             return args, kwargs
         given = dict(zip(runtime_names, args))
@@ -317,23 +319,17 @@ class AutotunedKernel:
 
     def _predict(self, index: int, args: tuple, kwargs: dict, threads, workgroups) -> float:
         """The cost model's predicted seconds of config `index`: `cost_model.predict(
-        compiled kernel, workgroup counts (X, Y, Z), {parameter name: argument})` with the
-        arguments tuning runs on."""
-        from ..runtime.device import device_limit
-        from ..runtime.launch import compute_dispatch
+        compiled kernel, workgroup counts (X, Y, Z), {parameter name: argument}, folded=...)`
+        with the arguments tuning runs on."""
+        from ..runtime.capture import launch_of
 
         predict = search.load_predict("@tx.autotune(prune=...)")
-        limit = device_limit("max-compute-workgroups-per-dimension")
-        names, const_names = self.kernel._parameter_names()
         variant = self.variant(index)
         compiled, values = variant.bind(args, dict(kwargs))
-        arguments = {n: v for n, v in zip(names, values) if n not in const_names}
-        shape_threads, shape_groups = self._launch_shape(index, threads, workgroups)
-        shape = compute_dispatch(
-            self.__name__, variant.workgroup_size, limit, shape_threads, shape_groups
-        )
-        counts = (0, 0, 0) if shape is None else shape[0]
-        return float(predict(compiled, counts, arguments).seconds)
+        threads, workgroups = self._launch_shape(index, threads, workgroups)
+        launch = launch_of(variant, compiled, values, threads, workgroups)
+        seconds = predict(compiled, launch.workgroups, launch.arguments, folded=launch.folded)
+        return float(seconds.seconds)
 
 
 class _TuningArguments:

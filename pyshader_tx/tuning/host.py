@@ -303,16 +303,19 @@ def _outside_stacklevel() -> int:
 
 def predicted_seconds(run, config: dict, predict) -> float:
     """The cost model's seconds of `run(config)`: the sum of `predict(compiled, workgroups,
-    arguments).seconds` over the launches it makes, captured (not dispatched)."""
+    arguments, folded=...).seconds` over the launches it makes, captured (not dispatched)."""
     from ..runtime.capture import capturing
 
     with capturing() as launches:
         run(config)
-    return sum(
-        float(predict(launch.compiled, launch.workgroups, launch.arguments).seconds)
-        for launch in launches
-        if 0 not in launch.workgroups
-    )
+    seconds = 0.0
+    for launch in launches:
+        if 0 not in launch.workgroups:
+            prediction = predict(
+                launch.compiled, launch.workgroups, launch.arguments, folded=launch.folded
+            )
+            seconds += float(prediction.seconds)
+    return seconds
 
 
 def tunings() -> dict:

@@ -156,21 +156,22 @@ def integer_op(function):
         a_int = np.where(known, a, 0).astype(np.int64)
         b_int = np.where(known, b, 0).astype(np.int64)
         with np.errstate(all="ignore"):
-            result = function(a_int, np.clip(b_int, 0, 63) if function in _SHIFTS else b_int)
+            result = function(a_int, b_int)
         return np.where(known, result.astype(np.float64), np.nan)
 
     return apply
 
 
+#: A shift uses its amount modulo the integers' 32 bits (as at run time: `ir/fold.py`).
+SHIFT_MASK = 31
+
+
 def _shift_left(a, b):
-    return (a << b) & 0xFFFFFFFF
+    return (a << (b & SHIFT_MASK)) & 0xFFFFFFFF
 
 
 def _shift_right(a, b):
-    return a >> b
-
-
-_SHIFTS = (_shift_left, _shift_right)
+    return a >> (b & SHIFT_MASK)
 
 
 def _logical_and(a, b):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import operator
 import statistics
+import sys
 import warnings
 from dataclasses import dataclass, field
 
@@ -90,9 +91,8 @@ def tuning_enabled() -> bool:
     is active (else the first config is used, unmeasured)."""
     if not options.autotune:
         return False
-    from ..runtime.device import simulated_device
-
-    return simulated_device() is None
+    device = sys.modules.get("pyshader_tx.runtime.device")
+    return device is None or device.simulated_device() is None  # no runtime: no simulator
 
 
 @dataclass

@@ -344,7 +344,7 @@ class FakePrediction:
 def test_prune_measures_the_configs_the_cost_model_ranks_fastest(needs_gpu, measured, monkeypatch):
     asked = []
 
-    def predict(compiled, workgroups, arguments):
+    def predict(compiled, workgroups, arguments, folded=False):
         assert set(arguments) == {"x", "out"} and len(arguments["x"]) == N
         asked.append((compiled.constants["ROUNDS"], tuple(workgroups)))
         return FakePrediction(compiled.constants["ROUNDS"] * 1e-6)

@@ -9,7 +9,7 @@ import pytest
 
 import pyshader_tx as tx
 from pyshader_tx import Array, f32, u32
-from pyshader_tx.tuning import cost_model
+from pyshader_tx.tuning import cost_model, sampled_values
 from pyshader_tx.tuning.calibration import Calibration
 from quick_calibration import quick_calibration
 from pyshader_tx.tuning.ir_counts import DEFAULT_TRIP_COUNT
@@ -340,3 +340,11 @@ def test_loop_bounded_by_a_struct_field_counts_its_trips():
     assert as_tuple.storage_load_bytes == pytest.approx(40)
     unknown = cost_model.counts(span_sum, {}, workgroups=(1,))
     assert unknown.storage_load_bytes == 4 * DEFAULT_TRIP_COUNT
+
+
+def test_sampled_shifts_use_their_amount_modulo_32_as_at_run_time():
+    shl, shr = sampled_values.INTEGER_BINARY["shl"], sampled_values.INTEGER_BINARY["shr"]
+    a, b = np.array([1.0, 1.0, 256.0, np.nan]), np.array([33.0, 3.0, 36.0, 1.0])
+    left, right = shl(a, b), shr(a, b)
+    assert left[:3].tolist() == [2.0, 8.0, 4096.0] and np.isnan(left[3])
+    assert right[:3].tolist() == [0.0, 0.0, 16.0] and np.isnan(right[3])

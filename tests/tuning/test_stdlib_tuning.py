@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 
 import pyshader_tx as tx
-from pyshader_tx import f32, stdlib
+from pyshader_tx import Array, f32, stdlib, u32
 from pyshader_tx.runtime import capture, timing
+from pyshader_tx.runtime.device import device_limit
 from pyshader_tx.stdlib import device as stdlib_device
 from pyshader_tx.stdlib import linalg as stdlib_linalg
 from pyshader_tx.tuning import cache, host
@@ -205,7 +206,7 @@ def test_pruning_sums_the_predictions_of_the_captured_launches(
 ):
     asked = []
 
-    def predict(compiled, workgroups, arguments):
+    def predict(compiled, workgroups, arguments, folded=False):
         asked.append((compiled.constants.get("ITEMS"), tuple(workgroups), sorted(arguments)))
         return FakePrediction(1e-6 * (compiled.constants.get("ITEMS") or 1))
 
@@ -252,10 +253,24 @@ def test_capture_records_launches_and_dispatches_nothing(needs_gpu):
         assert int(stdlib.reduce(u)) == 5000  # launches run again after the block
 
 
+def test_capture_says_a_large_1d_launch_is_folded():
+    @tx.kernel(workgroup_size=64)
+    def fill(out: Array[u32]):
+        out[tx.global_invocation_id().x] = u32(1)
+
+    limit = device_limit("max-compute-workgroups-per-dimension")
+    out = tx.empty(4, tx.u32)
+    with capture.capturing() as launches:
+        fill(out, threads=64 * limit + 1)
+        fill(out, threads=64)
+    assert [launch.folded for launch in launches] == [True, False]
+    assert launches[0].workgroups[1] > 1 and launches[1].workgroups == (1, 1, 1)
+
+
 def test_a_config_the_cost_model_cannot_predict_measures_every_config(
     needs_gpu, measured, tuned_at_any_size, monkeypatch
 ):
-    def predict(compiled, workgroups, arguments):
+    def predict(compiled, workgroups, arguments, folded=False):
         raise ZeroDivisionError("a defect of the model")
 
     fake = type(sys)("pyshader_tx.tuning.cost_model")
