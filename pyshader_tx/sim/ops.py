@@ -34,17 +34,10 @@ import numpy as np
 
 from .. import types as t
 from ..ir.fold import BINARY_RULES, SATURATION_BOUNDS
+from .values import SCALAR_DTYPES as DTYPES
+from .values import value_shape
 
 __all__ = ["DTYPES", "dtype_of", "binary", "unary", "convert", "bitcast", "select", "lift"]
-
-#: The numpy dtype of each scalar type's values.
-DTYPES = {
-    "bool": np.dtype(np.bool_),
-    "i32": np.dtype(np.int32),
-    "u32": np.dtype(np.uint32),
-    "f32": np.dtype(np.float32),
-    "f16": np.dtype(np.float16),
-}
 
 
 def dtype_of(ty) -> np.dtype:
@@ -328,20 +321,12 @@ def convert(a, from_ty, to_ty) -> np.ndarray:
         return CONVERSIONS[source.kind, target.kind](a, source, target)
 
 
-def _shape_of(ty) -> tuple:
-    if isinstance(ty, t.VectorType):
-        return (ty.size,)
-    if isinstance(ty, t.MatrixType):
-        return (ty.columns, ty.rows)
-    return ()
-
-
 def bitcast(a, from_ty, to_ty) -> np.ndarray:
     """`bitcast<to_ty>(a)` (IR `Bitcast`): the same bytes, read as `to_ty` (which may have
     another component count: vec2h <-> u32, vec4h <-> vec2f)."""
     a = np.ascontiguousarray(a)
-    leading = a.shape[: a.ndim - len(_shape_of(from_ty))]
-    return a.view(dtype_of(to_ty)).reshape(leading + _shape_of(to_ty))
+    leading = a.shape[: a.ndim - len(value_shape(from_ty))]
+    return a.view(dtype_of(to_ty)).reshape(leading + value_shape(to_ty))
 
 
 def select(condition, accept, reject, ty) -> np.ndarray:
