@@ -55,6 +55,11 @@ def wait_for_successor(flags: Array[Atomic[u32]], out: Array[u32]):
     out[g] = g + u32(1)
 
 
+@tx.func
+def odd(v: u32) -> bool:
+    return v % u32(2) == u32(1)
+
+
 def kernel_from_source(name: str, source: str):
     """The `tx.kernel` (or other object) `name` defined by module source `source`."""
     filename = f"<generated {name}>"

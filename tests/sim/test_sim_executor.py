@@ -12,7 +12,7 @@ from pyshader_tx.sim import activate_from_environment
 from pyshader_tx.sim import executor
 from pyshader_tx.sim.device import SimDevice
 
-from sim_kernels import arrival_order, line_of, wait_for_successor
+from sim_kernels import arrival_order, line_of, odd, wait_for_successor
 
 SUBGROUP_SIZES = (1, 2, 4, 8, 16, 32, 64, 128)
 
@@ -181,11 +181,6 @@ def test_subgroups_of_every_size(size):
 # ---------------------------------------------------------------------------------------
 # the stdlib, DeviceArrays and the runtime
 # ---------------------------------------------------------------------------------------
-
-
-@tx.func
-def odd(v: u32) -> bool:
-    return v % u32(2) == u32(1)
 
 
 @pytest.mark.parametrize(
