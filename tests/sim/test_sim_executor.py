@@ -10,12 +10,9 @@ from pyshader_tx import Array, Array2D, Atomic, f32, i32, u32
 from pyshader_tx.runtime import device as runtime_device
 from pyshader_tx.sim import activate_from_environment
 from pyshader_tx.sim import executor
-from pyshader_tx.sim.device import SimDevice
+from pyshader_tx.sim.device import SUBGROUP_SIZES, SimDevice
 
 from sim_kernels import arrival_order, line_of, odd, wait_for_successor
-
-SUBGROUP_SIZES = (1, 2, 4, 8, 16, 32, 64, 128)
-
 
 # ---------------------------------------------------------------------------------------
 # schedules
