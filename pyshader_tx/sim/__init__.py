@@ -26,7 +26,7 @@ import os
 
 from ..runtime import device as _runtime_device
 from ..runtime import recording as _recording
-from .device import SCHEDULES, SimDevice
+from .device import SCHEDULES, SUBGROUP_SIZES, SimDevice
 from .portable import PortabilityError, PortabilityReport, check_portable
 
 __all__ = [
@@ -56,7 +56,7 @@ def _check_settings(subgroup_size, schedule, seed, checks) -> tuple:
         size = operator.index(subgroup_size)
     except TypeError:
         size = None
-    if size is None or not 1 <= size <= 128 or size & (size - 1):
+    if size not in SUBGROUP_SIZES:
         raise ValueError(
             f"simulator(): subgroup_size must be a power of two from 1 to 128, not "
             f"{subgroup_size!r}"

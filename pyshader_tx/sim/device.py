@@ -21,9 +21,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["SimDevice", "SimBuffer", "SimRecording", "Settings", "SCHEDULES", "LIMITS"]
+__all__ = [
+    "SimDevice",
+    "SimBuffer",
+    "SimRecording",
+    "Settings",
+    "SCHEDULES",
+    "SUBGROUP_SIZES",
+    "LIMITS",
+]
 
 SCHEDULES = ("in-order", "reverse", "random", "concurrent")
+#: The subgroup sizes the simulator runs: the powers of two 1..128 (WebGPU's range).
+SUBGROUP_SIZES = tuple(1 << k for k in range(8))
 
 #: The device limits the simulator reports (what the runtime and the stdlib query).
 LIMITS = {

@@ -28,8 +28,8 @@ as a (subgroups, size) table, the lanes that are inactive or absent holding the
 operation's identity, and reduces or scans along the lanes (scans in lane order; float
 sums may be rounded in another order than a GPU's). Shuffles and broadcasts from a lane
 that is inactive, absent or out of range read a value WGSL leaves indeterminate: here the
-zero of the type (`invalid_sources` says which invocations did, for the executor to
-report). Inactive invocations get a value too (their subgroup's, or zero): the executor
+zero of the type, which is not reported (`invalid_sources` says which invocations did:
+the differential tests compare only the others with a GPU's). Inactive invocations get a value too (their subgroup's, or zero): the executor
 masks them.
 """
 

@@ -23,7 +23,8 @@ The rules are those of the IR (`ir.nodes`), as both backends write them
 - conversions: float to int truncates and saturates at `fold.SATURATION_BOUNDS` (NaN: 0,
   the folder's choice; WGSL leaves it to the implementation, lavapipe's clamp gives the
   lower bound), int to int keeps the bits, to float rounds to nearest, bool to number
-  1/0, number to bool `!= 0`; bitcasts reinterpret the bytes (vec2h <-> 32 bits);
+  1/0, number to bool `!= 0` (the folder's `fold.CONVERSION_RULES`, as its unary
+  operators, `fold.UNARY_RULES`); bitcasts reinterpret the bytes (vec2h <-> 32 bits);
 - matrix products (`m * v`, `v * m`, `m * m`) sum the products column by column in the
   type, in order (a GPU may fuse or regroup them: compare with a tolerance).
 """
@@ -33,18 +34,11 @@ from __future__ import annotations
 import numpy as np
 
 from .. import types as t
-from ..ir.fold import BINARY_RULES, SATURATION_BOUNDS
+from ..ir.fold import BINARY_RULES, CONVERSION_RULES, UNARY_RULES
+from .values import SCALAR_DTYPES as DTYPES
+from .values import value_shape
 
 __all__ = ["DTYPES", "dtype_of", "binary", "unary", "convert", "bitcast", "select", "lift"]
-
-#: The numpy dtype of each scalar type's values.
-DTYPES = {
-    "bool": np.dtype(np.bool_),
-    "i32": np.dtype(np.int32),
-    "u32": np.dtype(np.uint32),
-    "f32": np.dtype(np.float32),
-    "f16": np.dtype(np.float16),
-}
 
 
 def dtype_of(ty) -> np.dtype:
@@ -188,15 +182,8 @@ BINARY = {
     **{key: rule for key, rule in BINARY_RULES.items() if key[0] in COMPARED or key[1] == "bool"},
 }
 
-#: (operator, scalar kind) -> rule(a) on components.
-UNARY = {
-    ("neg", "sint"): np.negative,  # wraps: -MIN == MIN
-    ("neg", "uint"): np.negative,
-    ("neg", "float"): np.negative,
-    ("not", "bool"): np.logical_not,
-    ("bit_not", "sint"): np.invert,
-    ("bit_not", "uint"): np.invert,
-}
+#: (operator, scalar kind) -> rule(a) on components: the folder's (`-MIN` wraps to MIN).
+UNARY = UNARY_RULES
 
 
 # ---------------------------------------------------------------------------
@@ -285,39 +272,6 @@ def unary(op: str, a, a_ty, ty) -> np.ndarray:
         return np.asarray(rule(np.asarray(a))).astype(dtype_of(ty), copy=False)
 
 
-def _float_to_int(values, source, target):
-    low, high = SATURATION_BOUNDS[source.width, target.kind]
-    wide = values.astype(np.float64)
-    clamped = np.trunc(np.clip(np.where(np.isnan(wide), 0.0, wide), low, high))
-    return clamped.astype(np.int64).astype(DTYPES[target.name])
-
-
-def _to_float(values, source, target):
-    return values.astype(np.float64).astype(DTYPES[target.name])
-
-
-def _same_bits(values, source, target):
-    return values.astype(DTYPES[target.name])  # int32 <-> uint32 casts keep the bits
-
-
-#: (source kind, target kind) -> conversion of component arrays.
-CONVERSIONS = {
-    ("sint", "uint"): _same_bits,
-    ("uint", "sint"): _same_bits,
-    ("sint", "float"): _to_float,
-    ("uint", "float"): _to_float,
-    ("float", "float"): lambda v, s, d: v.astype(DTYPES[d.name]),
-    ("float", "sint"): _float_to_int,
-    ("float", "uint"): _float_to_int,
-    ("bool", "sint"): lambda v, s, d: v.astype(DTYPES[d.name]),
-    ("bool", "uint"): lambda v, s, d: v.astype(DTYPES[d.name]),
-    ("bool", "float"): lambda v, s, d: v.astype(DTYPES[d.name]),
-    ("sint", "bool"): lambda v, s, d: v != 0,
-    ("uint", "bool"): lambda v, s, d: v != 0,
-    ("float", "bool"): lambda v, s, d: v != 0,  # NaN is true (OpFUnordNotEqual)
-}
-
-
 def convert(a, from_ty, to_ty) -> np.ndarray:
     """The value conversion `to_ty(a)` (IR `Convert`), component by component."""
     source, target = t.scalar_of(from_ty), t.scalar_of(to_ty)
@@ -325,23 +279,16 @@ def convert(a, from_ty, to_ty) -> np.ndarray:
     if source == target:
         return a
     with np.errstate(all="ignore"):
-        return CONVERSIONS[source.kind, target.kind](a, source, target)
-
-
-def _shape_of(ty) -> tuple:
-    if isinstance(ty, t.VectorType):
-        return (ty.size,)
-    if isinstance(ty, t.MatrixType):
-        return (ty.columns, ty.rows)
-    return ()
+        values = CONVERSION_RULES[source.kind, target.kind](a, source, target)
+        return values.astype(DTYPES[target.name], copy=False)  # int64 -> 32 bits: wraps
 
 
 def bitcast(a, from_ty, to_ty) -> np.ndarray:
     """`bitcast<to_ty>(a)` (IR `Bitcast`): the same bytes, read as `to_ty` (which may have
     another component count: vec2h <-> u32, vec4h <-> vec2f)."""
     a = np.ascontiguousarray(a)
-    leading = a.shape[: a.ndim - len(_shape_of(from_ty))]
-    return a.view(dtype_of(to_ty)).reshape(leading + _shape_of(to_ty))
+    leading = a.shape[: a.ndim - len(value_shape(from_ty))]
+    return a.view(dtype_of(to_ty)).reshape(leading + value_shape(to_ty))
 
 
 def select(condition, accept, reject, ty) -> np.ndarray:

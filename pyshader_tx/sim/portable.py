@@ -32,12 +32,12 @@ import numpy as np
 
 from ..errors import SimulationError
 from ..runtime.arrays import DeviceArray
+from .device import SCHEDULES
+from .device import SUBGROUP_SIZES as VALID_SUBGROUP_SIZES
 
 __all__ = ["check_portable", "PortabilityError", "PortabilityReport", "Setting"]
 
 SUBGROUP_SIZES = (1, 4, 8, 16, 32, 64, 128)
-VALID_SUBGROUP_SIZES = (1, 2, 4, 8, 16, 32, 64, 128)
-SCHEDULES = ("in-order", "reverse", "random", "concurrent")
 SEEDS = (1, 2, 3)
 REFERENCE_SUBGROUP_SIZE = 32
 

@@ -24,6 +24,7 @@ shared-memory write in between, it is a `DeadlockError`.
 from __future__ import annotations
 
 import sys
+import weakref
 
 import numpy as np
 
@@ -52,9 +53,19 @@ def workgroup_order(counts: tuple, schedule: str, seed: int) -> np.ndarray:
     return np.stack([linear % x, linear // x % y, linear // (x * y)], axis=1).astype(np.uint32)
 
 
+_waits = weakref.WeakKeyDictionary()  # module -> may_wait(module), found once per module
+
+
 def may_wait(module) -> bool:
     """Whether a workgroup of `module` may wait for another: a loop that contains an atomic
     on storage, directly or in a function it calls."""
+    waits = _waits.get(module)
+    if waits is None:
+        waits = _waits[module] = _find_wait(module)
+    return waits
+
+
+def _find_wait(module) -> bool:
     touching = set()  # functions with a storage atomic (callees come first)
     waits = False
     for function in [*module.functions, module.entry_point]:

@@ -24,13 +24,8 @@ from .. import types as t
 
 __all__ = ["value_shape", "value_dtype", "zeros", "storage_view", "field_view", "SCALAR_DTYPES"]
 
-SCALAR_DTYPES = {
-    "bool": np.dtype(np.bool_),
-    "i32": np.dtype(np.int32),
-    "u32": np.dtype(np.uint32),
-    "f32": np.dtype(np.float32),
-    "f16": np.dtype(np.float16),
-}
+#: The numpy dtype of each scalar type's values: the buffers' (`types.NUMPY_SCALARS`) and bool.
+SCALAR_DTYPES = {"bool": np.dtype(np.bool_), **t.NUMPY_SCALARS}
 
 
 def _plain(ty: t.Type) -> t.Type:
@@ -98,7 +93,7 @@ def storage_view(data: np.ndarray, element: t.Type) -> np.ndarray:
     raw = data[: count * stride]
     if isinstance(element, t.StructType):
         return raw.view(dtype)
-    scalar = SCALAR_DTYPES[element.scalar.name if hasattr(element, "scalar") else element.name]
+    scalar = value_dtype(element)
     flat = raw.view(scalar)
     if isinstance(element, t.VectorType):
         return flat.reshape(count, stride // scalar.itemsize)[:, : element.size]

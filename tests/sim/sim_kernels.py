@@ -1,4 +1,5 @@
-"""Kernels generated from tables for the simulator's differential tests, and comparisons.
+"""Kernels generated from tables for the simulator's differential tests, and comparisons;
+the kernels and `line_of` that several of the simulator's tests share.
 
 `kernel_from_source` compiles generated Python source through the ordinary `@tx.kernel`
 path (the source is registered in `linecache`, where `inspect` finds it), so a test can
@@ -8,6 +9,7 @@ build one kernel per type from a table of expressions instead of writing each by
 from __future__ import annotations
 
 import functools
+import inspect
 import linecache
 from dataclasses import dataclass
 from typing import Callable
@@ -16,6 +18,7 @@ import numpy as np
 import pytest
 
 import pyshader_tx as tx
+from pyshader_tx import Array, Atomic, u32
 from pyshader_tx import types as t
 from pyshader_tx import vulkan_host
 from pyshader_tx.sim import ops
@@ -26,6 +29,35 @@ import pyshader_tx as tx
 from pyshader_tx import Array, Array2D, f16, f32, i32, u32
 from pyshader_tx import {", ".join(sorted(t.VECTORS) + sorted(t.MATRICES))}
 """
+
+
+def line_of(fn, text: str) -> int:
+    """The file line of the first line of `fn`'s source holding `text`."""
+    lines, first = inspect.getsourcelines(fn.fn if hasattr(fn, "fn") else fn)
+    return first + next(i for i, line in enumerate(lines) if text in line)
+
+
+@tx.kernel(workgroup_size=4)
+def arrival_order(counter: Array[Atomic[u32]], order: Array[u32]):
+    """An atomic counter used as an order: the workgroups in the order they ran."""
+    if tx.local_invocation_index() == u32(0):
+        order[tx.atomic_add(counter[0], u32(1))] = tx.workgroup_id().x
+
+
+@tx.kernel(workgroup_size=1)
+def wait_for_successor(flags: Array[Atomic[u32]], out: Array[u32]):
+    """Each workgroup waits for the next one: a deadlock when they run in order."""
+    g = tx.workgroup_id().x
+    if g + u32(1) < tx.num_workgroups().x:
+        while tx.atomic_load(flags[g + u32(1)]) == u32(0):  # spins until the next one ran
+            pass
+    tx.atomic_store(flags[g], u32(1))
+    out[g] = g + u32(1)
+
+
+@tx.func
+def odd(v: u32) -> bool:
+    return v % u32(2) == u32(1)
 
 
 def kernel_from_source(name: str, source: str):

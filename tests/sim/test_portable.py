@@ -3,8 +3,6 @@ pass; a result that depends on the subgroup size or on the order of workgroups, 
 SimulationError under some settings only (a deadlock, an index out of bounds), are each
 reported with the pair of settings, the array, the index and both values."""
 
-import inspect
-
 import numpy as np
 import pytest
 
@@ -12,12 +10,7 @@ import pyshader_tx as tx
 from pyshader_tx import Array, Atomic, f32, u32
 from pyshader_tx.sim.portable import Setting
 
-
-def line_of(fn, text: str) -> int:
-    """The file line of the first line of `fn`'s source holding `text`."""
-    lines, first = inspect.getsourcelines(fn.fn)
-    return first + next(i for i, line in enumerate(lines) if text in line)
-
+from sim_kernels import arrival_order, line_of, wait_for_successor
 
 # ---------------------------------------------------------------------------------------
 # portable targets
@@ -133,13 +126,6 @@ def test_results_of_different_shapes():
     )
 
 
-@tx.kernel(workgroup_size=4)
-def arrival_order(counter: Array[Atomic[u32]], order: Array[u32]):
-    """An atomic counter used as an order: the workgroups in the order they ran."""
-    if tx.local_invocation_index() == u32(0):
-        order[tx.atomic_add(counter[0], u32(1))] = tx.workgroup_id().x
-
-
 def test_a_result_that_depends_on_the_order_of_workgroups():
     counter, order = np.zeros(1, np.uint32), np.zeros(6, np.uint32)
     with pytest.raises(tx.PortabilityError) as caught:
@@ -173,16 +159,6 @@ def test_racing_workgroups_are_a_race_and_without_the_race_check_differ_by_order
     error = caught.value
     assert error.settings == (Setting(8, "in-order"), Setting(8, "reverse"))
     assert error.error is None and error.values == (4, 0)  # the last workgroup's value wins
-
-
-@tx.kernel(workgroup_size=1)
-def wait_for_successor(flags: Array[Atomic[u32]], out: Array[u32]):
-    g = tx.workgroup_id().x
-    if g + u32(1) < tx.num_workgroups().x:
-        while tx.atomic_load(flags[g + u32(1)]) == u32(0):  # spins until the next one ran
-            pass
-    tx.atomic_store(flags[g], u32(1))
-    out[g] = g + u32(1)
 
 
 def test_a_deadlock_under_one_schedule_names_it_and_one_that_runs():

@@ -11,11 +11,10 @@ import pytest
 
 import pyshader_tx as tx
 from pyshader_tx import Array, Atomic, f16, u32
+from pyshader_tx.sim import SCHEDULES
 
 import buggy_kernels
 from buggy_kernels import CASES, CORRECT
-
-SCHEDULES = ("in-order", "reverse", "random", "concurrent")
 
 
 def marked_line(function) -> tuple:

@@ -2,8 +2,6 @@
 Python line (out of bounds, deadlocks), any subgroup size, the stdlib and DeviceArrays on
 it, and the switch between the simulator and the GPU."""
 
-import inspect
-
 import numpy as np
 import pytest
 
@@ -12,27 +10,13 @@ from pyshader_tx import Array, Array2D, Atomic, f32, i32, u32
 from pyshader_tx.runtime import device as runtime_device
 from pyshader_tx.sim import activate_from_environment
 from pyshader_tx.sim import executor
-from pyshader_tx.sim.device import SimDevice
+from pyshader_tx.sim.device import SUBGROUP_SIZES, SimDevice
 
-SUBGROUP_SIZES = (1, 2, 4, 8, 16, 32, 64, 128)
-
-
-def line_of(fn, text: str) -> int:
-    """The file line of the first line of `fn`'s source holding `text`."""
-    lines, first = inspect.getsourcelines(fn.fn if hasattr(fn, "fn") else fn)
-    return first + next(i for i, line in enumerate(lines) if text in line)
-
+from sim_kernels import arrival_order, line_of, odd, wait_for_successor
 
 # ---------------------------------------------------------------------------------------
 # schedules
 # ---------------------------------------------------------------------------------------
-
-
-@tx.kernel(workgroup_size=4)
-def arrival_order(counter: Array[Atomic[u32]], order: Array[u32]):
-    if tx.local_invocation_index() == u32(0):
-        slot = tx.atomic_add(counter[0], u32(1))
-        order[slot] = tx.workgroup_id().x
 
 
 def run_order(schedule: str, seed: int = 0, groups: int = 8) -> np.ndarray:
@@ -51,16 +35,6 @@ def test_schedules_order_the_workgroups():
     assert sorted(shuffled) == list(range(8)) and list(shuffled) != list(range(8))
     np.testing.assert_array_equal(run_order("random", seed=1), shuffled)  # seeded
     assert any(list(run_order("random", seed=s)) != list(shuffled) for s in (2, 3, 4))
-
-
-@tx.kernel(workgroup_size=1)
-def wait_for_successor(flags: Array[Atomic[u32]], out: Array[u32]):
-    g = tx.workgroup_id().x
-    if g + u32(1) < tx.num_workgroups().x:
-        while tx.atomic_load(flags[g + u32(1)]) == u32(0):  # spins until the next one ran
-            pass
-    tx.atomic_store(flags[g], u32(1))
-    out[g] = g + u32(1)
 
 
 def test_a_spin_on_a_later_workgroup_deadlocks_in_order_and_runs_otherwise():
@@ -204,11 +178,6 @@ def test_subgroups_of_every_size(size):
 # ---------------------------------------------------------------------------------------
 # the stdlib, DeviceArrays and the runtime
 # ---------------------------------------------------------------------------------------
-
-
-@tx.func
-def odd(v: u32) -> bool:
-    return v % u32(2) == u32(1)
 
 
 @pytest.mark.parametrize(

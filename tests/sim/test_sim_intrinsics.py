@@ -68,6 +68,11 @@ def not_two_zeros(x, y):
     return (x != 0) | (y != 0)
 
 
+def mix_defined(x, y, z):
+    """`mix(x, y, z)` where its operands and the products it takes are finite."""
+    return finite(x, y, z) & finite(x * z, y * z)
+
+
 def tiny_for(v):
     return np.finfo(v.dtype).tiny
 
@@ -133,7 +138,7 @@ FLOAT_CASES = [
         "xyz",
         ulps=8,
         absolute=1e-6,
-        defined=lambda x, y, z: finite(x, y, z) & finite(x * z, y * z),
+        defined=mix_defined,
     ),
     call("abs", "x"),
     call("sign", "x"),
@@ -153,7 +158,7 @@ FLOAT_VECTOR_CASES = [
         "xyZ",
         ulps=8,
         absolute=1e-6,
-        defined=lambda x, y, z: finite(x, y, z) & finite(x * z, y * z),
+        defined=mix_defined,
     ),
     call(
         "normalize",

@@ -30,6 +30,7 @@ histogram = importlib.import_module("pyshader_tx.stdlib.histogram")  # the modul
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "exec"))
 import test_stdlib_workgroup as workgroup_tests  # noqa: E402 (its kernels and numpy model)
+from sim_kernels import odd  # noqa: E402
 
 SETTINGS = [
     *(Setting(size, "in-order") for size in SUBGROUP_SIZES),
@@ -58,11 +59,6 @@ def small_tiles(monkeypatch):
     monkeypatch.setattr(device_kernels, "REDUCE_ITEMS", 2)
     monkeypatch.setattr(stdlib_device, "REDUCE_WORKGROUPS", 3)
     monkeypatch.setattr(histogram, "HISTOGRAM_WORKGROUPS", 3)
-
-
-@tx.func
-def odd(v: u32) -> bool:
-    return v % u32(2) == u32(1)
 
 
 @tx.func
