@@ -69,6 +69,8 @@ MAX_ITEMS = 255
 MATCH_MIN_LANES = 8
 #: Where `counts` holds the digits' starts (`digit_starts`) after their counts.
 STARTS = PASSES * RADIX
+#: State words a look-back step reads at once (sort_pass's WINDOW).
+LOOK_BACK_WINDOW = 4
 #: Keys each invocation of `count_digits` loads before counting them.
 COUNT_ITEMS = 4
 #: The encoded bits of a NaN key: after every other key, either direction.
@@ -81,37 +83,36 @@ def is_nan_bits(bits: u32) -> bool:
 
 
 @tx.func
-def encode_key(bits: u32, encoding: u32) -> u32:
-    """A key's bits as bits in sort order: i32 with the sign bit flipped, f32 negatives
-    with every bit flipped and positives with the sign bit set (NaN: NAN_BITS), then all
-    bits flipped for DESCENDING (NaN excepted: last either way)."""
+def key_flips(encoding: u32) -> tx.vec2u:
+    """The bits encode_key flips in a key whose sign bit is clear (x) and set (y): i32 the
+    sign bit, f32 the sign bit of a positive and every bit of a negative, then every bit for
+    DESCENDING."""
     kind = encoding & ~u32(DESCENDING)
-    ordered = bits
-    if kind == u32(I32_KEYS):
-        ordered = bits ^ u32(SIGN)
-    elif kind == u32(F32_KEYS):
-        if is_nan_bits(bits):
-            return u32(NAN_BITS)
-        ordered = tx.select(bits | u32(SIGN), ~bits, (bits & u32(SIGN)) != u32(0))
-    if (encoding & u32(DESCENDING)) != u32(0):
-        ordered = ~ordered
-    return ordered
+    down = tx.select(u32(0), u32(0xFFFFFFFF), (encoding & u32(DESCENDING)) != u32(0))
+    positive = tx.select(u32(0), u32(SIGN), kind != u32(RAW_BITS))
+    negative = tx.select(positive, u32(0xFFFFFFFF), kind == u32(F32_KEYS))
+    return tx.vec2u(positive ^ down, negative ^ down)
+
+
+@tx.func
+def encode_key(bits: u32, encoding: u32) -> u32:
+    """A key's bits as bits in sort order (`key_flips`; an f32 NaN: NAN_BITS, last either
+    way). Branch-free: the sort unrolls it for every key an invocation holds."""
+    flips = key_flips(encoding)
+    ordered = bits ^ tx.select(flips.x, flips.y, (bits & u32(SIGN)) != u32(0))
+    is_float = (encoding & ~u32(DESCENDING)) == u32(F32_KEYS)
+    return tx.select(ordered, u32(NAN_BITS), is_float and is_nan_bits(bits))
 
 
 @tx.func
 def decode_key(ordered: u32, encoding: u32) -> u32:
-    """encode_key undone (NAN_BITS gives the NaN 0x7FFFFFFF)."""
-    kind = encoding & ~u32(DESCENDING)
-    if kind == u32(F32_KEYS) and ordered == u32(NAN_BITS):
-        return u32(0x7FFFFFFF)
-    bits = ordered
-    if (encoding & u32(DESCENDING)) != u32(0):
-        bits = ~bits
-    if kind == u32(I32_KEYS):
-        return bits ^ u32(SIGN)
-    if kind == u32(F32_KEYS):
-        return tx.select(~bits, bits ^ u32(SIGN), (bits & u32(SIGN)) != u32(0))
-    return bits
+    """encode_key undone (NAN_BITS gives the NaN 0x7FFFFFFF): the key's sign bit is set
+    where the ordered bits, direction undone, have it clear."""
+    flips = key_flips(encoding)
+    down = tx.select(u32(0), u32(0xFFFFFFFF), (encoding & u32(DESCENDING)) != u32(0))
+    bits = ordered ^ tx.select(flips.y, flips.x, ((ordered ^ down) & u32(SIGN)) != u32(0))
+    is_float = (encoding & ~u32(DESCENDING)) == u32(F32_KEYS)
+    return tx.select(bits, u32(0x7FFFFFFF), is_float and ordered == u32(NAN_BITS))
 
 
 @tx.kernel(workgroup_size=WORKGROUP)
@@ -185,16 +186,12 @@ def lanes_below(lane: u32, low: u32) -> u32:
 
 @tx.func
 def lowest_lane(mask: tx.vec4u) -> u32:
-    """The first lane set in a ballot mask (0 when none is)."""
-    if mask.x != u32(0):
-        return tx.first_trailing_bit(mask.x)
-    if mask.y != u32(0):
-        return u32(32) + tx.first_trailing_bit(mask.y)
-    if mask.z != u32(0):
-        return u32(64) + tx.first_trailing_bit(mask.z)
-    if mask.w != u32(0):
-        return u32(96) + tx.first_trailing_bit(mask.w)
-    return u32(0)
+    """The first lane set in a ballot mask (0 when none is; branch-free)."""
+    lane = u32(96) + tx.first_trailing_bit(mask.w)
+    lane = tx.select(lane, u32(64) + tx.first_trailing_bit(mask.z), mask.z != u32(0))
+    lane = tx.select(lane, u32(32) + tx.first_trailing_bit(mask.y), mask.y != u32(0))
+    lane = tx.select(lane, tx.first_trailing_bit(mask.x), mask.x != u32(0))
+    return tx.select(lane, u32(0), (mask.x | mask.y | mask.z | mask.w) == u32(0))
 
 
 @tx.func
@@ -227,10 +224,10 @@ def sort_pass(
     """One pass of the sort: keys_in's keys (encoded) stored stably by their digit at
     `shift` into keys_out (decoded), with VALUES values_in's values (each key's
     position where `indices` is 1: argsort's first pass) with them; `counts` from
-    count_digits (this pass's 256 at shift // 8 * 256), `state` tiles * RADIX zeroed
-    words. `reversed` (1) takes the tiles in reverse workgroup order (the tests' check that
-    nothing waits for a workgroup that has not run); `spin_limit`: the look-back's reads
-    without progress before the fallback.
+    count_digits and digit_starts, `state` tiles * RADIX zeroed words. `reversed` (1)
+    takes the tiles in reverse workgroup order (the tests' check that nothing waits for a
+    workgroup that has not run); `spin_limit`: the look-back's reads without progress
+    before the fallback.
 
     Subgroup s loads the ITEMS rows of `lanes` keys from s * lanes * ITEMS on (coalesced)
     and keeps them in registers. Ranking, with subgroups of MIN_LANES or more (unless
@@ -251,6 +248,10 @@ def sort_pass(
     base = tile * size
     valid = min(n - base, size)
     chunk = subgroup * lanes * u32(ITEMS)
+    # Digit t's count and start in the whole array, read before the keys are back.
+    pass_at = (shift // u32(DIGIT_BITS)) * u32(RADIX)
+    digit_total = counts[pass_at + t]
+    digit_start = counts[u32(STARTS) + pass_at + t]
     keys = tx.local_array(u32, ITEMS)
     values = tx.local_array(u32, ITEMS)
     for j in tx.static_range(ITEMS):
@@ -263,15 +264,23 @@ def sort_pass(
                     values[j] = base + i
                 else:
                     values[j] = values_in[base + i]
-    # A digit that every key has (counted by count_digits) leaves the order as it is: the
-    # tile's keys (decoded) and values (or indices) are stored where they are, and the pass
-    # is done. (Invocation 0's first key is the tile's first.)
+    matched = lanes >= u32(MIN_LANES) and not SPLITS
+    # Per subgroup and digit, a count in workgroup memory (two 16-bit counts a word),
+    # taken before the ranking ("early counts"), so that the tile's counts go into the
+    # chain of tiles before the ranking.
+    histograms = tx.workgroup_array(Atomic[u32], (WORKGROUP // MIN_LANES) * (RADIX // 2))
+    if matched:
+        for j in tx.static_range(ITEMS):
+            if chunk + u32(j) * lanes + lane < valid:
+                digit = (keys[j] >> shift) & u32(RADIX - 1)
+                word = subgroup * u32(RADIX // 2) + (digit >> u32(1))
+                tx.atomic_add(histograms[word], u32(1) << ((digit & u32(1)) * u32(16)))
+    # A digit that every key has (its count is n) leaves the order as it is: the tile's
+    # keys (decoded) and values (or indices) are stored where they are, and the pass is
+    # done. (At most one invocation writes `single`, which starts at zero.)
     single = tx.workgroup_array(u32, 1)
-    if t == u32(0):
-        single[0] = u32(0)
-        first_digit = (keys[0] >> shift) & u32(RADIX - 1)
-        if counts[(shift // u32(DIGIT_BITS)) * u32(RADIX) + first_digit] == n:
-            single[0] = u32(1)
+    if digit_total == n:
+        single[0] = u32(1)
     if tx.workgroup_uniform_load(single[0]) == u32(1):
         for j in tx.static_range(ITEMS):
             i = chunk + u32(j) * lanes + lane
@@ -283,16 +292,34 @@ def sort_pass(
     values_tile = tx.workgroup_array(u32, 1 + (WORKGROUP * ITEMS - 1) * tx.i32(VALUES))
     order = tx.workgroup_array(u32, WORKGROUP * ITEMS + WORKGROUP * ITEMS // 32)
     starts = tx.workgroup_array(u32, RADIX)
+    slot = tile * u32(RADIX) + t
     count = u32(0)  # the tile's keys of digit t
     tile_start = u32(0)  # the tile's keys of the digits before t
-    matched = lanes >= u32(MIN_LANES) and not SPLITS
     if matched:
-        # Per row: the lanes holding the same digit (eight ballots); per subgroup and
-        # digit a running count in workgroup memory (two 16-bit counts a word), added to
-        # by the first lane of each digit in the row, which hands the old count on.
-        histograms = tx.workgroup_array(Atomic[u32], (WORKGROUP // MIN_LANES) * (RADIX // 2))
+        # Each digit pair: the subgroups' counts scanned in subgroup order (each subgroup's
+        # count becomes the keys of the digit in the subgroups before), then the digits'
+        # totals across the tile.
         pair_totals = tx.workgroup_array(u32, RADIX // 2)
-        ranks = tx.local_array(u32, ITEMS)  # among the subgroup's keys of its digit
+        if t < u32(RADIX // 2):
+            running = u32(0)
+            s = u32(0)
+            while s < u32(WORKGROUP) // lanes:
+                here = tx.atomic_load(histograms[s * u32(RADIX // 2) + t])
+                tx.atomic_store(histograms[s * u32(RADIX // 2) + t], running)
+                running += here
+                s += u32(1)
+            pair_totals[t] = running
+        tx.workgroup_barrier()
+        count = (pair_totals[t >> u32(1)] >> ((t & u32(1)) * u32(16))) & u32(0xFFFF)
+        tile_start = workgroup_exclusive_scan(count, "add")
+        publish_count(state, slot, tile, count)
+        starts[t] = tile_start
+        tx.workgroup_barrier()
+        # Per row: the lanes holding the same digit (eight ballots); the first of them adds
+        # their number to the subgroup's count of the digit and hands the old count on:
+        # with the digit's start in the tile and the lane's rank among them, its place.
+        # (Rows follow one another through the subgroup operations between them: a row's
+        # atomic has returned before any lane takes part in the next row's ballots.)
         below = tx.vec4u(
             lanes_below(lane, u32(0)),
             lanes_below(lane, u32(32)),
@@ -313,30 +340,8 @@ def sort_pass(
                 word = subgroup * u32(RADIX // 2) + (digit >> u32(1))
                 before = tx.atomic_add(histograms[word], lanes_in(peers) << half)
             before = tx.subgroup_shuffle(before, lowest_lane(peers))
-            ranks[j] = ((before >> half) & u32(0xFFFF)) + rank
-        tx.workgroup_barrier()
-        # Each digit pair: the subgroups' counts scanned in subgroup order.
-        if t < u32(RADIX // 2):
-            running = u32(0)
-            s = u32(0)
-            while s < u32(WORKGROUP) // lanes:
-                here = tx.atomic_load(histograms[s * u32(RADIX // 2) + t])
-                tx.atomic_store(histograms[s * u32(RADIX // 2) + t], running)
-                running += here
-                s += u32(1)
-            pair_totals[t] = running
-        tx.workgroup_barrier()
-        count = (pair_totals[t >> u32(1)] >> ((t & u32(1)) * u32(16))) & u32(0xFFFF)
-        tile_start = workgroup_exclusive_scan(count, "add")
-        starts[t] = tile_start
-        tx.workgroup_barrier()
-        for j in tx.static_range(ITEMS):
-            i = chunk + u32(j) * lanes + lane
             if i < valid:
-                digit = (keys[j] >> shift) & u32(RADIX - 1)
-                word = tx.atomic_load(histograms[subgroup * u32(RADIX // 2) + (digit >> u32(1))])
-                place = starts[digit] + ((word >> ((digit & u32(1)) * u32(16))) & u32(0xFFFF))
-                place += ranks[j]
+                place = starts[digit] + ((before >> half) & u32(0xFFFF)) + rank
                 order[padded(place)] = keys[j]
                 if VALUES:
                     values_tile[place] = values[j]
@@ -393,11 +398,8 @@ def sort_pass(
                 tx.workgroup_barrier()
         count = tx.atomic_load(digit_counts[t])
         tile_start = workgroup_exclusive_scan(count, "add")
+        publish_count(state, slot, tile, count)
     # The chain: invocation t owns digit t.
-    digit_start = counts[u32(STARTS) + (shift // u32(DIGIT_BITS)) * u32(RADIX) + t]
-    slot = tile * u32(RADIX) + t
-    flag = tx.select(u32(AGGREGATE), u32(INCLUSIVE), tile == u32(0))
-    tx.atomic_store(state[slot], (flag << u32(30)) | count)
     prefix = look_back_digits(keys_in, state, tile, size, n, shift, spin_limit, encoding)
     if tile > u32(0):
         tx.atomic_store(state[slot], (u32(INCLUSIVE) << u32(30)) | (prefix + count))
@@ -414,6 +416,14 @@ def sort_pass(
 
 
 @tx.func
+def publish_count(state: Array[Atomic[u32]], slot: u32, tile: u32, count: u32):
+    """The tile's count of a digit into its state word: an aggregate, or the inclusive
+    prefix for tile 0 (which has no predecessor)."""
+    flag = tx.select(u32(AGGREGATE), u32(INCLUSIVE), tile == u32(0))
+    tx.atomic_store(state[slot], (flag << u32(30)) | count)
+
+
+@tx.func
 def look_back_digits(
     keys: Array[u32],
     state: Array[Atomic[u32]],
@@ -426,15 +436,16 @@ def look_back_digits(
 ) -> u32:
     """The keys of digit t (invocation t's) in the tiles before `tile`, by the whole
     workgroup (uniform control flow). Each invocation walks back over its digit's state
-    words, adding aggregates until an inclusive prefix (or tile 0); once it has read
-    `spin_limit` times without progress, a missing state stalls it. The workgroup then
-    counts the digits of the nearest tile any invocation is stalled on from the input,
-    the invocations stalled there take their count and walk on before it,
-    and the walks resume."""
+    words, LOOK_BACK_WINDOW tiles a step (their words read at once), adding aggregates until an
+    inclusive prefix (or tile 0); once it has made `spin_limit` steps without progress, a
+    missing state stalls it. The workgroup then counts the digits of the nearest tile any
+    invocation is stalled on from the input, the invocations stalled there take their
+    count and walk on before it, and the walks resume."""
     t = tx.local_invocation_id().x
     stalled = tx.workgroup_array(Atomic[u32], 1)  # 1 + the nearest stalled tile, 0 if none
     nearest = tx.workgroup_array(u32, 1)
     fallback = tx.workgroup_array(Atomic[u32], RADIX)
+    words = tx.local_array(u32, LOOK_BACK_WINDOW)
     prefix = u32(0)
     waiting = tile > u32(0)
     j = max(tile, u32(1)) - u32(1)
@@ -444,21 +455,28 @@ def look_back_digits(
             tx.atomic_store(stalled[0], u32(0))
         tx.atomic_store(fallback[t], u32(0))
         tx.workgroup_barrier()
-        if waiting:
-            while True:
-                word = tx.atomic_load(state[j * u32(RADIX) + t])
-                flag = word >> u32(30)
-                if flag == u32(0):
-                    if spins < spin_limit:
-                        spins += u32(1)
-                        continue
+        while waiting:
+            for w in tx.static_range(LOOK_BACK_WINDOW):  # tiles j, j - 1, ...: none before 0
+                words[w] = u32(0)
+                if u32(w) <= j:
+                    words[w] = tx.atomic_load(state[(j - u32(w)) * u32(RADIX) + t])
+            taken = u32(0)  # the words added, up to the first missing one
+            for w in tx.static_range(LOOK_BACK_WINDOW):
+                if waiting and taken == u32(w):
+                    flag = words[w] >> u32(30)
+                    if flag != u32(0):
+                        prefix += words[w] & u32(COUNT_MASK)
+                        taken += u32(1)
+                        if flag == u32(INCLUSIVE) or j == u32(w):
+                            waiting = False
+            if waiting:
+                if taken > u32(0):
+                    j -= taken
+                elif spins < spin_limit:
+                    spins += u32(1)
+                else:
                     tx.atomic_max(stalled[0], j + u32(1))
                     break
-                prefix += word & u32(COUNT_MASK)
-                if flag == u32(INCLUSIVE) or j == u32(0):
-                    waiting = False
-                    break
-                j -= u32(1)
         tx.workgroup_barrier()
         if t == u32(0):
             nearest[0] = tx.atomic_load(stalled[0])
