@@ -56,7 +56,11 @@ def kernels() -> list:
         device_kernels.select_tiles,
         histogram_kernels.count_private,
         histogram_kernels.count_global,
-        *linalg._kernels.values(),  # transpose and matmul, one kernel per workgroup size
+        *(  # transpose and matmul, one kernel per workgroup size
+            sized
+            for kernel in linalg._kernels.values()
+            for sized in (kernel, *kernel._resized.values())
+        ),
     ]
 
 

@@ -240,6 +240,7 @@ class Kernel:
         self._bound: dict = {}  # call key -> the compiled specialisation `bind` chose
         self._names = None
         self._generic = None
+        self._resized: dict = {}  # workgroup size -> this kernel with it (`with_workgroup_size`)
         functools.update_wrapper(self, fn)
 
     @classmethod
@@ -283,9 +284,28 @@ class Kernel:
     def specialize(self, **constants) -> "Kernel":
         """This kernel with its Const parameters (and TypeVars, `T=tx.f32`) fixed: a kernel
         of its own."""
-        kernel = Kernel(self.fn, self.workgroup_size, {**self.constants, **constants})
-        kernel._source = self._source
+        kernel = self._derived(self.workgroup_size, constants)
         kernel.compiled()
+        return kernel
+
+    def with_workgroup_size(self, workgroup_size) -> "Kernel":
+        """This kernel with `workgroup_size` (an int or a tuple of 1 to 3 ints) invocations
+        per workgroup, its Const values kept: itself for its own size, else a kernel made on
+        the first request for that size and kept on this one (so its compiled shaders and
+        pipelines are made once)."""
+        size = _normalize_workgroup_size(workgroup_size)
+        if size == self.workgroup_size:
+            return self
+        kernel = self._resized.get(size)
+        if kernel is None:
+            kernel = self._resized[size] = self._derived(size, {})
+        return kernel
+
+    def _derived(self, workgroup_size, constants: dict) -> "Kernel":
+        """A new kernel of this function with `workgroup_size` and `constants` (merged over
+        this kernel's own), sharing its parsed source; nothing is compiled yet."""
+        kernel = Kernel(self.fn, workgroup_size, {**self.constants, **constants})
+        kernel._source = self._source
         return kernel
 
     # -- inspection ------------------------------------------------------------

@@ -18,7 +18,6 @@ import numpy as np
 import pyshader_tx as tx
 from pyshader_tx import types as t
 from pyshader_tx.frontend import annotations
-from pyshader_tx.kernel import Kernel
 from pyshader_tx.runtime import pool
 from pyshader_tx.runtime.arrays import DeviceArray
 from pyshader_tx.tuning.host import HostTuner
@@ -56,20 +55,6 @@ SOURCES = (sys.modules[__name__], kernels, workgroup_functions)  # (the tunings'
 REDUCE = HostTuner("reduce", _reduce_configs, sources=SOURCES)
 SCAN = HostTuner("scan", _scan_configs, sources=SOURCES)
 SELECT = HostTuner("select", _scan_configs, sources=SOURCES)
-
-_sized_kernels: dict = {}
-
-
-def sized(kernel: Kernel, workgroup: int) -> Kernel:
-    """`kernel` with `workgroup` invocations per workgroup (1-D; made once per size)."""
-    if kernel.workgroup_size == (workgroup, 1, 1):
-        return kernel
-    variant = _sized_kernels.get((kernel, workgroup))
-    if variant is None:
-        variant = Kernel(kernel.fn, (workgroup,), kernel.constants)
-        variant._source = kernel._source
-        _sized_kernels[(kernel, workgroup)] = variant
-    return variant
 
 
 def func_key(func) -> str | None:
@@ -222,7 +207,7 @@ def _scan_launches(dx, out, n: int, op, init_value, map, exclusive: bool, config
     items, workgroup = config["ITEMS"], config["WORKGROUP"]
     tiles = -(-n // (workgroup * items))
     with pool.temporary(2 * tiles, np.uint32, zero=True) as state:
-        sized(kernels.scan_tiles, workgroup)(
+        kernels.scan_tiles.with_workgroup_size(workgroup)(
             dx,
             out,
             state,
@@ -288,7 +273,7 @@ def _select_launches(dx, out, count, n: int, predicate, config: dict) -> None:
     items, workgroup = config["ITEMS"], config["WORKGROUP"]
     tiles = -(-n // (workgroup * items))
     with pool.temporary(2 * tiles, np.uint32, zero=True) as state:
-        sized(kernels.select_tiles, workgroup)(
+        kernels.select_tiles.with_workgroup_size(workgroup)(
             dx,
             out,
             state,

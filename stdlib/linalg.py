@@ -336,15 +336,17 @@ def matmul_tiles(
                         c[row * n + col + u32(q)] = O(acc[i * (TN // 4) + j][q])
 
 
+#: function -> the Kernel of it (made at its first launch; other workgroup sizes come from
+#: its `with_workgroup_size`).
 _kernels: dict = {}
 
 
 def _kernel(function, workgroup_size: tuple) -> Kernel:
     """`function` as a kernel of `workgroup_size` (made once per size)."""
-    key = (function, workgroup_size)
-    if key not in _kernels:
-        _kernels[key] = Kernel(function, workgroup_size)
-    return _kernels[key]
+    kernel = _kernels.get(function)
+    if kernel is None:
+        kernel = _kernels[function] = Kernel(function, workgroup_size)
+    return kernel.with_workgroup_size(workgroup_size)
 
 
 # -- host side -----------------------------------------------------------------------------

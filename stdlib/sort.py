@@ -27,14 +27,14 @@ first), per power-of-two bucket of the key count and whether values move.
 from __future__ import annotations
 
 import sys
-import weakref
 
 import numpy as np
 
 from pyshader_tx import types as t
 from pyshader_tx.runtime import pool
-from pyshader_tx.runtime.arrays import DeviceArray, element_layout, to_device
-from pyshader_tx.runtime.device import device_limit, get_device, simulated_device
+from pyshader_tx.runtime.arrays import DeviceArray, element_layout
+from pyshader_tx.runtime.device import device_limit
+from pyshader_tx.runtime.subgroups import subgroup_size_range
 
 from pyshader_tx.tuning.host import HostTuner
 from pyshader_tx.tuning.search import bucket
@@ -136,23 +136,11 @@ def match_min_lanes(pairs: bool = False) -> int:
     return lanes
 
 
-#: The least subgroup size measured per GPU device.
-_LANES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
 def subgroup_lanes() -> int:
     """The least subgroup size of a workgroup of WORKGROUP invocations on the device in use:
     the simulator's setting, or measured once per GPU device by a launch (wgpu reports only
     bounds, 4..128 for an H100's 32, and a MIN_LANES of 8 there made the sort 1.7x slower)."""
-    simulated = simulated_device()
-    if simulated is not None:
-        return simulated.settings.subgroup_size
-    device = get_device()
-    if device not in _LANES:
-        least = to_device(np.full(1, 0xFFFFFFFF, np.uint32))
-        kernels.least_subgroup_size(least, workgroups=1)
-        _LANES[device] = int(least.numpy()[0])
-    return _LANES[device]
+    return subgroup_size_range(kernels.WORKGROUP)[0]
 
 
 def _radix_sort(

@@ -116,8 +116,10 @@ class AutotunedKernel:
             config = self.configs[index]
             constants = {k: v for k, v in config.items() if k != WORKGROUP_SIZE}
             size = config.get(WORKGROUP_SIZE, self.kernel.workgroup_size)
-            kernel = Kernel(self.kernel.fn, size, {**self.kernel.constants, **constants})
-            kernel._source = self.kernel._source
+            if constants:
+                kernel = self.kernel._derived(size, constants)
+            else:  # only a workgroup size: the kernel's own kernel of that size
+                kernel = self.kernel.with_workgroup_size(size)
             self._variants[index] = kernel
         return kernel
 

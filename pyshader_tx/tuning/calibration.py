@@ -24,7 +24,7 @@ What is measured (each the fastest of `REPS` timed runs after a warm-up, `gpu_se
 | barriers and exchanges | `_barriers`                           | `barrier_seconds`         |
 | atomics                | `_atomics`: own element, element 0    | `atomic_rate`,            |
 |                        |                                       | `contended_atomic_rate`   |
-| subgroup size          | `_subgroup_size`                      | `subgroup_size`           |
+| subgroup size          | `runtime.subgroups`, 1 workgroup      | `subgroup_size` (least)   |
 
 A copy in f32 and in vec4f moves the same bytes with four times fewer accesses (the
 workgroup benchmarks: four times the bytes with as many accesses): the two runs split the
@@ -273,12 +273,6 @@ def _atomics(counters: Array[tx.Atomic[u32]], n: u32, CONTENDED: tx.Const[bool] 
             tx.atomic_add(counters[i], u32(1))
 
 
-@tx.kernel(workgroup_size=BENCH_WORKGROUP)
-def _subgroup_size(out: Array[u32]):
-    if tx.global_invocation_id().x == 0:
-        out[0] = tx.subgroup_size()
-
-
 def _fastest(call) -> float:
     from ..runtime.timing import gpu_seconds
 
@@ -465,13 +459,14 @@ def _as_vec4(array):
 
 
 def _measured_subgroup_size(device, vendor) -> int:
-    """The adapter's subgroup size as a kernel reads it, else the vendor's usual one."""
+    """The least subgroup size a workgroup of BENCH_WORKGROUP gets on the adapter, else the
+    vendor's usual one."""
+    from ..runtime.subgroups import subgroup_size_range
+
     if "subgroup" not in device.features:
         return SUBGROUP_SIZES[vendor]
-    out = tx.zeros(1, np.uint32)
     try:
-        _subgroup_size(out, threads=BENCH_WORKGROUP)
-        size = int(out.numpy()[0])
+        size, _ = subgroup_size_range(BENCH_WORKGROUP)
     except (tx.FeatureError, RuntimeError):  # a backend that cannot run the built-in
         return SUBGROUP_SIZES[vendor]
     return size if size in (1, 2, 4, 8, 16, 32, 64, 128) else SUBGROUP_SIZES[vendor]

@@ -59,6 +59,28 @@ def test_const_int_parameters_specialize():
     assert [p["name"] for p in eight.reflection["parameters"]] == ["x", "out"]
 
 
+@tx.kernel(workgroup_size=64)
+def local_index(out: Array[u32], SCALE: tx.Const[int] = 1):
+    i = tx.global_invocation_id().x
+    if i < len(out):
+        out[i] = tx.local_invocation_index() * u32(SCALE)
+
+
+def test_a_kernel_for_another_workgroup_size():
+    """`with_workgroup_size` gives the kernel with another workgroup size and the same Const
+    values, made once per size however it is spelled; its own size gives the kernel."""
+    scaled = local_index.specialize(SCALE=3)
+    sized = scaled.with_workgroup_size(16)
+    assert sized is scaled.with_workgroup_size((16,)) is scaled.with_workgroup_size((16, 1, 1))
+    assert scaled.with_workgroup_size((64, 1)) is scaled
+    assert sized.workgroup_size == (16, 1, 1) and sized.constants == {"SCALE": 3}
+    out = np.zeros(40, np.uint32)
+    sized(out, threads=40)
+    np.testing.assert_array_equal(out, np.arange(40) % 16 * 3)
+    with pytest.raises(ValueError, match="workgroup_size must be positive ints"):
+        scaled.with_workgroup_size(0)
+
+
 @tx.kernel(workgroup_size=8)
 def running_window(x: Array[f32], out: Array[f32], WIDTH: tx.Const[int]):
     i = tx.global_invocation_id().x

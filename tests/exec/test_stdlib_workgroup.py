@@ -9,6 +9,7 @@ import pytest
 
 import pyshader_tx as tx
 from pyshader_tx import Array, Array2D, f32, i32, u32, stdlib
+from pyshader_tx.runtime.subgroups import subgroup_size_range
 from pyshader_tx.validate import validate_naga
 
 T = tx.TypeVar("T", u32, i32, f32)
@@ -108,23 +109,6 @@ def data(dtype, n, op):
     return rng.integers(low, 1000, n).astype(dtype)
 
 
-@tx.kernel(workgroup_size=1)
-def lanes(out: Array[u32]):
-    out[0] = tx.subgroup_size()
-
-
-def subgroup_size() -> int:
-    """The subgroup size of the device in use (the simulator's is a setting)."""
-    return _subgroup_size(tx.adapter_summary())
-
-
-@functools.cache
-def _subgroup_size(device: str) -> int:
-    out = np.zeros(1, np.uint32)
-    lanes(out, workgroups=1)
-    return int(out[0])
-
-
 def check(size, op, dtype, workgroups=2):
     n = size * workgroups
     x = data(dtype, n, op)
@@ -136,7 +120,7 @@ def check(size, op, dtype, workgroups=2):
     for got, want in zip(results[:3], expected(x, op, [size] * workgroups)):
         np.testing.assert_array_equal(got, want)
     # Subgroups: consecutive invocations of each workgroup; its last may be partial.
-    lanes = subgroup_size()
+    lanes, _ = subgroup_size_range(size)
     groups = [min(lanes, size - k) for k in range(0, size, lanes)] * workgroups
     for got, want in zip(results[3:], expected(x, op, groups)):
         np.testing.assert_array_equal(got, want)

@@ -22,6 +22,8 @@ from pyshader_tx import Array, Array2D, f16, f32, i32, u32, vec2f, vec3i, vec4u
 from pyshader_tx import runtime as rt
 from pyshader_tx import vulkan_host
 from pyshader_tx.errors import FeatureError
+from pyshader_tx.runtime import subgroups
+from pyshader_tx.runtime.subgroups import subgroup_size_range
 
 WORKGROUP = 64
 THREADS = 4 * WORKGROUP
@@ -421,5 +423,20 @@ def test_standard_dialect_enables_subgroups_and_the_naga_dialect_does_not(shader
     assert "subgroupExclusiveAdd(1u) == 0u" in votes.wgsl_naga
 
 
+def test_the_subgroup_size_range_is_measured_once_per_device(monkeypatch):
+    """`subgroup_size_range(workgroup_size)`: the least and greatest subgroup size the
+    invocations of one workgroup see (8 on lavapipe), measured once per device and size
+    however it is spelled; inside `tx.simulator` the simulator's setting, nothing launched."""
+    least, greatest = subgroup_size_range()
+    assert least <= greatest and {least, greatest} <= {1, 2, 4, 8, 16, 32, 64, 128}
+    if "llvmpipe" in tx.adapter_summary():
+        assert (least, greatest) == (8, 8)
+    monkeypatch.setattr(subgroups, "to_device", None)  # no launch from here on
+    assert subgroup_size_range() == subgroup_size_range((256, 1)) == (least, greatest)
+    for size in (4, 32):
+        with tx.simulator(subgroup_size=size):
+            assert subgroup_size_range(64) == (size, size)
+
+
 def test_kernels_pass_tint(tint):
-    tint(KERNELS)
+    tint(KERNELS + [subgroups.subgroup_size_bounds])
