@@ -15,7 +15,10 @@ of a column (banks (4 run + k)(TILE + 1) + column = 4 run + column + const). SWI
 instead keeps the rows unpadded with runs stored as vec4 (one store each) at run index
 `run ^ (row / 4 % 8)`, which spreads the gathers over the banks the same way. GROUP > 1
 numbers the tiles down groups of GROUP tile rows first, so the workgroups running at once
-read and write square-ish regions (longer runs of DRAM addresses on both sides). Kernel
+read and write square-ish regions (longer runs of DRAM addresses on both sides). At most
+TRANSPOSE_WORKGROUPS workgroups run, each over many tiles, with a tile's loads issued
+before the previous tile leaves workgroup memory (a tile per workgroup and no overlap
+reached 0.7x of memcpy on an H100; this 0.91x). Kernel
 `transpose_tiles` (neither a multiple of 4): a workgroup of (TILE, ROWS) invocations
 moves a tile an element at a time, TILE / ROWS each, through a tile padded the same way.
 Workgroups loop over the tiles, so any shape fits the launch limits. A 1 x N or N x 1
@@ -54,7 +57,7 @@ import sys
 import numpy as np
 
 import pyshader_tx as tx
-from pyshader_tx import Array, f16, f32, i32, u32, vec4f, vec4h, vec4u
+from pyshader_tx import Array, f16, f32, i32, u32, vec2u, vec4f, vec4h, vec4u
 from pyshader_tx import types as t
 from pyshader_tx.errors import FeatureError
 from pyshader_tx.kernel import Kernel
@@ -76,14 +79,19 @@ O = tx.TypeVar("O", f32, f16)  # noqa: E741 (the element of C)
 #: transpose's tile: TILE x TILE elements, a workgroup of (TILE, ROWS) invocations.
 TRANSPOSE_TILES = {"TILE": 32, "ROWS": 8}
 #: transpose's vec4 tile: TILE x TILE elements, a workgroup of THREADS invocations.
-#: (Measured on the H100, 8192^2 f32: 32-wide tiles by 128 invocations 2079 GB/s, the best
-#: of 17 vec4 and 7 scalar configurations; 64 by 256 1827: RESULTS.md section 8.)
-TRANSPOSE_VEC4_TILES = {"TILE": 32, "THREADS": 128, "SWIZZLE": False, "GROUP": 1}
+#: (Measured on the H100, 8192^2 u32, the next tile's loads before the current one's stores:
+#: 64-wide tiles by 256 invocations 2701 GB/s, 32 by 128 2492: RESULTS.md section 8.)
+TRANSPOSE_VEC4_TILES = {"TILE": 64, "THREADS": 256, "SWIZZLE": False, "GROUP": 1}
+#: Where the 64-wide tile does not fit the workgroup memory (16 KiB devices).
+TRANSPOSE_VEC4_SMALL = {"TILE": 32, "THREADS": 128, "SWIZZLE": False, "GROUP": 1}
+#: Workgroups `transpose_vec4` runs at most (each loops over its tiles): enough to fill a
+#: large GPU (8 per streaming multiprocessor of an H100), few enough to pipeline tiles.
+TRANSPOSE_WORKGROUPS = 2048
 #: The keys of `tiles` that only transpose_vec4 has (any of them selects it).
 VEC4_ONLY = set(TRANSPOSE_VEC4_TILES) - set(TRANSPOSE_TILES)
 #: The vec4 configurations the default tries in turn (the first the device takes; the
 #: scalar kernel's after them).
-TRANSPOSE_VEC4_DEFAULTS = (TRANSPOSE_VEC4_TILES,)
+TRANSPOSE_VEC4_DEFAULTS = (TRANSPOSE_VEC4_TILES, TRANSPOSE_VEC4_SMALL)
 #: matmul's tile configurations (Const values of `matmul_tiles`), largest first.
 MATMUL_LARGE = {"BM": 128, "BN": 128, "BK": 8, "TM": 8, "TN": 8}
 MATMUL_MEDIUM = {"BM": 64, "BN": 64, "BK": 16, "TM": 4, "TN": 4}
@@ -139,8 +147,8 @@ def transpose_vec4(
     out: Array[OUT],
     rows: u32,
     cols: u32,
-    TILE: tx.Const[int] = 32,  # (TRANSPOSE_VEC4_TILES: the host passes its Consts)
-    THREADS: tx.Const[int] = 128,
+    TILE: tx.Const[int] = 64,  # (TRANSPOSE_VEC4_TILES: the host passes its Consts)
+    THREADS: tx.Const[int] = 256,
     VEC_IN: tx.Const[bool] = True,
     VEC_OUT: tx.Const[bool] = True,
     SWIZZLE: tx.Const[bool] = False,
@@ -151,7 +159,10 @@ def transpose_vec4(
     as vec4 (VEC_IN: cols a multiple of 4, a bound as vec4u) or 4 scalars, and out's rows
     likewise (VEC_OUT: rows a multiple of 4). Each group of 32 invocations moves 8 runs
     (128 bytes) of 4 consecutive tile rows. Workgroups loop over the tiles, numbered in
-    groups of GROUP tile rows, column by column in a group (GROUP 1: row by row)."""
+    groups of GROUP tile rows, column by column in a group (GROUP 1: row by row), with the
+    loads of a tile issued before the previous tile leaves workgroup memory: each round
+    loads tile w into registers, stores tile w - step from workgroup memory to out, then
+    moves tile w into workgroup memory."""
     # SWIZZLE: a's runs of 4 elements, swizzled; else a's elements in padded rows.
     runs = tx.workgroup_array(vec4u, TILE * TILE // 4 if SWIZZLE else 1)
     tile = tx.workgroup_array(u32, 1 if SWIZZLE else TILE * (TILE + 1))
@@ -164,25 +175,46 @@ def transpose_vec4(
     rows4 = rows // u32(4)
     tiles_x = (cols + u32(TILE - 1)) // u32(TILE)
     tiles_y = (rows + u32(TILE - 1)) // u32(TILE)
-    group = min(u32(GROUP), tiles_y)  # tile rows in a group
-    tiles_group = group * tiles_x  # tiles in a group
+    count = tiles_x * tiles_y
+    step = tx.num_workgroups().x * tx.num_workgroups().y
     w = tx.workgroup_id().y * tx.num_workgroups().x + tx.workgroup_id().x
-    while w < tiles_x * tiles_y:
-        # Tile w: the groups in turn, in a group the tiles column by column.
-        first = (w // tiles_group) * group
-        height = min(tiles_y - first, group)
-        tile_y = first + (w % tiles_group) % height
-        tile_x = (w % tiles_group) // height
-        x = tile_x * u32(TILE) + run * u32(4)  # a's first column of the run
-        for j in tx.static_range(TILE * TILE // (4 * THREADS)):
-            y = tile_y * u32(TILE) + line + u32(j * (4 * THREADS // TILE))  # a's row
-            if VEC_IN:
-                if y < rows and x < cols:
-                    stage[j] = a[y * cols4 + x // u32(4)]
-            else:
+    held = count  # the tile in workgroup memory (count: none)
+    while True:
+        if w < count:  # tile w's runs of a into registers
+            at = tile_origin(w, tiles_x, tiles_y, u32(GROUP))
+            x = at.x * u32(TILE) + run * u32(4)  # a's first column of the run
+            for j in tx.static_range(TILE * TILE // (4 * THREADS)):
+                y = at.y * u32(TILE) + line + u32(j * (4 * THREADS // TILE))  # a's row
+                if VEC_IN:
+                    if y < rows and x < cols:
+                        stage[j] = a[y * cols4 + x // u32(4)]
+                else:
+                    for k in tx.static_range(4):
+                        if y < rows and x + u32(k) < cols:
+                            stage[j][k] = a[y * cols + x + u32(k)]
+        if held < count:  # the held tile's columns to out's rows
+            at = tile_origin(held, tiles_x, tiles_y, u32(GROUP))
+            ox = at.y * u32(TILE) + run * u32(4)  # out's first column of the run (a's row)
+            for j in tx.static_range(TILE * TILE // (4 * THREADS)):
+                r = line + u32(j * (4 * THREADS // TILE))  # a's column in the tile
+                oy = at.x * u32(TILE) + r  # out's row
+                v = vec4u(0)
                 for k in tx.static_range(4):
-                    if y < rows and x + u32(k) < cols:
-                        stage[j][k] = a[y * cols + x + u32(k)]
+                    if SWIZZLE:  # row 4 run + k of the tile, the run holding column r
+                        q = (r // u32(4)) ^ (run % u32(8))
+                        v[k] = runs[(run * u32(4) + u32(k)) * u32(TILE // 4) + q][r % u32(4)]
+                    else:
+                        v[k] = tile[(run * u32(4) + u32(k)) * u32(TILE + 1) + r]
+                if VEC_OUT:
+                    if oy < cols and ox < rows:
+                        out[oy * rows4 + ox // u32(4)] = v
+                else:
+                    for k in tx.static_range(4):
+                        if oy < cols and ox + u32(k) < rows:
+                            out[oy * rows + ox + u32(k)] = v[k]
+        tx.workgroup_barrier()  # the held tile is read before tile w overwrites it
+        if w >= count:
+            break
         for j in tx.static_range(TILE * TILE // (4 * THREADS)):
             r = line + u32(j * (4 * THREADS // TILE))
             if SWIZZLE:
@@ -191,26 +223,18 @@ def transpose_vec4(
                 for k in tx.static_range(4):
                     tile[r * u32(TILE + 1) + run * u32(4) + u32(k)] = stage[j][k]
         tx.workgroup_barrier()
-        ox = tile_y * u32(TILE) + run * u32(4)  # out's first column of the run (a's row)
-        for j in tx.static_range(TILE * TILE // (4 * THREADS)):
-            r = line + u32(j * (4 * THREADS // TILE))  # a's column in the tile
-            oy = tile_x * u32(TILE) + r  # out's row
-            v = vec4u(0)
-            for k in tx.static_range(4):
-                if SWIZZLE:  # row 4 run + k of the tile, the run holding column r
-                    q = (r // u32(4)) ^ (run % u32(8))
-                    v[k] = runs[(run * u32(4) + u32(k)) * u32(TILE // 4) + q][r % u32(4)]
-                else:
-                    v[k] = tile[(run * u32(4) + u32(k)) * u32(TILE + 1) + r]
-            if VEC_OUT:
-                if oy < cols and ox < rows:
-                    out[oy * rows4 + ox // u32(4)] = v
-            else:
-                for k in tx.static_range(4):
-                    if oy < cols and ox + u32(k) < rows:
-                        out[oy * rows + ox + u32(k)] = v[k]
-        tx.workgroup_barrier()  # the tile is read before the next one overwrites it
-        w += tx.num_workgroups().x * tx.num_workgroups().y
+        held = w
+        w += step
+
+
+@tx.func
+def tile_origin(w: u32, tiles_x: u32, tiles_y: u32, group: u32) -> vec2u:
+    """(tile column, tile row) of tile w: the groups of `group` tile rows in turn, in a
+    group the tiles column by column."""
+    first = (w // (group * tiles_x)) * group
+    height = min(tiles_y - first, group)  # this group's tile rows
+    inside = w % (group * tiles_x)
+    return vec2u(inside // height, first + inside % height)
 
 
 def matmul_tiles(
@@ -422,15 +446,15 @@ def _transpose_launch(a: DeviceArray, out: DeviceArray, config: dict) -> None:
 TRANSPOSE_VEC4_CANDIDATES = [
     {"TILE": tile, "THREADS": threads, "SWIZZLE": swizzle, "GROUP": group}
     for tile, threads, swizzle, group in (
+        (64, 256, False, 1),
         (32, 128, False, 1),
+        (64, 128, False, 1),
+        (64, 512, False, 1),
         (32, 256, False, 1),
         (32, 64, False, 1),
-        (32, 128, True, 1),
-        (32, 256, True, 1),
-        (32, 128, False, 4),
-        (32, 256, False, 4),
         (64, 256, True, 1),
-        (64, 128, True, 1),
+        (32, 128, True, 1),
+        (64, 256, False, 4),
     )
 ]
 #: The scalar configurations (neither side a multiple of 4) it tries after the default.
@@ -451,14 +475,14 @@ def _transpose_configs(key) -> list:
 
 
 def _transpose_vec4(a: DeviceArray, out: DeviceArray, config: dict) -> None:
-    """Launch `transpose_vec4`, a's data into out (cols x rows): a workgroup per tile
-    (tiles numbered row-major over the grid), vec4 loads where a's rows allow, vec4 stores
-    where out's do."""
+    """Launch `transpose_vec4`, a's data into out (cols x rows): a workgroup per tile, at
+    most TRANSPOSE_WORKGROUPS (each then loops over tiles), vec4 loads where a's rows allow,
+    vec4 stores where out's do."""
     cols, rows = out.shape
-    limit = device_limit("max-compute-workgroups-per-dimension")
     tiles = -(-cols // config["TILE"]) * -(-rows // config["TILE"])
-    height = min(-(-tiles // limit), limit)  # rows of workgroups: fewer than one spare row
-    groups = (min(-(-tiles // height), limit), height)
+    groups = (
+        min(tiles, TRANSPOSE_WORKGROUPS, device_limit("max-compute-workgroups-per-dimension")),
+    )
     load, store = (vec4u if cols % 4 == 0 else u32), (vec4u if rows % 4 == 0 else u32)
     vectors = {"IN": load, "OUT": store, "VEC_IN": load is vec4u, "VEC_OUT": store is vec4u}
     kernel = _kernel(transpose_vec4, (config["THREADS"],))

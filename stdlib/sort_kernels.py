@@ -159,13 +159,6 @@ def digit_starts(counts: Array[u32]):
     counts[u32(STARTS) + p * u32(RADIX) + t] = start
 
 
-@tx.kernel(workgroup_size=WORKGROUP)
-def least_subgroup_size(least: Array[Atomic[u32]]):
-    """least[0] = min(least[0], the subgroup size of each invocation): what sort_pass's
-    workgroups (of the same size) get on this device, which adapters do not tell."""
-    tx.atomic_min(least[0], tx.subgroup_size())
-
-
 @tx.func
 def padded(i: u32) -> u32:
     """Where entry i of a tile lives in workgroup memory: one word of padding after every

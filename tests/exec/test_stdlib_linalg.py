@@ -93,6 +93,19 @@ def test_transpose_vec4_matches_numpy(shape, vec_in, vec_out, swizzle):
         np.testing.assert_array_equal(got.numpy(), a.T)
 
 
+@pytest.mark.parametrize("workgroups", [1, 3, 2048])
+def test_transpose_default_tiles_pipelined(monkeypatch, workgroups):
+    """The default vec4 tiles (64 wide) around their edges, with one workgroup (every tile
+    goes through the pipeline of one workgroup), 3 (each a different number of tiles) and
+    one per tile."""
+    monkeypatch.setattr(linalg, "TRANSPOSE_WORKGROUPS", workgroups)
+    rng = np.random.default_rng(workgroups)
+    for shape in [(64, 64), (130, 68), (68, 131), (131, 68), (5, 200)]:
+        a = rng.integers(-(2**31), 2**31, shape, dtype=np.int32)
+        got = stdlib.transpose(a)
+        np.testing.assert_array_equal(got.numpy(), a.T)
+
+
 def test_transpose_vec4_groups_of_tile_rows():
     """Tiles numbered down groups of GROUP tile rows (the last group shorter, or the only
     one taller than the array), one workgroup per tile."""
@@ -103,8 +116,8 @@ def test_transpose_vec4_groups_of_tile_rows():
 
 
 def test_transpose_chooses_the_kernel_by_shape(monkeypatch):
-    """The vec4 kernel where rows or cols is a multiple of 4 (its default tiles, 32 wide,
-    which fit a device with little workgroup memory too), else the scalar one; a vec4
+    """The vec4 kernel where rows or cols is a multiple of 4 (its default tiles, 64 wide, or
+    32 wide on a device with 16 KiB of workgroup memory), else the scalar one; a vec4
     configuration falls back to the scalar kernel where the shape cannot take it."""
     assert linalg.transpose_config(8192, 8192) == linalg.TRANSPOSE_VEC4_TILES
     assert linalg.transpose_config(6, 8) == linalg.TRANSPOSE_VEC4_TILES
@@ -121,7 +134,7 @@ def test_transpose_chooses_the_kernel_by_shape(monkeypatch):
         "device_limit",
         lambda name: 16384 if name == "max-compute-workgroup-storage-size" else limit(name),
     )
-    assert linalg.transpose_config(64, 64) == linalg.TRANSPOSE_VEC4_TILES
+    assert linalg.transpose_config(64, 64) == linalg.TRANSPOSE_VEC4_SMALL
     with pytest.raises(ValueError, match="the padded tile takes 16640 bytes"):
         linalg.transpose_config(64, 64, {"TILE": 64, "THREADS": 256})
     swizzled = {"TILE": 64, "THREADS": 256, "SWIZZLE": True}  # 16384 bytes: no padding
@@ -280,9 +293,14 @@ def test_bad_arguments_are_named():
 
 
 def test_wgsl_passes_tint(tint):
+    """Tint's pipelines have WebGPU's default limits: the 64-wide vec4 tile (16640 bytes of
+    workgroup memory) is naga's only (test_transpose_default_tiles_pipelined)."""
+    small = linalg.TRANSPOSE_VEC4_SMALL
     kernels = [
         linalg._kernel(linalg.transpose_tiles, (32, 8)).specialize(T=tx.i32, TILE=32, ROWS=8),
-        linalg._kernel(linalg.transpose_vec4, (256,)).specialize(IN=tx.vec4u, OUT=tx.vec4u),
+        linalg._kernel(linalg.transpose_vec4, (small["THREADS"],)).specialize(
+            IN=tx.vec4u, OUT=tx.vec4u, **small
+        ),
         linalg._kernel(linalg.transpose_vec4, (64,)).specialize(
             IN=tx.u32, OUT=tx.vec4u, VEC_IN=False, **VEC4_TILES
         ),
