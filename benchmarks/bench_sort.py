@@ -33,13 +33,13 @@ from bench_stdlib import read_cub, timed, torch_timed  # noqa: E402
 sort_module = importlib.import_module("pyshader_tx.stdlib.sort")
 sort_kernels = importlib.import_module("pyshader_tx.stdlib.sort_kernels")
 
-SWEEP_ITEMS = (4, 8, 12, 16, 24)
+SWEEP_ITEMS = (8, 12, 13, 14, 16, 17, 18)
 
 
 def configs(pairs: bool, lanes: int, sweep: bool) -> list:
     """The kernel constants to time: the defaults, and with `sweep` every ITEMS that fits
     (tiles of 256 * ITEMS keys), and the one-bit-split ranking at the default ITEMS."""
-    default = sort_module.tile_items(sort_kernels.SORT_ITEMS, pairs, lanes)
+    default = sort_module.default_items(pairs, lanes)
     found = [{"items": default, "splits": False}]
     if sweep:
         for items in SWEEP_ITEMS:

@@ -7,11 +7,13 @@ THREADS invocations moves a TILE x TILE tile in runs of 4 consecutive elements, 
 invocation TILE * TILE / (4 THREADS) runs held in registers at once: a's rows are read as
 vec4 loads (cols a multiple of 4; else 4 scalar loads) into workgroup memory, and out's
 rows (4 consecutive elements of a tile column, gathered) written as vec4 stores (rows a
-multiple of 4; else 4 scalar stores). Each 32 consecutive invocations (an NVIDIA warp)
-take 8 runs (128 bytes) of 4 consecutive tile rows. The tile's rows are padded to TILE + 1
-elements, so with 32 banks of 4 bytes (NVIDIA's) a warp touches 32 banks both when it
-stores its runs (banks 4 run + row + k, mod 32) and when it gathers element k of its runs
-of a column (banks (4 run + k)(TILE + 1) + column = 4 run + column + const). SWIZZLE
+multiple of 4; else 4 scalar stores). Consecutive invocations take consecutive runs of a
+tile row (a row of runs, then the next row). The tile's rows are padded to TILE + 1
+elements, so with 32 banks of 4 bytes (NVIDIA's) the 8 runs of a 32-wide row touch 32
+banks both when they are stored (banks 4 run + row + k, mod 32) and when element k of
+their runs of a column is gathered (banks (4 run + k)(TILE + 1) + column = 4 run + column
++ const); a 64-wide row's 16 runs touch each bank twice (measured faster on an H100 than
+8 runs of 4 rows, which touch each once: RESULTS.md section 8). SWIZZLE
 instead keeps the rows unpadded with runs stored as vec4 (one store each) at run index
 `run ^ (row / 4 % 8)`, which spreads the gathers over the banks the same way. GROUP > 1
 numbers the tiles down groups of GROUP tile rows first, so the workgroups running at once
@@ -157,8 +159,8 @@ def transpose_vec4(
     """out (cols x rows) = a.T (a: rows x cols) moved as bits (u32), a TILE x TILE tile
     at a time per workgroup of THREADS invocations, in runs of 4 elements: a reads a's rows
     as vec4 (VEC_IN: cols a multiple of 4, a bound as vec4u) or 4 scalars, and out's rows
-    likewise (VEC_OUT: rows a multiple of 4). Each group of 32 invocations moves 8 runs
-    (128 bytes) of 4 consecutive tile rows. Workgroups loop over the tiles, numbered in
+    likewise (VEC_OUT: rows a multiple of 4). Invocation i moves run i % (TILE / 4) of
+    tile rows i / (TILE / 4) + k THREADS / (TILE / 4). Workgroups loop over the tiles, numbered in
     groups of GROUP tile rows, column by column in a group (GROUP 1: row by row), with the
     loads of a tile issued before the previous tile leaves workgroup memory: each round
     loads tile w into registers, stores tile w - step from workgroup memory to out, then
@@ -168,9 +170,8 @@ def transpose_vec4(
     tile = tx.workgroup_array(u32, 1 if SWIZZLE else TILE * (TILE + 1))
     stage = tx.local_array(vec4u, TILE * TILE // (4 * THREADS))
     thread = tx.local_invocation_index()
-    band = thread // u32(32)
-    run = thread % u32(8) + u32(8) * (band % u32(TILE // 32))  # a run of 4 columns
-    line = (thread % u32(32)) // u32(8) + u32(4) * (band // u32(TILE // 32))  # a tile row
+    run = thread % u32(TILE // 4)  # a run of 4 columns
+    line = thread // u32(TILE // 4)  # a tile row
     cols4 = cols // u32(4)
     rows4 = rows // u32(4)
     tiles_x = (cols + u32(TILE - 1)) // u32(TILE)

@@ -210,13 +210,20 @@ def _radix_sort(
     return sorted_keys, sorted_values
 
 
+def default_items(pairs: bool, min_lanes: int) -> int:
+    """sort_pass's default ITEMS: SORT_ITEMS (SORT_PAIRS_ITEMS with values), or the most
+    below it that fits the workgroup memory."""
+    return tile_items(kernels.SORT_PAIRS_ITEMS if pairs else kernels.SORT_ITEMS, pairs, min_lanes)
+
+
 def _sort_configs(key) -> list:
-    """sort's configs: ITEMS keys per invocation of `sort_pass`: the default (SORT_ITEMS,
-    or the most below it that fits the workgroup memory), then others that fit."""
+    """sort's configs: ITEMS keys per invocation of `sort_pass`: the default
+    (`default_items`), then others that fit."""
     _, pairs, min_lanes = key
-    default = tile_items(kernels.SORT_ITEMS, pairs, min_lanes)
+    default = default_items(pairs, min_lanes)
     limit = device_limit("max-compute-workgroup-storage-size")
-    others = [i for i in (4, 8, 16, 12, 6, 2, 1) if _workgroup_bytes(i, pairs, min_lanes) <= limit]
+    candidates = (4, 8, 12, 14, 16, 18, 6, 2, 1)
+    others = [i for i in candidates if _workgroup_bytes(i, pairs, min_lanes) <= limit]
     return [{"ITEMS": default}] + [{"ITEMS": i} for i in others if i != default]
 
 

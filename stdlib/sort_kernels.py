@@ -60,8 +60,10 @@ INCLUSIVE = 2
 COUNT_MASK = 0x3FFFFFFF
 #: State reads without progress an invocation makes before the workgroup falls back.
 SPIN_LIMIT = 64
-#: Keys per invocation of `sort_pass` (its ITEMS): a tile is WORKGROUP * ITEMS keys.
-SORT_ITEMS = 12
+#: Keys per invocation of `sort_pass` (its ITEMS) for keys alone and for pairs: a tile is
+#: WORKGROUP * ITEMS keys. (The fastest of 11..18 on an H100: RESULTS.md section 8.)
+SORT_ITEMS = 14
+SORT_PAIRS_ITEMS = 18
 #: The most: a tile's positions and counts must fit 16 bits.
 MAX_ITEMS = 255
 #: The least subgroup size `sort_pass` ranks by matching digits across lanes (its
@@ -225,9 +227,10 @@ def sort_pass(
     Subgroup s loads the ITEMS rows of `lanes` keys from s * lanes * ITEMS on (coalesced)
     and keeps them in registers. Ranking, with subgroups of MIN_LANES or more (unless
     SPLITS): `match_ranks`; else `split_ranks`. Either leaves the tile's keys in digit
-    order in `order` (padded), with VALUES their values at the same places of
+    order in `order` (padded), with VALUES the key's index in the tile at the same place of
     `values_tile` (one word without values: workgroup array lengths fold arithmetic, not
-    min() or tx.select)."""
+    min() or tx.select): values are not held in registers but read by that index as the
+    tile is stored (fewer registers: more workgroups per multiprocessor)."""
     tile = tx.workgroup_id().x
     if tile >= tiles:  # the surplus of a folded launch
         return
@@ -246,17 +249,11 @@ def sort_pass(
     digit_total = counts[pass_at + t]
     digit_start = counts[u32(STARTS) + pass_at + t]
     keys = tx.local_array(u32, ITEMS)
-    values = tx.local_array(u32, ITEMS)
     for j in tx.static_range(ITEMS):
         i = chunk + u32(j) * lanes + lane
         keys[j] = u32(NAN_BITS)  # past the tile's keys: behind every key (digit 255)
         if i < valid:
             keys[j] = encode_key(keys_in[base + i], encoding)
-            if VALUES:
-                if indices == u32(1):
-                    values[j] = base + i
-                else:
-                    values[j] = values_in[base + i]
     matched = lanes >= u32(MIN_LANES) and not SPLITS
     # Per subgroup and digit, a count in workgroup memory (two 16-bit counts a word),
     # taken before the ranking ("early counts"), so that the tile's counts go into the
@@ -280,7 +277,7 @@ def sort_pass(
             if i < valid:
                 keys_out[base + i] = decode_key(keys[j], decoding)
                 if VALUES:
-                    values_out[base + i] = values[j]
+                    values_out[base + i] = value_at(values_in, base + i, indices)
         return
     values_tile = tx.workgroup_array(u32, 1 + (WORKGROUP * ITEMS - 1) * tx.i32(VALUES))
     order = tx.workgroup_array(u32, WORKGROUP * ITEMS + WORKGROUP * ITEMS // 32)
@@ -337,13 +334,13 @@ def sort_pass(
                 place = starts[digit] + ((before >> half) & u32(0xFFFF)) + rank
                 order[padded(place)] = keys[j]
                 if VALUES:
-                    values_tile[place] = values[j]
+                    values_tile[place] = i
         tx.workgroup_barrier()
     else:
         # Eight stable one-bit splits over the tile in workgroup memory: invocation t takes
         # entries t*ITEMS .. t*ITEMS+ITEMS-1, each split scans their zero bits and moves
-        # every key to its place in `order`, and with VALUES its value to the same place
-        # in `values_tile`.
+        # every key to its place in `order`, and with VALUES its index in the tile to the
+        # same place in `values_tile`.
         digit_counts = tx.workgroup_array(Atomic[u32], RADIX)
         zero_total = tx.workgroup_array(u32, 1)
         for j in tx.static_range(ITEMS):
@@ -353,11 +350,11 @@ def sort_pass(
                 tx.atomic_add(digit_counts[digit], u32(1))
             order[padded(i)] = keys[j]
             if VALUES:
-                values_tile[i] = values[j]
+                values_tile[i] = i
         tx.workgroup_barrier()
         first = t * u32(ITEMS)
         entries = tx.local_array(u32, ITEMS)
-        moved = tx.local_array(u32, ITEMS)  # their values
+        moved = tx.local_array(u32, ITEMS)  # their indices in the tile
         for j in tx.static_range(ITEMS):
             entries[j] = order[padded(first + u32(j))]
             if VALUES:
@@ -405,7 +402,15 @@ def sort_pass(
             at = starts[(entry >> shift) & u32(RADIX - 1)] + i
             keys_out[at] = decode_key(entry, decoding)
             if VALUES:
-                values_out[at] = values_tile[i]
+                values_out[at] = value_at(values_in, base + values_tile[i], indices)
+
+
+@tx.func
+def value_at(values: Array[u32], k: u32, indices: u32) -> u32:
+    """The value that travels with key k: its index (argsort's first pass) or values[k]."""
+    if indices == u32(1):
+        return k
+    return values[k]
 
 
 @tx.func

@@ -26,6 +26,7 @@ SIZES = [0, 1, TILE - 1, TILE, TILE + 1, 5 * TILE + 3]
 @pytest.fixture(autouse=True)
 def small_tiles(monkeypatch):
     monkeypatch.setattr(sort_kernels, "SORT_ITEMS", ITEMS)
+    monkeypatch.setattr(sort_kernels, "SORT_PAIRS_ITEMS", ITEMS)
 
 
 def special_floats(n, rng):
