@@ -382,14 +382,18 @@ def _matrix(x, name: str, dtypes: dict):
     whose dtype is one of `dtypes`."""
     x = _as_array(x)
     dtype = np.dtype(x.dtype)
-    names = ", ".join(str(d) for d in dtypes)
     if dtype not in dtypes:
-        raise TypeError(f"{name} must hold {names} data, not {x.dtype}")
+        raise TypeError(f"{name} must hold {_names(dtypes)} data, not {x.dtype}")
     if isinstance(x, DeviceArray) and x.element not in (None, dtypes[dtype]):
-        raise TypeError(f"{name} must hold {names} data, not {x.element!r} elements")
+        raise TypeError(f"{name} must hold {_names(dtypes)} data, not {x.element!r} elements")
     if x.ndim != 2:
         raise ValueError(f"{name} must be a 2-D array, not shape {tuple(x.shape)}")
     return x, dtypes[dtype]
+
+
+def _names(dtypes: dict) -> str:
+    """The dtypes of an error message ("uint32, int32, float32")."""
+    return ", ".join(str(d) for d in dtypes)
 
 
 def _view(x: DeviceArray, element: t.Type) -> DeviceArray:

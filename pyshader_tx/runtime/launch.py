@@ -290,8 +290,8 @@ class Launcher:
 
         key = tuple(keys)
         cache = self._bind_groups
-        bind_group = cache.get(key)
-        if bind_group is None:
+        cached = cache.get(key)  # (bind group, bytes it binds)
+        if cached is None:
             bindings = []  # (buffer, bytes bound) per array parameter
             for param in self._arrays:
                 value = args[param.index]
@@ -302,12 +302,12 @@ class Launcher:
                 bindings.append(print_buffer._binding)
             if len(cache) >= BIND_GROUPS_PER_LAUNCHER:
                 _forget_bind_group(cache, next(iter(cache)))
-            cache[key] = bind_group
+            cached = cache[key] = (bind_group, sum(size for _, size in bindings))
             for buffer, _ in bindings:
                 _watch_buffer(buffer, cache, key)
 
         pipeline = self._folded() if folded else self._pipeline
-        recording().dispatch(pipeline, bind_group, counts, uniforms)
+        recording().dispatch(pipeline, cached[0], counts, uniforms, bound_bytes=cached[1])
 
         if readbacks is not None:
             for param, buffer, array in readbacks:

@@ -4,8 +4,17 @@ Kernel launches are not submitted one by one. `recording()` is the process's one
 `Recording` (for the current device); a launch records its dispatch there
 (`Recording.dispatch`), and the recorded work goes to the GPU in one `queue.submit` when a
 result is needed (`flush`: `DeviceArray.numpy()`, the copy-back of a numpy argument the
-kernel writes), when `MAX_RECORDED_COMMANDS` commands have piled up, or at
+kernel writes), when `MAX_RECORDED_COMMANDS` commands have piled up, when the recorded
+dispatches bind `FLUSH_BOUND_BYTES` or more (counted per dispatch), or at
 `tx.synchronize()` (`synchronize`: flush, then wait for the GPU).
+
+Why the bytes bound. Until it is submitted, recorded work does not run: a loop of launches
+costs the host's time to record them *plus* the GPU's time to run them, one after the
+other. Work that binds a lot of memory (a transpose of a 256 MiB array, a pass of a large
+sort) takes the GPU long enough (about 0.1 ms per 256 MiB on an H100, far longer on
+smaller GPUs) that submitting it at once costs less than leaving the GPU idle while the
+host records what follows: the GPU then runs it while the host records the next launches.
+Small launches keep sharing one submission.
 
 Consecutive dispatches share one compute pass: WebGPU orders the dispatches of a pass
 (each is its own usage scope), so a launch sees what the one before it wrote. Within a
@@ -50,12 +59,16 @@ __all__ = [
     "flush",
     "synchronize",
     "MAX_RECORDED_COMMANDS",
+    "FLUSH_BOUND_BYTES",
     "UNIFORM_ARENA_BYTES",
 ]
 
 # Recorded commands (dispatches and copies) after which the recording is submitted anyway,
 # so a long loop of launches without a result neither grows without bound nor idles the GPU.
 MAX_RECORDED_COMMANDS = 1024
+# Bytes of storage bound by the dispatches recorded since the last submission after which
+# the recording is submitted (see the module doc).
+FLUSH_BOUND_BYTES = 256 << 20
 # Bytes of one staging chunk that small host writes share.
 STAGING_CHUNK = 1 << 16
 # Offsets of writes into mapped staging memory are multiples of this (WebGPU's
@@ -124,6 +137,7 @@ class Recording:
         self._chunk = None  # the staging chunk small writes go to, and its bytes used
         self._chunk_used = 0
         self.commands = 0
+        self.bound_bytes = 0  # bound by the dispatches recorded since the last submission
         self._probe = None  # a 4-byte buffer `synchronize` reads back
         # The uniform arena (see the module doc): its buffer, host copy, bytes used, and
         # the offset of each distinct block placed since the last flush.
@@ -150,10 +164,13 @@ class Recording:
         if compute_pass is not None:
             compute_pass.end()
 
-    def dispatch(self, pipeline, bind_group, counts, uniforms: bytes | None = None) -> None:
+    def dispatch(
+        self, pipeline, bind_group, counts, uniforms: bytes | None = None, bound_bytes: int = 0
+    ) -> None:
         """Record one dispatch of `pipeline` with `bind_group` (group 0) over `counts`.
         `uniforms` is the launch's uniform block (bound at its slice of the arena through
-        the group's one dynamic offset), or None for a kernel without one."""
+        the group's one dynamic offset), or None for a kernel without one; `bound_bytes`:
+        the storage the bind group binds (towards FLUSH_BOUND_BYTES)."""
         offset = None if uniforms is None else self._uniform_offset(uniforms)
         compute_pass = self._pass
         if compute_pass is None:
@@ -167,7 +184,8 @@ class Recording:
         self._pass_state = (pipeline, bind_group, offset)
         _dispatch_workgroups(compute_pass, counts)
         self.commands += 1
-        if self.commands >= MAX_RECORDED_COMMANDS:
+        self.bound_bytes += bound_bytes
+        if self.commands >= MAX_RECORDED_COMMANDS or self.bound_bytes >= FLUSH_BOUND_BYTES:
             self.flush()
 
     def _uniform_offset(self, block: bytes) -> int:
@@ -272,6 +290,7 @@ class Recording:
             return
         # The recording is reset first, so an error below does not leave it half open.
         self.commands = 0
+        self.bound_bytes = 0
         staging, self._staging = self._staging, []
         self._chunk = None
         self._end_pass()

@@ -139,6 +139,27 @@ def test_long_recordings_are_submitted_in_bounded_chunks(submissions, monkeypatc
     np.testing.assert_array_equal(a.numpy(), expect)
 
 
+@pytest.mark.sim_skip("tests wgpu's command recording")
+def test_launches_binding_much_memory_are_submitted_at_once(submissions, monkeypatch):
+    """Each launch binds 2 x 80 bytes (a's and b's 20 words): with FLUSH_BOUND_BYTES 400, the
+    recording is submitted after every third launch (480 bytes), the rest at the end."""
+    monkeypatch.setattr(recording_module, "FLUSH_BOUND_BYTES", 400)
+    n = 20
+    x = np.arange(n, dtype=np.uint32)
+    a, b = tx.to_device(x), tx.empty(n, u32)
+    tx.synchronize()
+    submissions.clear()
+    expect = x
+    for step in range(7):
+        source, target = (a, b) if step % 2 == 0 else (b, a)
+        affine(source, target, step, threads=n)
+        expect = affine_reference(expect, step)
+    assert len(submissions) == 2  # after launches 3 and 6
+    recording_module.flush()
+    assert len(submissions) == 3  # launch 7
+    np.testing.assert_array_equal(b.numpy(), expect)
+
+
 @tx.kernel(workgroup_size=32)
 def double(x: Array[u32], y: Array[u32]):
     i = tx.global_invocation_id().x
@@ -287,7 +308,7 @@ def test_pass_commands_called_directly_are_still_validated():
     compiled = affine.compiled()
     get_code = compiled.wgpu_spirv if tx.options.shader_source == "spirv" else compiled.naga_code
     launcher = launcher_for(compiled.interface, get_code)
-    group = launcher._bind_groups[(a._key, b._key)]
+    group = launcher._bind_groups[(a._key, b._key)][0]
     encoder = tx.device().create_command_encoder()
     compute_pass = encoder.begin_compute_pass()
     compute_pass.set_pipeline(launcher._pipeline)
