@@ -122,42 +122,40 @@ def test_numpy_inputs_uploaded_while_launches_are_recorded():
     np.testing.assert_array_equal(c.numpy(), affine_reference(second, 3))
 
 
-@pytest.mark.sim_skip("tests wgpu's command recording")
-def test_long_recordings_are_submitted_in_bounded_chunks(submissions, monkeypatch):
-    monkeypatch.setattr(recording_module, "MAX_RECORDED_COMMANDS", 8)
+def ping_pong(launches: int, submissions: list):
+    """`launches` affine launches between two 20-word arrays (the submissions counted from
+    the first): (the array the last one wrote, what it must hold)."""
     n = 20
     x = np.arange(n, dtype=np.uint32)
     a, b = tx.to_device(x), tx.empty(n, u32)
     tx.synchronize()
     submissions.clear()
     expect = x
-    for step in range(20):
+    for step in range(launches):
         source, target = (a, b) if step % 2 == 0 else (b, a)
         affine(source, target, step % 3, threads=n)
         expect = affine_reference(expect, step % 3)
+    return target, expect
+
+
+@pytest.mark.sim_skip("tests wgpu's command recording")
+def test_long_recordings_are_submitted_in_bounded_chunks(submissions, monkeypatch):
+    monkeypatch.setattr(recording_module, "MAX_RECORDED_COMMANDS", 8)
+    written, expect = ping_pong(20, submissions)
     assert 2 <= len(submissions) <= 10
-    np.testing.assert_array_equal(a.numpy(), expect)
+    np.testing.assert_array_equal(written.numpy(), expect)
 
 
 @pytest.mark.sim_skip("tests wgpu's command recording")
 def test_launches_binding_much_memory_are_submitted_at_once(submissions, monkeypatch):
-    """Each launch binds 2 x 80 bytes (a's and b's 20 words): with FLUSH_BOUND_BYTES 400, the
+    """Each launch binds 2 x 80 bytes (two 20-word arrays): with FLUSH_BOUND_BYTES 400, the
     recording is submitted after every third launch (480 bytes), the rest at the end."""
     monkeypatch.setattr(recording_module, "FLUSH_BOUND_BYTES", 400)
-    n = 20
-    x = np.arange(n, dtype=np.uint32)
-    a, b = tx.to_device(x), tx.empty(n, u32)
-    tx.synchronize()
-    submissions.clear()
-    expect = x
-    for step in range(7):
-        source, target = (a, b) if step % 2 == 0 else (b, a)
-        affine(source, target, step, threads=n)
-        expect = affine_reference(expect, step)
+    written, expect = ping_pong(7, submissions)
     assert len(submissions) == 2  # after launches 3 and 6
     recording_module.flush()
     assert len(submissions) == 3  # launch 7
-    np.testing.assert_array_equal(b.numpy(), expect)
+    np.testing.assert_array_equal(written.numpy(), expect)
 
 
 @tx.kernel(workgroup_size=32)
