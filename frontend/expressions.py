@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pyshader_tx import declarations as decl
 from pyshader_tx import ir
 from pyshader_tx import types as t
+from pyshader_tx.ir.fold import fold_expression
 from pyshader_tx.ir.intrinsics import MATH_CONSTANTS
 from pyshader_tx.values import MatrixValue, VectorValue
 
@@ -603,6 +604,9 @@ class ExpressionLowering:
 
     def lower_ifexp(self, node: ast.IfExp):
         condition = self.condition(node.test)
+        folded = fold_expression(condition)
+        if isinstance(folded, ir.Literal):  # a constant condition: only the arm taken, which
+            return self.operand(node.body if folded.value else node.orelse)  # stays abstract
         accept = self.operand(node.body)
         reject = self.operand(node.orelse)
         accept, reject = self.unify(accept, reject, node, "choose between")

@@ -121,6 +121,28 @@ def test_const_float_and_bool_parameters(factor, negate):
     np.testing.assert_allclose(out, x * factor * (-1 if negate else 1), rtol=1e-6)
 
 
+@tx.kernel(workgroup_size=1)
+def const_choices(out: Array[u32], x: Array[f32], WIDE: tx.Const[bool]):
+    out[0] = u32(0xFFFFFFFF if WIDE else 7)  # the arm taken stays an untyped literal
+    # the arm not taken is not compiled: x[0] is an f32, never a u32 array
+    out[1] = u32(x[0]) if WIDE else x[0]
+
+
+@pytest.mark.parametrize("wide", [True, False])
+def test_a_const_condition_chooses_one_arm(wide):
+    """`a if COND else b` with a constant condition compiles the arm taken only, as an
+    `if` statement with one does: an integer literal there converts to u32 as it would
+    alone, and the other arm may not type-check in this specialisation."""
+    out = np.zeros(2, np.uint32)
+    if wide:
+        const_choices(out, np.array([5.0], np.float32), WIDE=True, threads=1)
+        assert out.tolist() == [0xFFFFFFFF, 5]
+    else:
+        with pytest.raises(tx.CompileError, match="f32"):  # x[0] stored into a u32 array
+            const_choices(out, np.array([5.0], np.float32), WIDE=False, threads=1)
+        assert out.tolist() == [0, 0]
+
+
 # ---------------------------------------------------------------------------------------
 # uniform parameters
 # ---------------------------------------------------------------------------------------
