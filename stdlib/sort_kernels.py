@@ -11,22 +11,28 @@ workgroup memory (workgroup atomics), then adds them to `counts` (4 x 256 global
 
 `sort_pass`: one launch per digit. Tile b (WORKGROUP * ITEMS keys) is loaded by
 subgroups, each its ITEMS rows of one key per lane, and ranked by digit, stably:
-- Match (subgroups of MIN_LANES lanes or more): per row, eight ballots give each lane the
-  lanes holding its digit; the first of them adds their number to the subgroup's count of
-  that digit (workgroup memory, two 16-bit counts a word) and hands the old count to the
-  others by a shuffle: the key's rank among the subgroup's keys of its digit. (Rows follow
+- Match (subgroups of MIN_LANES lanes or more). "Early counts": each subgroup first counts
+  its keys of each digit in workgroup memory (two 16-bit counts a word); the counts are
+  scanned per digit across the subgroups, the digits' totals across the tile, and the
+  tile's counts go into the chain of tiles (below) before any key is ranked. Then per row,
+  eight ballots give each lane the lanes holding its digit; the first of them adds their
+  number to the subgroup's (now scanned) count of that digit and hands the old value to
+  the others by a shuffle: with the digit's start in the tile and the lane's rank among
+  them, the key's place in the tile, where it is stored in workgroup memory. (Rows follow
   one another through the subgroup operations between them: a row's atomic has returned
-  before any lane takes part in the next row's ballots.) The subgroups' counts are then
-  scanned per digit, the digits' totals across the tile, and each key is stored at its
-  rank in workgroup memory.
+  before any lane takes part in the next row's ballots.)
 - Splits (smaller subgroups, whose per-subgroup counts would not fit): eight rounds of a
   one-bit split (a workgroup scan of each invocation's count of zero bits, then every
-  key moves to its place, its value with it), which needs no subgroup of any size.
+  key moves to its place), which needs no subgroup of any size.
+With values, the tile keeps each key's index in the tile beside it, and the values are
+read by that index as the tile is stored (none are held in registers). The code is
+branch-free per key where it can be (`encode_key`, `decode_key`, `lowest_lane`): the
+per-key code is unrolled ITEMS times, and its branches cost a fifth of a pass on an H100.
 
 The tile's count of each digit goes into the chain of tiles with decoupled look-back:
 invocation d owns digit d and one state word per (tile, digit), a flag in the top two bits
 (1 aggregate, 2 inclusive prefix) and the count in the low 30 (WGSL atomics are relaxed:
-value and flag in one word). The look-back assumes no forward progress between workgroups
+value and flag in one word); it reads LOOK_BACK_WINDOW predecessors' words at once. The look-back assumes no forward progress between workgroups
 (Decoupled Fallback, as the scan's `look_back`): once an invocation has spent its budget
 of waits, the workgroup takes the nearest predecessor tile that some invocation is stalled
 on and counts that tile's digits from the input itself; the counts found so are used,
@@ -226,7 +232,7 @@ def sort_pass(
 
     Subgroup s loads the ITEMS rows of `lanes` keys from s * lanes * ITEMS on (coalesced)
     and keeps them in registers. Ranking, with subgroups of MIN_LANES or more (unless
-    SPLITS): `match_ranks`; else `split_ranks`. Either leaves the tile's keys in digit
+    SPLITS): matching digits across lanes; else one-bit splits. Either leaves the tile's keys in digit
     order in `order` (padded), with VALUES the key's index in the tile at the same place of
     `values_tile` (one word without values: workgroup array lengths fold arithmetic, not
     min() or tx.select): values are not held in registers but read by that index as the
