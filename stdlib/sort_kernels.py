@@ -232,8 +232,9 @@ def sort_pass(
 
     Subgroup s loads the ITEMS rows of `lanes` keys from s * lanes * ITEMS on (coalesced)
     and keeps them in registers. Ranking, with subgroups of MIN_LANES or more (unless
-    SPLITS): matching digits across lanes; else one-bit splits. Either leaves the tile's keys in digit
-    order in `order` (padded), with VALUES the key's index in the tile at the same place of
+    SPLITS): matching digits across lanes; else one-bit splits. Either leaves the tile's
+    keys in digit order in `order` (padded), with VALUES the key's index in the tile at the
+    same place of
     `values_tile` (one word without values: workgroup array lengths fold arithmetic, not
     min() or tx.select): values are not held in registers but read by that index as the
     tile is stored (fewer registers: more workgroups per multiprocessor)."""
