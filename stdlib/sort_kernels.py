@@ -32,8 +32,9 @@ per-key code is unrolled ITEMS times, and its branches cost a fifth of a pass on
 The tile's count of each digit goes into the chain of tiles with decoupled look-back:
 invocation d owns digit d and one state word per (tile, digit), a flag in the top two bits
 (1 aggregate, 2 inclusive prefix) and the count in the low 30 (WGSL atomics are relaxed:
-value and flag in one word); it reads LOOK_BACK_WINDOW predecessors' words at once. The look-back assumes no forward progress between workgroups
-(Decoupled Fallback, as the scan's `look_back`): once an invocation has spent its budget
+value and flag in one word), reading LOOK_BACK_WINDOW predecessors' words at once. The
+look-back assumes no forward progress between workgroups (Decoupled Fallback, as the
+scan's `look_back`): once an invocation has spent its budget
 of waits, the workgroup takes the nearest predecessor tile that some invocation is stalled
 on and counts that tile's digits from the input itself; the counts found so are used,
 never published, so every state word has one writer. Each key then goes to the digit's
