@@ -47,8 +47,9 @@ def finite(*values):
 
 def normal(v):
     """Zero or a normal number (a GPU may flush subnormal inputs and results)."""
+    tiny = np.finfo(np.float16 if v.dtype == np.float16 else np.float32).tiny
     v = np.abs(v.astype(np.float64))
-    return (v == 0) | (v >= np.finfo(np.float16 if v.dtype == np.float16 else np.float32).tiny)
+    return (v == 0) | (v >= tiny)
 
 
 def within(low: float, high: float):
