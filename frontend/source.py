@@ -18,6 +18,7 @@ import textwrap
 from dataclasses import dataclass
 from typing import Callable
 
+from pyshader_tx.declarations import TypeVar
 from pyshader_tx.errors import CompileError, Span
 
 #: Returned by a lookup for names that are not defined.
@@ -131,15 +132,33 @@ def _live_lookup(fn) -> Callable[[str], object]:
             except ValueError:  # an empty cell: defined later in the enclosing function
                 pass
     module_globals = fn.__globals__
+    annotated = _annotation_typevars(fn)
 
     def lookup(name: str) -> object:
         if name in closure:
             return closure[name]
         if name in module_globals:
             return module_globals[name]
+        if name in annotated:
+            return annotated[name]
         return getattr(builtins, name, MISSING)
 
     return lookup
+
+
+def _annotation_typevars(fn) -> dict:
+    """The TypeVars in a function's evaluated annotations (`x: T`, `x: Array[T]`), by name.
+    A TypeVar of an enclosing function that the body does not use is in neither the
+    closure nor the globals: Python evaluated the annotations at `def` and kept the objects
+    (not under `from __future__ import annotations`, which keeps only their text). Found
+    by the TypeVar's own name, which is its variable's name when written
+    `T = tx.TypeVar("T")`."""
+    found = {}
+    for value in getattr(fn, "__annotations__", {}).values():
+        typevar = value if isinstance(value, TypeVar) else getattr(value, "typevar", None)
+        if isinstance(typevar, TypeVar):
+            found[typevar.__name__] = typevar
+    return found
 
 
 def from_class(cls) -> tuple[FunctionSource, dict]:

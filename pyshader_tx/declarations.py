@@ -36,7 +36,7 @@ class Array:
 
     def __class_getitem__(cls, element):
         if isinstance(element, TypeVar):  # read from the source when it is specialised
-            return GenericAnnotation(f"{cls.__name__}[{element.__name__}]")
+            return GenericAnnotation(f"{cls.__name__}[{element.__name__}]", element)
         return t.StorageArrayType(_element(element, cls.__name__), cls.ndim)
 
     def __init__(self):
@@ -94,10 +94,11 @@ class TypeVar:
 
 class GenericAnnotation:
     """What `Array[T]` evaluates to in Python for a TypeVar `T` (the frontend reads the
-    annotation from the source and substitutes the type bound to `T`)."""
+    annotation from the source and substitutes the type bound to `T`; `typevar` is `T`)."""
 
-    def __init__(self, text: str):
+    def __init__(self, text: str, typevar=None):
         self.text = text
+        self.typevar = typevar
 
     def __repr__(self) -> str:
         return self.text

@@ -342,3 +342,26 @@ def test_a_variable_only_in_branches_not_compiled():
         staged(x, out, WIDE=wide, threads=100)
         np.testing.assert_array_equal(out, want.astype(np.float32))
     assert "var v" not in staged.specialize(N=i32, WIDE=False).wgsl
+
+
+def test_a_typevar_of_an_enclosing_function_used_only_in_annotations():
+    """Python keeps such a TypeVar in the annotations it evaluated at `def`, not in the
+    closure: the compiler finds it there (by its name, as `T = tx.TypeVar("T")` gives it),
+    as `x: T` and inside `Array[T]`, for a kernel and for a device function."""
+    Num = tx.TypeVar("Num", f32, u32)
+
+    @tx.func
+    def twice(v: Num) -> Num:
+        return v + v
+
+    @tx.kernel(workgroup_size=64)
+    def double(x: Array[Num], y: Array[Num]):
+        i = tx.global_invocation_id().x
+        if i < len(x):
+            y[i] = twice(x[i])
+
+    for dtype in (np.float32, np.uint32):
+        x = np.arange(5).astype(dtype)
+        y = np.zeros_like(x)
+        double(x, y, threads=5)
+        np.testing.assert_array_equal(y, 2 * x)
