@@ -14,7 +14,7 @@ other. Work that binds a lot of memory (a transpose of a 256 MiB array, a pass o
 sort) takes the GPU long enough (about 0.1 ms per 256 MiB on an H100, far longer on
 smaller GPUs) that submitting it at once costs less than leaving the GPU idle while the
 host records what follows: the GPU then runs it while the host records the next launches.
-Small launches keep sharing one submission.
+Small launches keep sharing one submission. GPU timing holds this rule off (`held`).
 
 Consecutive dispatches share one compute pass: WebGPU orders the dispatches of a pass
 (each is its own usage scope), so a launch sees what the one before it wrote. Within a
@@ -48,6 +48,8 @@ print buffers (`prints.py`), until `prints.show_pending` shows them; `synchroniz
 """
 
 from __future__ import annotations
+
+import contextlib
 
 import wgpu
 
@@ -138,6 +140,7 @@ class Recording:
         self._chunk_used = 0
         self.commands = 0
         self.bound_bytes = 0  # bound by the dispatches recorded since the last submission
+        self.holding = False  # FLUSH_BOUND_BYTES off (`held`)
         self._probe = None  # a 4-byte buffer `synchronize` reads back
         # The uniform arena (see the module doc): its buffer, host copy, bytes used, and
         # the offset of each distinct block placed since the last flush.
@@ -148,6 +151,18 @@ class Recording:
         self._arena_used = 0
         self._uniform_offsets = {}
         self._uniform_alignment = device.limits["min-uniform-buffer-offset-alignment"]
+
+    @contextlib.contextmanager
+    def held(self):
+        """`with recording().held():` records without the FLUSH_BOUND_BYTES submissions
+        (the other reasons to submit still hold): timing (`timing.py`) keeps a rep's
+        markers and launches in one submission, so that no host time between submissions
+        falls between its timestamps."""
+        holding, self.holding = self.holding, True
+        try:
+            yield self
+        finally:
+            self.holding = holding
 
     @property
     def pending(self) -> bool:
@@ -185,7 +200,8 @@ class Recording:
         _dispatch_workgroups(compute_pass, counts)
         self.commands += 1
         self.bound_bytes += bound_bytes
-        if self.commands >= MAX_RECORDED_COMMANDS or self.bound_bytes >= FLUSH_BOUND_BYTES:
+        early = self.bound_bytes >= FLUSH_BOUND_BYTES and not self.holding
+        if self.commands >= MAX_RECORDED_COMMANDS or early:
             self.flush()
 
     def _uniform_offset(self, block: bytes) -> int:

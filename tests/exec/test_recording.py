@@ -156,6 +156,11 @@ def test_launches_binding_much_memory_are_submitted_at_once(submissions, monkeyp
     recording_module.flush()
     assert len(submissions) == 3  # launch 7
     np.testing.assert_array_equal(written.numpy(), expect)
+    with recording_module.recording().held():  # (as gpu_seconds records its reps)
+        written, expect = ping_pong(7, submissions)
+        assert submissions == []
+    recording_module.flush()
+    np.testing.assert_array_equal(written.numpy(), expect)
 
 
 @tx.kernel(workgroup_size=32)
