@@ -601,15 +601,21 @@ class CallLowering:
         """The value passed for a Const parameter: a constant known at compile time (a
         literal, a module constant, a Const parameter of the caller, an expression of those
         that folds) of the kind the parameter takes."""
-        value = self.place(node)
-        if not isinstance(value, (Meta, ArrayParam)):
+        place = self.place(node)
+        value = place
+        if not isinstance(place, (Meta, ArrayParam)):
             value = fold_expression(self.value(node))
         if not isinstance(value, ir.Literal):
-            got = self.describe_meta(value) if isinstance(value, (Meta, ArrayParam)) else None
+            if isinstance(place, (Meta, ArrayParam)):
+                got = self.describe_meta(place)
+            elif isinstance(place, ir.LocalRef):  # `width = 3` is a variable all the same
+                got = f"variable '{place.var.name}', a value at run time"
+            else:
+                got = "a value computed at run time"
             raise self.source.error(
                 node,
                 f"argument '{param.name}' of {name}() must be a compile-time constant"
-                f" ({param.ty!r}), got {got or 'a value computed at run time'}",
+                f" ({param.ty!r}), got {got}",
                 "use a literal, a module constant, a tx.Const parameter or an expression of"
                 " those",
             )
