@@ -62,7 +62,9 @@ def weighted(x: Array[f32], start: u32, N: tx.Const[int], SCALE: tx.Const[float]
 
 @tx.func
 def weighted_twice(x: Array[f32], start: u32, N: tx.Const[int]) -> f32:
-    return weighted(x, start, N, SCALE=2)  # its own Const passed on
+    if N > 3:  # decided at compile time: only one call is compiled
+        return weighted(x, start, N, SCALE=2)  # its own Const passed on
+    return weighted(x, start, N) * 2.0
 
 
 @tx.kernel(workgroup_size=64)
@@ -136,6 +138,7 @@ def test_each_set_of_values_is_one_function():
     wgsl = weighted_sums.wgsl
     names = ["weighted_N_2_SCALE_1p0", "weighted_N_3_SCALE_1p0", "weighted_N_4_SCALE_2p0"]
     assert all(wgsl.count(f"fn {name}(") == 1 for name in names)
+    assert "weighted_N_4_SCALE_1p0" not in wgsl  # the branch not taken in weighted_twice
     assert "fn weighted_twice_N_4(" in wgsl
 
 
