@@ -98,6 +98,21 @@ def _resolve(node: ast.expr, source: FunctionSource, what: str):
     raise source.error(node, f"the annotation of {what} is not a pyshader_tx type")
 
 
+def const_value(name: str, ty: t.ConstParamType, value) -> tuple:
+    """`value` for Const parameter `name` of type `ty`, and why it does not fit (None when
+    it does): a Const[float] takes an int as a float; otherwise the Python type must be
+    the one annotated (an int is no bool, a bool no int)."""
+    wanted = ty.python_type
+    if wanted is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    if type(value) is not wanted:
+        return (
+            value,
+            f"Const parameter '{name}' must be {wanted.__name__}, not {type(value).__name__}",
+        )
+    return value, None
+
+
 def struct_from_class(cls, source: FunctionSource | None, field_nodes: dict) -> t.StructType:
     """The StructType of a `@tx.struct` class. `field_nodes` maps field names to their
     annotation AST nodes (for diagnostics and static evaluation)."""
@@ -163,12 +178,14 @@ def typevar_problem(typevar, ty: t.Type) -> str | None:
 @dataclasses.dataclass
 class Specialisation:
     """One specialisation of a generic device function: its TypeVars' types (TypeVar ->
-    type) and the device functions its `tx.Func` parameters take (name -> Func)."""
+    type), the device functions its `tx.Func` parameters take (name -> Func) and the values
+    of its Const parameters (name -> bool, int or float)."""
 
     binding: dict
     functions: dict
     call_site: object = None  # the Span of the call that asked for it first (for messages)
     omitted: tuple = ()  # the parameters with default None that the call does not give
+    consts: dict = dataclasses.field(default_factory=dict)
 
     @property
     def key(self) -> tuple:
@@ -176,21 +193,35 @@ class Specialisation:
             tuple(self.binding.items()),  # TypeVars and device functions hash by identity
             tuple(self.functions.items()),
             self.omitted,
+            # by spelling: -0.0 is not 0.0, and nan is one specialisation
+            tuple((name, repr(value)) for name, value in self.consts.items()),
         )
 
     def context(self, base: str) -> str:
-        """Where a specialisation taking device functions came from: `with op=negate,
-        called at line 77` (an error in its body is often the caller's choice of op)."""
-        chosen = ", ".join(f"{n}={f.__name__}" for n, f in self.functions.items())
+        """Where a specialisation taking device functions or Consts came from: `with
+        op=negate, called at line 77` (an error in its body is often the caller's choice)."""
+        chosen = [f"{n}={f.__name__}" for n, f in self.functions.items()]
+        chosen += [f"{n}={value!r}" for n, value in self.consts.items()]
         line = f", called at line {self.call_site.lineno}" if self.call_site else ""
-        return f"in {base}() with {chosen}{line}"
+        return f"in {base}() with {', '.join(chosen)}{line}"
 
     def name(self, base: str) -> str:
-        """`twice_f32`, `fold_add_f32`: the function's name and what it is specialised for."""
+        """`twice_f32`, `fold_add_f32`, `window_sum_WIDTH_4`: the function's name and what it
+        is specialised for."""
         parts = [f.__name__ for f in self.functions.values()]
         parts += [repr(ty) for ty in self.binding.values()]
         parts += [f"no_{name}" for name in self.omitted]
+        parts += [f"{name}_{_identifier_text(value)}" for name, value in self.consts.items()]
         return "_".join([base, *parts])
+
+
+#: How a Const's value is spelled in the name of a specialisation (`-0.5` -> `m0p5`).
+IDENTIFIER_SPELLING = str.maketrans({"-": "m", ".": "p", "+": ""})
+
+
+def _identifier_text(value) -> str:
+    """A bool, int or float as identifier characters: `true`, `4`, `m1`, `0p5`, `1em05`."""
+    return repr(value).lower().translate(IDENTIFIER_SPELLING)
 
 
 @dataclasses.dataclass(frozen=True, repr=False)

@@ -24,12 +24,19 @@ from pyshader_tx.declarations import TypeVar
 from . import counters
 from . import operators as ops
 from . import python_math
-from .annotations import GenericArray, Specialisation, bind_typevars, typevar_problem
+from .annotations import (
+    GenericArray,
+    Specialisation,
+    bind_typevars,
+    const_value,
+    typevar_problem,
+)
 from .expressions import ArrayParam, Meta, WorkgroupArray, classify
 from .source import MISSING
 
-#: What the parameters of a generic device function are annotated with (and tx.Func).
-GENERIC_PARAMETERS = (TypeVar, GenericArray)
+#: What the parameters of a generic device function are annotated with (and tx.Func):
+#: each call site chooses a specialisation.
+GENERIC_PARAMETERS = (TypeVar, GenericArray, t.ConstParamType)
 
 CONVERSION_BUILTINS = {"int": t.i32, "float": t.f32, "bool": t.bool_}
 
@@ -507,15 +514,18 @@ class CallLowering:
         """A call of a generic device function: its TypeVars are bound from the types of
         the arguments (typed ones first; an abstract literal binds its TypeVar only where
         no typed argument does, as i32 or f32), its `tx.Func` parameters take the device
-        functions passed, parameters with default None that are not given are `omitted`;
-        the specialisation for that binding is lowered once."""
+        functions passed, its Const parameters the constants passed, parameters with
+        default None that are not given are `omitted`; the specialisation for that binding
+        is lowered once."""
         name = meta.name
-        operands, functions, arrays, candidates = {}, {}, {}, []
+        operands, functions, arrays, candidates, consts = {}, {}, {}, [], {}
         for slot, p in zip(slots, params):
             if p.name in omitted:
                 continue
             if p.ty is FuncAnnotation:
                 functions[p.name] = self.function_argument(slot, p, name)
+            elif isinstance(p.ty, t.ConstParamType):
+                consts[p.name] = self.const_argument(slot, p, name)
             elif isinstance(p.ty, GenericArray):
                 array = self.place(slot)
                 if not isinstance(array, ArrayParam):
@@ -559,7 +569,7 @@ class CallLowering:
                 args.append(ops.coerce(operands[p.name], ty, f"argument '{p.name}'"))
         ordered = {v: binding[v] for v in dict.fromkeys(c[2] for c in candidates)}
         span = self.source.span(node)
-        generic = Specialisation(ordered, functions, span, omitted)
+        generic = Specialisation(ordered, functions, span, omitted, consts)
         function = self.module.function_for(meta.value, span, arrays, generic)
         return self.device_call(function, tuple(args), span)
 
@@ -586,6 +596,33 @@ class CallLowering:
             f"argument '{param.name}' of {name}() must be a @tx.func, got {got}",
             "decorate the function with @tx.func and pass it by name",
         )
+
+    def const_argument(self, node: ast.expr, param: ir.Parameter, name: str):
+        """The value passed for a Const parameter: a constant known at compile time (a
+        literal, a module constant, a Const parameter of the caller, an expression of those
+        that folds) of the kind the parameter takes."""
+        place = self.place(node)
+        value = place
+        if not isinstance(place, (Meta, ArrayParam)):
+            value = fold_expression(self.value(node))
+        if not isinstance(value, ir.Literal):
+            if isinstance(place, (Meta, ArrayParam)):
+                got = self.describe_meta(place)
+            elif isinstance(place, ir.LocalRef):  # `width = 3` is a variable all the same
+                got = f"variable '{place.var.name}', a value at run time"
+            else:
+                got = "a value computed at run time"
+            raise self.source.error(
+                node,
+                f"argument '{param.name}' of {name}() must be a compile-time constant"
+                f" ({param.ty!r}), got {got}",
+                "use a literal, a module constant, a tx.Const parameter or an expression of"
+                " those",
+            )
+        number, problem = const_value(param.name, param.ty, value.value)
+        if problem:
+            raise self.source.error(node, f"{name}(): {problem}")
+        return number
 
     def named_op(self, node: ast.Constant):
         """The device function of a named op ("add", "min", ...): `tx.stdlib.ops`."""

@@ -35,6 +35,7 @@ from .annotations import (
     GenericArray,
     Specialisation,
     bind_typevars,
+    const_value,
     evaluate_annotation,
     generic_annotation,
     generic_array,
@@ -270,8 +271,9 @@ def check_signature(source: FunctionSource, kind: str) -> None:
 
 
 def parameter_types(source: FunctionSource) -> list:
-    """The annotated types of a device function's parameters: values, or storage arrays
-    (`Array[T]`, `Array2D[T]`, ...) that a call binds to one of the kernel's arrays."""
+    """The annotated types of a device function's parameters: values, storage arrays
+    (`Array[T]`, `Array2D[T]`, ...) that a call binds to one of the kernel's arrays, or
+    `Const[int]`/`Const[float]`/`Const[bool]`, whose value each call gives at compile time."""
     check_signature(source, "device function")
     node = source.node
     types = []
@@ -283,10 +285,10 @@ def parameter_types(source: FunctionSource) -> list:
             types.append(generic)
             continue
         ty = evaluate_annotation(arg.annotation, source, f"parameter '{arg.arg}'")
-        if not (t.is_constructible(ty) or isinstance(ty, t.StorageArrayType)):
+        if not (t.is_constructible(ty) or isinstance(ty, (t.StorageArrayType, t.ConstParamType))):
             raise source.error(
                 arg.annotation,
-                f"device function parameters take values or arrays, not {ty!r}",
+                f"device function parameters take values, arrays or Consts, not {ty!r}",
                 "index arrays in the kernel and pass the elements",
             )
         types.append(ty)
@@ -313,6 +315,13 @@ def parameter_defaults(source: FunctionSource, types: list) -> dict:
         ty = types[args.args.index(arg)]
         if isinstance(ty, (t.StorageArrayType, GenericArray)):
             raise source.error(node, "array parameters have no defaults")
+        if isinstance(ty, t.ConstParamType):
+            value = _default_value(source, node, f"Const parameter '{arg.arg}'")
+            value, problem = const_value(arg.arg, ty, value)
+            if problem:
+                raise source.error(node, problem)
+            defaults[arg.arg] = value
+            continue
         value = _default_value(source, node, f"parameter '{arg.arg}'", allow_none=True)
         if value is not None and ty is FuncAnnotation:
             raise source.error(node, f"parameter '{arg.arg}' can only default to None")
@@ -330,7 +339,8 @@ def lower_device_function(
     """A `@tx.func` as an IR function: of `parameters` (`ModuleBuilder.parameters_of`),
     the values stay parameters; the arrays are the kernel's arrays in `arrays` (parameter
     name -> ArrayParam). Optional result. A generic one is lowered for `generic`: its
-    TypeVars are the types bound, its `tx.Func` parameters the functions given."""
+    TypeVars are the types bound, its `tx.Func` parameters the functions given, its Const
+    parameters the values given (bound as a kernel's Consts are)."""
     node = source.node
     name = node.name
     if generic is not None:
@@ -345,6 +355,9 @@ def lower_device_function(
             continue
         if param.ty is FuncAnnotation:
             bindings[param.name] = Meta("function", generic.functions[param.name], param.name)
+            continue
+        if isinstance(param.ty, t.ConstParamType):
+            bindings[param.name] = ConstParam(generic.consts[param.name])
             continue
         if isinstance(param.ty, t.StorageArrayType):
             # The caller's array, under the parameter's name (for messages).
@@ -363,7 +376,7 @@ def lower_device_function(
     try:
         body = lowerer.lower_body(bindings)
     except CompileError as error:
-        if generic is None or not generic.functions:
+        if generic is None or not (generic.functions or generic.consts):
             raise
         context = generic.context(node.name)
         hint = f"{error.hint}; {context}" if error.hint else context
@@ -551,14 +564,11 @@ def _constant_value(source, arg, ty, constants, defaults):
             f" .specialize({name}=...)",
             source.span(arg),
         )
-    wanted = ty.python_type
-    if wanted is float and isinstance(value, int) and not isinstance(value, bool):
-        value = float(value)
-    if type(value) is not wanted:
-        message = f"Const parameter '{name}' must be {wanted.__name__}, not {type(value).__name__}"
-        if name in constants:
-            raise TypeError(message)
-        raise source.error(default, message)
+    value, problem = const_value(name, ty, value)
+    if problem and name in constants:
+        raise TypeError(problem)
+    if problem:
+        raise source.error(default, problem)
     return value
 
 

@@ -288,3 +288,26 @@ def test_module_constants_from_more_math_functions(tmp_path):
         """,
     )
     assert static_kernel(path, "folded").wgsl == import_path(path).folded.wgsl
+
+
+def test_const_parameters_of_device_functions(tmp_path):
+    path = write(
+        tmp_path,
+        """
+        WIDTH = 3
+
+        @tx.kernel(workgroup_size=64)
+        def windows(x: Array[u32], out: Array[u32], W: tx.Const[int] = 2):
+            out[0] = window(x, W) + window(x, WIDTH) + window(x, W, SCALE=-1)
+
+        @tx.func
+        def window(x: Array[u32], N: tx.Const[int], SCALE: tx.Const[int] = 1) -> u32:
+            total = u32(0)
+            for k in tx.static_range(N):
+                total += x[k] * u32(SCALE)
+            return total
+        """,
+    )
+    wgsl = static_kernel(path, "windows").wgsl
+    assert wgsl == import_path(path).windows.wgsl
+    assert "fn window_N_2_SCALE_m1(" in wgsl and "fn window_N_3_SCALE_1(" in wgsl

@@ -131,3 +131,79 @@ def generic_array_given_a_value(out: Array[f32]):
 @tx.kernel(workgroup_size=64)
 def literal_conflicts_with_typed(out: Array[u32]):
     out[0] = add(out[1], -1)
+
+
+# -- Const parameters of device functions --
+
+
+@tx.func
+def power(a: u32, EXPONENT: tx.Const[int]) -> u32:
+    result = u32(1)
+    for _ in tx.static_range(EXPONENT):
+        result *= a
+    return result
+
+
+@tx.func
+def pick(x: Array[u32], i: u32, FROM_END: tx.Const[bool] = False) -> u32:
+    if FROM_END:
+        return x[u32(len(x)) - 1 - i]
+    return x[i]
+
+
+@tx.func
+def widen(WIDTH: tx.Const[int]) -> u32:
+    WIDTH += 1
+    return u32(WIDTH)
+
+
+@tx.func
+def buffered(N: tx.Const[int]) -> f32:
+    buffer = tx.local_array(f32, N)
+    return buffer[0]
+
+
+@tx.func
+def wrong_default(a: f32, SCALE: tx.Const[int] = 0.5) -> f32:
+    return a * SCALE
+
+
+@tx.kernel(workgroup_size=64)
+def const_given_a_runtime_value(x: Array[u32], n: u32, out: Array[u32]):
+    out[0] = power(x[0], n)
+
+
+@tx.kernel(workgroup_size=64)
+def const_given_an_array(x: Array[u32], out: Array[u32]):
+    out[0] = power(x[0], x)
+
+
+@tx.kernel(workgroup_size=64)
+def const_given_a_float_for_int(x: Array[u32], out: Array[u32]):
+    out[0] = power(x[0], 2.5)
+
+
+@tx.kernel(workgroup_size=64)
+def const_given_an_int_for_bool(x: Array[u32], out: Array[u32]):
+    out[0] = pick(x, 0, FROM_END=1)
+
+
+@tx.kernel(workgroup_size=64)
+def const_assigned_in_function(out: Array[u32]):
+    out[0] = widen(3)
+
+
+@tx.kernel(workgroup_size=64)
+def const_value_the_body_rejects(out: Array[f32]):
+    out[0] = buffered(4) + buffered(0)
+
+
+@tx.kernel(workgroup_size=64)
+def const_default_of_the_wrong_kind(out: Array[f32]):
+    out[0] = wrong_default(1.0)
+
+
+@tx.kernel(workgroup_size=64)
+def const_given_a_local_variable(x: Array[u32], out: Array[u32]):
+    width = 3
+    out[0] = power(x[0], width)

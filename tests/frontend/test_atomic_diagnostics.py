@@ -90,7 +90,7 @@ EXPECTED = {
         "         ^^^^^"
     ),
     "atomic_parameter": (
-        "atomic_kernels.py:98:21: error: device function parameters take values or arrays, not Atomic[u32]; index arrays in the kernel and pass the elements\n"
+        "atomic_kernels.py:98:21: error: device function parameters take values, arrays or Consts, not Atomic[u32]; index arrays in the kernel and pass the elements\n"
         "def atomic_value(a: tx.Atomic[u32]) -> u32:\n"
         "                    ^^^^^^^^^^^^^^"
     ),

@@ -1,7 +1,7 @@
-"""Diagnostics of generic device code: every mistake with TypeVars, tx.Func parameters and
-workgroup memory in device functions is a `tx.CompileError` at the line at fault (full
-rendered text compared, like test_diagnostics.py), and launch-time mistakes with generic
-kernels are TypeErrors naming the parameter."""
+"""Diagnostics of generic device code: every mistake with TypeVars, tx.Func parameters,
+Const parameters and workgroup memory in device functions is a `tx.CompileError` at the
+line at fault (full rendered text compared, like test_diagnostics.py), and launch-time
+mistakes with generic kernels are TypeErrors naming the parameter."""
 
 from pathlib import Path
 
@@ -101,6 +101,56 @@ DIAGNOSTICS = {
         "generic_kernels.py:133:26: error: integer literal -1 does not fit u32\n"
         "    out[0] = add(out[1], -1)\n"
         "                         ^^"
+    ),
+    "const_given_a_runtime_value": (
+        "generic_kernels.py:173:26: error: argument 'EXPONENT' of power() must be a compile-time "
+        "constant (Const[int]), got a value computed at run time; use a literal, a module "
+        "constant, a tx.Const parameter or an expression of those\n"
+        "    out[0] = power(x[0], n)\n"
+        "                         ^"
+    ),
+    "const_given_an_array": (
+        "generic_kernels.py:178:26: error: argument 'EXPONENT' of power() must be a compile-time "
+        "constant (Const[int]), got array 'x'; use a literal, a module constant, a tx.Const "
+        "parameter or an expression of those\n"
+        "    out[0] = power(x[0], x)\n"
+        "                         ^"
+    ),
+    "const_given_a_float_for_int": (
+        "generic_kernels.py:183:26: error: power(): Const parameter 'EXPONENT' must be int, not "
+        "float\n"
+        "    out[0] = power(x[0], 2.5)\n"
+        "                         ^^^"
+    ),
+    "const_given_an_int_for_bool": (
+        "generic_kernels.py:188:34: error: pick(): Const parameter 'FROM_END' must be bool, not "
+        "int\n"
+        "    out[0] = pick(x, 0, FROM_END=1)\n"
+        "                                 ^"
+    ),
+    "const_assigned_in_function": (
+        "generic_kernels.py:156:5: error: Const parameter 'WIDTH' cannot be reassigned; in "
+        "widen() with WIDTH=3, called at line 193\n"
+        "    WIDTH += 1\n"
+        "    ^^^^^"
+    ),
+    "const_value_the_body_rejects": (
+        "generic_kernels.py:162:34: error: the length must be positive; in buffered() with N=0, "
+        "called at line 198\n"
+        "    buffer = tx.local_array(f32, N)\n"
+        "                                 ^"
+    ),
+    "const_default_of_the_wrong_kind": (
+        "generic_kernels.py:167:50: error: Const parameter 'SCALE' must be int, not float\n"
+        "def wrong_default(a: f32, SCALE: tx.Const[int] = 0.5) -> f32:\n"
+        "                                                 ^^^"
+    ),
+    "const_given_a_local_variable": (
+        "generic_kernels.py:209:26: error: argument 'EXPONENT' of power() must be a compile-time "
+        "constant (Const[int]), got variable 'width', a value at run time; use a literal, a "
+        "module constant, a tx.Const parameter or an expression of those\n"
+        "    out[0] = power(x[0], width)\n"
+        "                         ^^^^^"
     ),
 }
 
