@@ -153,11 +153,13 @@ def _radix_sort(
     spins=None,
     splits=False,
     min_lanes=None,
+    window=None,
 ):
     """(sorted keys, sorted values or indices or None): the launches of one sort. The
     tests and benchmarks choose the kernels' constants: `items` keys per invocation,
     `reversed` tile order, `spins` before the fallback, `splits` (rank by one-bit splits
-    whatever the subgroup size), `min_lanes` (the least subgroup size ranked by matching)."""
+    whatever the subgroup size), `min_lanes` (the least subgroup size ranked by matching),
+    `window` (state words a look-back step reads)."""
     n = len(keys)
     dtype = np.dtype(keys.dtype)
     value_dtype = np.dtype(np.uint32) if indices else None
@@ -179,6 +181,7 @@ def _radix_sort(
         "reversed": reversed,
         "spins": kernels.SPIN_LIMIT if spins is None else spins,
         "splits": splits,
+        "window": kernels.LOOK_BACK_WINDOW if window is None else window,
     }
     values_in = _bits(values) if values is not None else np.zeros(1, np.uint32)
     with pool.device_input(_bits(keys)) as key_bits, pool.device_input(values_in) as v0:
@@ -202,6 +205,7 @@ def _radix_sort(
                 )
 
             variant = options["reversed"] or options["splits"] or spins is not None
+            variant = variant or window is not None
             size = 0 if variant else n  # (the tests' variants are not tuned)
             items = SORT.choose(key, size, make_run)["ITEMS"]
         with pool.temporary(1, np.uint32) as no_values:
@@ -274,5 +278,6 @@ def _sort_launches(
                 ITEMS=items,
                 MIN_LANES=options["min_lanes"],
                 SPLITS=options["splits"],
+                WINDOW=options["window"],
                 threads=tiles * kernels.WORKGROUP,
             )

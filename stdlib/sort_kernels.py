@@ -222,6 +222,7 @@ def sort_pass(
     ITEMS: tx.Const[int] = SORT_ITEMS,
     MIN_LANES: tx.Const[int] = MATCH_MIN_LANES,
     SPLITS: tx.Const[bool] = False,
+    WINDOW: tx.Const[int] = LOOK_BACK_WINDOW,
 ):
     """One pass of the sort: keys_in's keys (encoded) stored stably by their digit at
     `shift` into keys_out (decoded), with VALUES values_in's values (each key's
@@ -229,7 +230,7 @@ def sort_pass(
     count_digits and digit_starts, `state` tiles * RADIX zeroed words. `reversed` (1)
     takes the tiles in reverse workgroup order (the tests' check that nothing waits for a
     workgroup that has not run); `spin_limit`: the look-back's reads without progress
-    before the fallback.
+    before the fallback; WINDOW: the state words a look-back step reads.
 
     Subgroup s loads the ITEMS rows of `lanes` keys from s * lanes * ITEMS on (coalesced)
     and keeps them in registers. Ranking, with subgroups of MIN_LANES or more (unless
@@ -398,7 +399,7 @@ def sort_pass(
         tile_start = workgroup_exclusive_scan(count, "add")
         publish_count(state, slot, tile, count)
     # The chain: invocation t owns digit t.
-    prefix = look_back_digits(keys_in, state, tile, size, n, shift, spin_limit, encoding)
+    prefix = look_back_digits(keys_in, state, tile, size, n, shift, spin_limit, encoding, WINDOW)
     if tile > u32(0):
         tx.atomic_store(state[slot], (u32(INCLUSIVE) << u32(30)) | (prefix + count))
     starts[t] = digit_start + prefix - tile_start  # (wraps: + the rank in the tile fixes it)
@@ -439,10 +440,11 @@ def look_back_digits(
     shift: u32,
     spin_limit: u32,
     encoding: u32,
+    WINDOW: tx.Const[int] = LOOK_BACK_WINDOW,
 ) -> u32:
     """The keys of digit t (invocation t's) in the tiles before `tile`, by the whole
     workgroup (uniform control flow). Each invocation walks back over its digit's state
-    words, LOOK_BACK_WINDOW tiles a step (their words read at once), adding aggregates until an
+    words, WINDOW tiles a step (their words read at once), adding aggregates until an
     inclusive prefix (or tile 0); once it has made `spin_limit` steps without progress, a
     missing state stalls it. The workgroup then counts the digits of the nearest tile any
     invocation is stalled on from the input, the invocations stalled there take their
@@ -451,7 +453,7 @@ def look_back_digits(
     stalled = tx.workgroup_array(Atomic[u32], 1)  # 1 + the nearest stalled tile, 0 if none
     nearest = tx.workgroup_array(u32, 1)
     fallback = tx.workgroup_array(Atomic[u32], RADIX)
-    words = tx.local_array(u32, LOOK_BACK_WINDOW)
+    words = tx.local_array(u32, WINDOW)
     prefix = u32(0)
     waiting = tile > u32(0)
     j = max(tile, u32(1)) - u32(1)
@@ -462,12 +464,12 @@ def look_back_digits(
         tx.atomic_store(fallback[t], u32(0))
         tx.workgroup_barrier()
         while waiting:
-            for w in tx.static_range(LOOK_BACK_WINDOW):  # tiles j, j - 1, ...: none before 0
+            for w in tx.static_range(WINDOW):  # tiles j, j - 1, ...: none before 0
                 words[w] = u32(0)
                 if u32(w) <= j:
                     words[w] = tx.atomic_load(state[(j - u32(w)) * u32(RADIX) + t])
             taken = u32(0)  # the words added, up to the first missing one
-            for w in tx.static_range(LOOK_BACK_WINDOW):
+            for w in tx.static_range(WINDOW):
                 if waiting and taken == u32(w):
                     flag = words[w] >> u32(30)
                     if flag != u32(0):

@@ -160,6 +160,19 @@ def test_reverse_tile_order_falls_back():
         np.testing.assert_array_equal(keys.numpy(), np.sort(x, kind="stable")[::-1])
 
 
+@pytest.mark.parametrize("window", [1, 3])
+def test_look_back_windows(window):
+    """Look-back steps of 1 and 3 state words (the default reads 4) over 7 tiles and a
+    partial one, in workgroup order and in reverse (every predecessor missing: fallback)."""
+    n = 7 * TILE + 3
+    x = keys_of(np.int32, n, seed=window)
+    for reversed, spins in ((False, None), (True, 0)):
+        keys, indices = sort_module._radix_sort(
+            x, None, True, False, items=ITEMS, reversed=reversed, spins=spins, window=window
+        )
+        np.testing.assert_array_equal(indices.numpy(), np.argsort(x, kind="stable"))
+
+
 @pytest.mark.parametrize("reversed", [False, True])
 def test_ranking_by_one_bit_splits(reversed):
     """The ranking subgroups under MIN_LANES lanes get (forced here: SPLITS), keys alone
