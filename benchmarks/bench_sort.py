@@ -34,11 +34,13 @@ sort_module = importlib.import_module("pyshader_tx.stdlib.sort")
 sort_kernels = importlib.import_module("pyshader_tx.stdlib.sort_kernels")
 
 SWEEP_ITEMS = (8, 12, 13, 14, 16, 17, 18)
+WINDOWS = (1, 8)  # look-back windows the sweep times (the default: LOOK_BACK_WINDOW)
 
 
 def configs(pairs: bool, lanes: int, sweep: bool) -> list:
     """The kernel constants to time: the defaults, and with `sweep` every ITEMS that fits
-    (tiles of 256 * ITEMS keys), and the one-bit-split ranking at the default ITEMS."""
+    (tiles of 256 * ITEMS keys), the one-bit-split ranking and look-back windows of 1 and
+    8 state words at the default ITEMS."""
     default = sort_module.default_items(pairs, lanes)
     found = [{"items": default, "splits": False}]
     if sweep:
@@ -46,6 +48,7 @@ def configs(pairs: bool, lanes: int, sweep: bool) -> list:
             if items != default and sort_module.tile_items(items, pairs, lanes) == items:
                 found.append({"items": items, "splits": False})
         found.append({"items": default, "splits": True})
+        found += [{"items": default, "splits": False, "window": w} for w in WINDOWS]
     return found
 
 
