@@ -106,6 +106,25 @@ def test_transpose_default_tiles_pipelined(monkeypatch, workgroups):
         np.testing.assert_array_equal(got.numpy(), a.T)
 
 
+@pytest.mark.parametrize(
+    "tiles",
+    [
+        {**VEC4_TILES, "SWIZZLE": True},
+        {**VEC4_TILES, "GROUP": 3},
+        {"TILE": 64, "THREADS": 256, "SWIZZLE": True, "GROUP": 2},
+    ],
+)
+def test_transpose_vec4_swizzled_and_grouped_tiles_pipelined(monkeypatch, tiles):
+    """Swizzled tiles (32 and 64 wide) and tiles numbered down groups of tile rows, through
+    the pipelined loop of 3 workgroups over many more tiles; partial tiles, and scalar
+    stores (out's rows not a multiple of 4)."""
+    monkeypatch.setattr(linalg, "TRANSPOSE_WORKGROUPS", 3)
+    rng = np.random.default_rng(tiles["TILE"] + tiles["GROUP"])
+    for shape in [(200, 100), (131, 68)]:
+        a = rng.integers(-(2**31), 2**31, shape, dtype=np.int32)
+        np.testing.assert_array_equal(stdlib.transpose(a, tiles=tiles).numpy(), a.T)
+
+
 def test_transpose_vec4_groups_of_tile_rows():
     """Tiles numbered down groups of GROUP tile rows (the last group shorter, or the only
     one taller than the array), one workgroup per tile."""
