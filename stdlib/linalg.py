@@ -9,22 +9,23 @@ vec4 loads (cols a multiple of 4; else 4 scalar loads) into workgroup memory, an
 rows (4 consecutive elements of a tile column, gathered) written as vec4 stores (rows a
 multiple of 4; else 4 scalar stores). Consecutive invocations take consecutive runs of a
 tile row (a row of runs, then the next row). The tile's rows are padded to TILE + 1
-elements, so with 32 banks of 4 bytes (NVIDIA's) element k of a run is stored in bank
-4 run + row + k (mod 32), and gathered from the tile's row 4 run + k at bank
-(4 run + k)(TILE + 1) + column = 4 run + column + k: the 32 invocations of a warp, 4 rows
-of 8 runs of a 32-wide tile, touch 32 banks both times; 2 rows of 16 runs of a 64-wide
-tile touch 16 banks twice each (measured faster on an H100 than 8 runs of 4 rows, which
-touch each bank once: RESULTS.md section 8). SWIZZLE instead keeps the rows unpadded
-with runs stored as vec4 (one store each) at run index `run ^ (row / 4 % 8)`, which
-spreads the gathers over the banks the same way. GROUP > 1 numbers the tiles down groups
-of GROUP tile rows first, so the workgroups running at once read and write square-ish
-regions (longer runs of DRAM addresses on both sides). At most TRANSPOSE_WORKGROUPS
-workgroups run, each over many tiles, with a tile's loads issued before the previous tile
-leaves workgroup memory (a tile per workgroup and no overlap reached 0.7x of memcpy on an
-H100; this 0.91x). Kernel `transpose_tiles` (neither a multiple of 4): a workgroup of
-(TILE, ROWS) invocations moves a tile an element at a time, TILE / ROWS each, through a
-tile padded the same way. Workgroups loop over the tiles, so any shape fits the launch
-limits. A 1 x N or N x 1 array has the layout of its transpose: a plain copy.
+elements, so with 32 banks of 4 bytes (NVIDIA's) the invocation of (row, run) stores
+element k of its run in bank 4 run + row + k (mod 32), and gathers element k of its
+out-run from tile row 4 run + k, column `row`, in bank (4 run + k)(TILE + 1) + row =
+4 run + row + k too: the 32 invocations of a warp, 4 rows of 8 runs of a 32-wide tile,
+touch 32 banks both times; 2 rows of 16 runs of a 64-wide tile touch 16 banks twice each
+(measured faster on an H100 than 8 runs of 4 rows, which touch each bank once: RESULTS.md
+section 8). SWIZZLE instead keeps the rows unpadded with runs stored as vec4 (one store
+each) at run index `run ^ (row / 4 % 8)`, which spreads the gathers over the banks the
+same way. GROUP > 1 numbers the tiles down groups of GROUP tile rows first, so the
+workgroups running at once read and write square-ish regions (longer runs of DRAM
+addresses on both sides). At most TRANSPOSE_WORKGROUPS workgroups run, each over many
+tiles, with a tile's loads issued before the previous tile leaves workgroup memory (a tile
+per workgroup and no overlap reached 0.7x of memcpy on an H100; this 0.91x). Kernel
+`transpose_tiles` (neither a multiple of 4): a workgroup of (TILE, ROWS) invocations moves
+a tile an element at a time, TILE / ROWS each, through a tile padded the same way.
+Workgroups loop over the tiles, so any shape fits the launch limits. A 1 x N or N x 1
+array has the layout of its transpose: a plain copy.
 
 `matmul` is numpy's `a @ b` for 2-D f32 (or f16) arrays: (M, K) @ (K, N) -> (M, N).
 Kernel `matmul_tiles`, a register-blocked SGEMM: a workgroup computes a BM x BN block of
