@@ -1,6 +1,7 @@
 """tx.stdlib's device-wide primitives, called on the host: numpy arrays or DeviceArrays in,
-DeviceArrays out (left on the GPU). Each call records its launches (one submission for all
-its passes) and takes its scratch arrays from the runtime's pool.
+DeviceArrays out (left on the GPU). Each call records its launches (submitted as
+`pyshader_tx/runtime/recording.py` says, not one by one) and takes its scratch arrays from
+the runtime's pool.
 
 Each primitive's parameters (items per invocation, workgroup size, workgroups of a
 reduction) come from its tuner (`pyshader_tx/tuning/host.py`): its configs, the defaults

@@ -9,20 +9,21 @@ vec4 loads (cols a multiple of 4; else 4 scalar loads) into workgroup memory, an
 rows (4 consecutive elements of a tile column, gathered) written as vec4 stores (rows a
 multiple of 4; else 4 scalar stores). Consecutive invocations take consecutive runs of a
 tile row (a row of runs, then the next row). The tile's rows are padded to TILE + 1
-elements, so with 32 banks of 4 bytes (NVIDIA's) the 8 runs of a 32-wide row touch 32
-banks both when they are stored (banks 4 run + row + k, mod 32) and when element k of
-their runs of a column is gathered (banks (4 run + k)(TILE + 1) + column = 4 run + column
-+ const); a 64-wide row's 16 runs touch each bank twice (measured faster on an H100 than
-8 runs of 4 rows, which touch each once: RESULTS.md section 8). SWIZZLE
-instead keeps the rows unpadded with runs stored as vec4 (one store each) at run index
-`run ^ (row / 4 % 8)`, which spreads the gathers over the banks the same way. GROUP > 1
-numbers the tiles down groups of GROUP tile rows first, so the workgroups running at once
-read and write square-ish regions (longer runs of DRAM addresses on both sides). At most
-TRANSPOSE_WORKGROUPS workgroups run, each over many tiles, with a tile's loads issued
-before the previous tile leaves workgroup memory (a tile per workgroup and no overlap
-reached 0.7x of memcpy on an H100; this 0.91x). Kernel
-`transpose_tiles` (neither a multiple of 4): a workgroup of (TILE, ROWS) invocations
-moves a tile an element at a time, TILE / ROWS each, through a tile padded the same way.
+elements, so with 32 banks of 4 bytes (NVIDIA's) the invocation of (row, run) stores
+element k of its run in bank 4 run + row + k (mod 32), and gathers element k of its
+out-run from tile row 4 run + k, column `row`, in bank (4 run + k)(TILE + 1) + row =
+4 run + row + k too: the 32 invocations of a warp, 4 rows of 8 runs of a 32-wide tile,
+touch 32 banks both times; 2 rows of 16 runs of a 64-wide tile touch 16 banks twice each
+(measured faster on an H100 than 8 runs of 4 rows, which touch each bank once: RESULTS.md
+section 8). SWIZZLE instead keeps the rows unpadded with runs stored as vec4 (one store
+each) at run index `run ^ (row / 4 % 8)`, which spreads the gathers over the banks the
+same way. GROUP > 1 numbers the tiles down groups of GROUP tile rows first, so the
+workgroups running at once read and write square-ish regions (longer runs of DRAM
+addresses on both sides). At most TRANSPOSE_WORKGROUPS workgroups run, each over many
+tiles, with a tile's loads issued before the previous tile leaves workgroup memory (a tile
+per workgroup and no overlap reached 0.7x of memcpy on an H100; this 0.91x). Kernel
+`transpose_tiles` (neither a multiple of 4): a workgroup of (TILE, ROWS) invocations moves
+a tile an element at a time, TILE / ROWS each, through a tile padded the same way.
 Workgroups loop over the tiles, so any shape fits the launch limits. A 1 x N or N x 1
 array has the layout of its transpose: a plain copy.
 
@@ -160,11 +161,11 @@ def transpose_vec4(
     at a time per workgroup of THREADS invocations, in runs of 4 elements: a reads a's rows
     as vec4 (VEC_IN: cols a multiple of 4, a bound as vec4u) or 4 scalars, and out's rows
     likewise (VEC_OUT: rows a multiple of 4). Invocation i moves run i % (TILE / 4) of
-    tile rows i / (TILE / 4) + k THREADS / (TILE / 4). Workgroups loop over the tiles, numbered in
-    groups of GROUP tile rows, column by column in a group (GROUP 1: row by row), with the
-    loads of a tile issued before the previous tile leaves workgroup memory: each round
-    loads tile w into registers, stores tile w - step from workgroup memory to out, then
-    moves tile w into workgroup memory."""
+    tile rows i / (TILE / 4) + k THREADS / (TILE / 4). Workgroups loop over the tiles,
+    numbered in groups of GROUP tile rows, column by column in a group (GROUP 1: row by
+    row), with the loads of a tile issued before the previous tile leaves workgroup memory:
+    each round loads tile w into registers, stores tile w - step from workgroup memory to
+    out, then moves tile w into workgroup memory."""
     # SWIZZLE: a's runs of 4 elements, swizzled; else a's elements in padded rows.
     runs = tx.workgroup_array(vec4u, TILE * TILE // 4 if SWIZZLE else 1)
     tile = tx.workgroup_array(u32, 1 if SWIZZLE else TILE * (TILE + 1))

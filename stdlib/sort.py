@@ -15,13 +15,13 @@ flipped; f32 with every bit of a negative flipped and the sign bit of a positive
 their original order (`np.argsort(-x, kind="stable")`), +0.0 before -0.0, and NaNs still
 last.
 
-Passes (one recorded submission): `count_digits` counts all four digits and
-`digit_starts` scans the counts, then four
-`sort_pass` launches, ping-ponging between a pooled temporary and the result (viewed as
-u32: values of any 4-byte dtype move as their bits); a pass whose digit all keys share
-only copies. Scratch comes from the buffer pool. The keys per invocation (`ITEMS` of
-`sort_pass`) come from the tuner `SORT` (`pyshader_tx/tuning/host.py`; the default
-first), per power-of-two bucket of the key count and whether values move.
+Passes (recorded like any launches, `pyshader_tx/runtime/recording.py`): `count_digits`
+counts all four digits and `digit_starts` scans the counts, then four `sort_pass`
+launches, ping-ponging between a pooled temporary and the result (viewed as u32: values
+of any 4-byte dtype move as their bits); a pass whose digit all keys share only copies.
+Scratch comes from the buffer pool. The keys per invocation (`ITEMS` of `sort_pass`) come
+from the tuner `SORT` (`pyshader_tx/tuning/host.py`; the default first), per power-of-two
+bucket of the key count and whether values move.
 """
 
 from __future__ import annotations

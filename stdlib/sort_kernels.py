@@ -34,14 +34,14 @@ invocation d owns digit d and one state word per (tile, digit), a flag in the to
 (1 aggregate, 2 inclusive prefix) and the count in the low 30 (WGSL atomics are relaxed:
 value and flag in one word), reading LOOK_BACK_WINDOW predecessors' words at once. The
 look-back assumes no forward progress between workgroups (Decoupled Fallback, as the
-scan's `look_back`): once an invocation has spent its budget
-of waits, the workgroup takes the nearest predecessor tile that some invocation is stalled
-on and counts that tile's digits from the input itself; the counts found so are used,
-never published, so every state word has one writer. Each key then goes to the digit's
-start in the whole array (from `digit_starts`), plus the keys of that digit in
-the tiles before, plus its rank among the tile's keys of that digit; keys are stored in
-digit order, so the writes of one digit are contiguous. A pass whose digit every key
-shares (its count in `counts` is n) copies the tiles instead.
+scan's `look_back`): once an invocation has spent its budget of waits, the workgroup
+takes the nearest predecessor tile that some invocation is stalled on and counts that
+tile's digits from the input itself; the counts found so are used, never published, so
+every state word has one writer. Each key then goes to the digit's start in the whole
+array (from `digit_starts`), plus the keys of that digit in the tiles before, plus its
+rank among the tile's keys of that digit; keys are stored in digit order, so the writes
+of one digit are contiguous. A pass whose digit every key shares (its count in `counts`
+is n) copies the tiles instead.
 """
 
 import pyshader_tx as tx
@@ -65,7 +65,7 @@ PASSES = 4
 AGGREGATE = 1
 INCLUSIVE = 2
 COUNT_MASK = 0x3FFFFFFF
-#: State reads without progress an invocation makes before the workgroup falls back.
+#: Look-back steps without progress an invocation makes before the workgroup falls back.
 SPIN_LIMIT = 64
 #: Keys per invocation of `sort_pass` (its ITEMS) for keys alone and for pairs: a tile is
 #: WORKGROUP * ITEMS keys. (The fastest of 11..18 on an H100: RESULTS.md section 8.)
@@ -78,7 +78,7 @@ MAX_ITEMS = 255
 MATCH_MIN_LANES = 8
 #: Where `counts` holds the digits' starts (`digit_starts`) after their counts.
 STARTS = PASSES * RADIX
-#: State words a look-back step reads at once (sort_pass's WINDOW).
+#: State words a look-back step reads at once: the default WINDOW of sort_pass.
 LOOK_BACK_WINDOW = 4
 #: Keys each invocation of `count_digits` loads before counting them.
 COUNT_ITEMS = 4
@@ -229,17 +229,16 @@ def sort_pass(
     position where `indices` is 1: argsort's first pass) with them; `counts` from
     count_digits and digit_starts, `state` tiles * RADIX zeroed words. `reversed` (1)
     takes the tiles in reverse workgroup order (the tests' check that nothing waits for a
-    workgroup that has not run); `spin_limit`: the look-back's reads without progress
+    workgroup that has not run); `spin_limit`: the look-back's steps without progress
     before the fallback; WINDOW: the state words a look-back step reads.
 
     Subgroup s loads the ITEMS rows of `lanes` keys from s * lanes * ITEMS on (coalesced)
     and keeps them in registers. Ranking, with subgroups of MIN_LANES or more (unless
     SPLITS): matching digits across lanes; else one-bit splits. Either leaves the tile's
     keys in digit order in `order` (padded), with VALUES the key's index in the tile at the
-    same place of
-    `values_tile` (one word without values: workgroup array lengths fold arithmetic, not
-    min() or tx.select): values are not held in registers but read by that index as the
-    tile is stored (fewer registers: more workgroups per multiprocessor)."""
+    same place of `values_tile` (one word without values: workgroup array lengths fold
+    arithmetic, not min() or tx.select): values are not held in registers but read by that
+    index as the tile is stored (fewer registers: more workgroups per multiprocessor)."""
     tile = tx.workgroup_id().x
     if tile >= tiles:  # the surplus of a folded launch
         return

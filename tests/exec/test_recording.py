@@ -11,6 +11,7 @@ import pytest
 
 import pyshader_tx as tx
 from pyshader_tx import Array, u32
+from pyshader_tx.runtime import pool
 from pyshader_tx.runtime import recording as recording_module
 
 
@@ -161,6 +162,30 @@ def test_launches_binding_much_memory_are_submitted_at_once(submissions, monkeyp
         assert submissions == []
     recording_module.flush()
     np.testing.assert_array_equal(written.numpy(), expect)
+
+
+@pytest.mark.sim_skip("tests wgpu's command recording")
+def test_clears_and_copies_between_launches_bind_no_bytes(submissions, monkeypatch):
+    """A copy and a zero-fill before each launch (each ends the compute pass) stay in
+    order and add nothing to the bytes bound: with FLUSH_BOUND_BYTES 400 the recording is
+    still submitted after every third launch (2 x 80 bytes each), the commands between
+    the launches included."""
+    monkeypatch.setattr(recording_module, "FLUSH_BOUND_BYTES", 400)
+    n = 20
+    x = np.arange(n, dtype=np.uint32)
+    a, b = tx.to_device(x), tx.empty(n, u32)
+    tx.synchronize()
+    submissions.clear()
+    expect = x
+    for step in range(7):
+        pool.copy(a, b)  # b = a
+        pool.clear(a)  # a = 0 (a launch that ran before it would be lost)
+        affine(b, a, step, threads=n)  # a = 3 b + step
+        expect = affine_reference(expect, step)
+    assert len(submissions) == 2  # after launches 3 and 6
+    recording_module.flush()
+    assert len(submissions) == 3  # the last copy, clear and launch
+    np.testing.assert_array_equal(a.numpy(), expect)
 
 
 @tx.kernel(workgroup_size=32)

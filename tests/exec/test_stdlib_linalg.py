@@ -106,6 +106,39 @@ def test_transpose_default_tiles_pipelined(monkeypatch, workgroups):
         np.testing.assert_array_equal(got.numpy(), a.T)
 
 
+@pytest.mark.parametrize(
+    "tiles",
+    [
+        {**VEC4_TILES, "SWIZZLE": True},
+        {**VEC4_TILES, "GROUP": 3},
+        {"TILE": 64, "THREADS": 256, "SWIZZLE": True, "GROUP": 2},
+    ],
+)
+def test_transpose_vec4_swizzled_and_grouped_tiles_pipelined(monkeypatch, tiles):
+    """Swizzled tiles (32 and 64 wide) and tiles numbered down groups of tile rows, through
+    the pipelined loop of 3 workgroups over many more tiles; partial tiles, and scalar
+    stores (out's rows not a multiple of 4)."""
+    monkeypatch.setattr(linalg, "TRANSPOSE_WORKGROUPS", 3)
+    rng = np.random.default_rng(tiles["TILE"] + tiles["GROUP"])
+    for shape in [(200, 100), (131, 68)]:
+        a = rng.integers(-(2**31), 2**31, shape, dtype=np.int32)
+        np.testing.assert_array_equal(stdlib.transpose(a, tiles=tiles).numpy(), a.T)
+
+
+@pytest.mark.parametrize("config", linalg.TRANSPOSE_VEC4_CANDIDATES, ids=str)
+def test_transpose_vec4_candidates_pipelined(monkeypatch, config):
+    """Each vec4 configuration the tuner may choose (where the device takes it), through the
+    pipelined loop of 3 workgroups over many tiles, with vec4 and scalar stores."""
+    problems = linalg._transpose_problems(config)
+    if problems:
+        pytest.skip(f"the device does not take {config}: {problems}")
+    monkeypatch.setattr(linalg, "TRANSPOSE_WORKGROUPS", 3)
+    rng = np.random.default_rng(config["THREADS"])
+    for shape in [(200, 100), (131, 68)]:
+        a = rng.integers(-(2**31), 2**31, shape, dtype=np.int32)
+        np.testing.assert_array_equal(stdlib.transpose(a, tiles=config).numpy(), a.T)
+
+
 def test_transpose_vec4_groups_of_tile_rows():
     """Tiles numbered down groups of GROUP tile rows (the last group shorter, or the only
     one taller than the array), one workgroup per tile."""
