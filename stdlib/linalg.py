@@ -536,8 +536,8 @@ def _transpose_problems(config: dict) -> list:
     if "THREADS" in config:
         size, threads = (config["THREADS"], 1), config["THREADS"]
         problems = [] if tile % 32 == 0 else ["TILE must be a multiple of 32"]
-        if threads % tile or (tile * tile // 4) % threads:
-            problems.append("THREADS must be a multiple of TILE and divide TILE * TILE / 4")
+        if threads % (tile // 4) or (tile * tile // 4) % threads:  # whole rows of runs
+            problems.append("THREADS must be a multiple of TILE / 4 and divide TILE * TILE / 4")
         what = "swizzled tile" if config["SWIZZLE"] else "padded tile"
     else:
         size, threads = (tile, config["ROWS"]), tile * config["ROWS"]

@@ -139,6 +139,17 @@ def test_transpose_vec4_candidates_pipelined(monkeypatch, config):
         np.testing.assert_array_equal(stdlib.transpose(a, tiles=config).numpy(), a.T)
 
 
+@pytest.mark.parametrize("tile, threads", [(64, 32), (32, 16)])
+def test_transpose_with_fewer_invocations_than_a_tile_row(tile, threads):
+    """THREADS a multiple of TILE / 4 below TILE: each invocation moves TILE * TILE /
+    (4 THREADS) runs, its rows THREADS / (TILE / 4) apart."""
+    tiles = {"TILE": tile, "THREADS": threads}
+    a = np.arange(70 * 133, dtype=np.float32).reshape(70, 133)
+    np.testing.assert_array_equal(stdlib.transpose(a, tiles=tiles).numpy(), a.T)
+    b = np.arange(68 * 36, dtype=np.uint32).reshape(68, 36)
+    np.testing.assert_array_equal(stdlib.transpose(b, tiles=tiles).numpy(), b.T)
+
+
 def test_transpose_vec4_groups_of_tile_rows():
     """Tiles numbered down groups of GROUP tile rows (the last group shorter, or the only
     one taller than the array), one workgroup per tile."""
@@ -311,8 +322,8 @@ def test_bad_arguments_are_named():
         stdlib.transpose(x, tiles={"ROWS": 5})
     with pytest.raises(ValueError, match="transpose: tiles .* workgroup memory"):
         stdlib.transpose(x, tiles={"TILE": 1024, "ROWS": 1})
-    with pytest.raises(ValueError, match="THREADS must be a multiple of TILE and divide"):
-        stdlib.transpose(x, tiles={"TILE": 64, "THREADS": 32})
+    with pytest.raises(ValueError, match="THREADS must be a multiple of TILE / 4 and divide"):
+        stdlib.transpose(x, tiles={"TILE": 64, "THREADS": 24})
     with pytest.raises(ValueError, match="transpose: tiles .*: TILE must be a multiple of 32"):
         stdlib.transpose(x, tiles={"TILE": 16, "THREADS": 64})
     with pytest.raises(ValueError, match=r"transpose: tiles\['SWIZZLE'\] must be True or False"):
