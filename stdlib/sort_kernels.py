@@ -96,11 +96,21 @@ def key_flips(encoding: u32) -> tx.vec2u:
     """The bits encode_key flips in a key whose sign bit is clear (x) and set (y): i32 the
     sign bit, f32 the sign bit of a positive and every bit of a negative, then every bit for
     DESCENDING."""
-    kind = encoding & ~u32(DESCENDING)
-    down = tx.select(u32(0), u32(0xFFFFFFFF), (encoding & u32(DESCENDING)) != u32(0))
-    positive = tx.select(u32(0), u32(SIGN), kind != u32(RAW_BITS))
-    negative = tx.select(positive, u32(0xFFFFFFFF), kind == u32(F32_KEYS))
+    down = downward(encoding)
+    positive = tx.select(u32(0), u32(SIGN), (encoding & ~u32(DESCENDING)) != u32(RAW_BITS))
+    negative = tx.select(positive, u32(0xFFFFFFFF), float_keys(encoding))
     return tx.vec2u(positive ^ down, negative ^ down)
+
+
+@tx.func
+def downward(encoding: u32) -> u32:
+    """Every bit where `encoding` is DESCENDING, else none."""
+    return tx.select(u32(0), u32(0xFFFFFFFF), (encoding & u32(DESCENDING)) != u32(0))
+
+
+@tx.func
+def float_keys(encoding: u32) -> bool:
+    return (encoding & ~u32(DESCENDING)) == u32(F32_KEYS)
 
 
 @tx.func
@@ -109,8 +119,7 @@ def encode_key(bits: u32, encoding: u32) -> u32:
     way). Branch-free: the sort unrolls it for every key an invocation holds."""
     flips = key_flips(encoding)
     ordered = bits ^ tx.select(flips.x, flips.y, (bits & u32(SIGN)) != u32(0))
-    is_float = (encoding & ~u32(DESCENDING)) == u32(F32_KEYS)
-    return tx.select(ordered, u32(NAN_BITS), is_float and is_nan_bits(bits))
+    return tx.select(ordered, u32(NAN_BITS), float_keys(encoding) and is_nan_bits(bits))
 
 
 @tx.func
@@ -118,10 +127,9 @@ def decode_key(ordered: u32, encoding: u32) -> u32:
     """encode_key undone (NAN_BITS gives the NaN 0x7FFFFFFF): the key's sign bit is set
     where the ordered bits, direction undone, have it clear."""
     flips = key_flips(encoding)
-    down = tx.select(u32(0), u32(0xFFFFFFFF), (encoding & u32(DESCENDING)) != u32(0))
-    bits = ordered ^ tx.select(flips.y, flips.x, ((ordered ^ down) & u32(SIGN)) != u32(0))
-    is_float = (encoding & ~u32(DESCENDING)) == u32(F32_KEYS)
-    return tx.select(bits, u32(0x7FFFFFFF), is_float and ordered == u32(NAN_BITS))
+    positive = ((ordered ^ downward(encoding)) & u32(SIGN)) != u32(0)
+    bits = ordered ^ tx.select(flips.y, flips.x, positive)
+    return tx.select(bits, u32(0x7FFFFFFF), float_keys(encoding) and ordered == u32(NAN_BITS))
 
 
 @tx.kernel(workgroup_size=WORKGROUP)
