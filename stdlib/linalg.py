@@ -82,8 +82,8 @@ O = tx.TypeVar("O", f32, f16)  # noqa: E741 (the element of C)
 #: transpose's tile: TILE x TILE elements, a workgroup of (TILE, ROWS) invocations.
 TRANSPOSE_TILES = {"TILE": 32, "ROWS": 8}
 #: transpose's vec4 tile: TILE x TILE elements, a workgroup of THREADS invocations.
-#: (Measured on the H100, 8192^2 u32, the next tile's loads before the current one's stores:
-#: 64-wide tiles by 256 invocations 2701 GB/s, 32 by 128 2492: RESULTS.md section 8.)
+#: (Measured on the H100, 8192^2 u32, launched back to back: 64-wide tiles by 256
+#: invocations 2493-2506 GB/s, 32 by 128 2327-2396: RESULTS.md section 8.)
 TRANSPOSE_VEC4_TILES = {"TILE": 64, "THREADS": 256, "SWIZZLE": False, "GROUP": 1}
 #: Where the 64-wide tile does not fit the workgroup memory (16 KiB devices).
 TRANSPOSE_VEC4_SMALL = {"TILE": 32, "THREADS": 128, "SWIZZLE": False, "GROUP": 1}
@@ -178,8 +178,8 @@ def transpose_vec4(
     tiles_x = (cols + u32(TILE - 1)) // u32(TILE)
     tiles_y = (rows + u32(TILE - 1)) // u32(TILE)
     count = tiles_x * tiles_y
-    step = tx.num_workgroups().x * tx.num_workgroups().y
-    w = tx.workgroup_id().y * tx.num_workgroups().x + tx.workgroup_id().x
+    step = tx.num_workgroups().x  # (a 1-D launch of at most TRANSPOSE_WORKGROUPS)
+    w = tx.workgroup_id().x
     held = count  # the tile in workgroup memory (count: none)
     while True:
         if w < count:  # tile w's runs of a into registers
