@@ -41,13 +41,20 @@ def submissions(monkeypatch):
     return calls
 
 
-@pytest.mark.sim_skip("tests wgpu's command recording")
-def test_dependent_chain_is_one_submission(submissions):
-    n = 300
+def counted_pair(n: int, submissions: list):
+    """x = 0..n-1 (numpy), a (x on the device) and b (n words): nothing left to submit, and
+    the submissions counted from here."""
     x = np.arange(n, dtype=np.uint32)
     a, b = tx.to_device(x), tx.empty(n, u32)
     tx.synchronize()
     submissions.clear()
+    return x, a, b
+
+
+@pytest.mark.sim_skip("tests wgpu's command recording")
+def test_dependent_chain_is_one_submission(submissions):
+    x, a, b = counted_pair(300, submissions)
+    n = len(x)
     expect = x
     for step in range(100):  # ping-pong a -> b -> a, a different uniform each launch
         source, target = (a, b) if step % 2 == 0 else (b, a)
@@ -126,11 +133,8 @@ def test_numpy_inputs_uploaded_while_launches_are_recorded():
 def ping_pong(launches: int, submissions: list):
     """`launches` affine launches between two 20-word arrays (the submissions counted from
     the first): (the array the last one wrote, what it must hold)."""
-    n = 20
-    x = np.arange(n, dtype=np.uint32)
-    a, b = tx.to_device(x), tx.empty(n, u32)
-    tx.synchronize()
-    submissions.clear()
+    x, a, b = counted_pair(20, submissions)
+    n = len(x)
     expect = x
     for step in range(launches):
         source, target = (a, b) if step % 2 == 0 else (b, a)
@@ -171,11 +175,8 @@ def test_clears_and_copies_between_launches_bind_no_bytes(submissions, monkeypat
     still submitted after every third launch (2 x 80 bytes each), the commands between
     the launches included."""
     monkeypatch.setattr(recording_module, "FLUSH_BOUND_BYTES", 400)
-    n = 20
-    x = np.arange(n, dtype=np.uint32)
-    a, b = tx.to_device(x), tx.empty(n, u32)
-    tx.synchronize()
-    submissions.clear()
+    x, a, b = counted_pair(20, submissions)
+    n = len(x)
     expect = x
     for step in range(7):
         pool.copy(a, b)  # b = a
@@ -281,11 +282,8 @@ def test_uniform_blocks_of_a_recording_take_one_buffer_write(submissions, buffer
     # Two kernels with uniform blocks of their own, each launch with other scalars (and
     # some with the same ones again): the blocks go into the uniform arena, written once
     # at the submission, and every launch reads its own.
-    n = 45
-    x = np.arange(n, dtype=np.uint32)
-    a, b = tx.to_device(x), tx.empty(n, u32)
-    tx.synchronize()
-    submissions.clear()
+    x, a, b = counted_pair(45, submissions)
+    n = len(x)
     buffer_writes.clear()
     expect = x
     for step in range(60):
@@ -306,11 +304,8 @@ def test_uniform_blocks_of_a_recording_take_one_buffer_write(submissions, buffer
 def test_a_full_uniform_arena_submits_and_starts_again(submissions, monkeypatch):
     alignment = tx.device().limits["min-uniform-buffer-offset-alignment"]
     monkeypatch.setattr(recording_module, "UNIFORM_ARENA_BYTES", 3 * alignment)
-    n = 33
-    x = np.arange(n, dtype=np.uint32)
-    a, b = tx.to_device(x), tx.empty(n, u32)
-    tx.synchronize()
-    submissions.clear()
+    x, a, b = counted_pair(33, submissions)
+    n = len(x)
     expect = x
     for step in range(10):  # 3 distinct blocks fit: 10 launches need 4 submissions
         source, target = (a, b) if step % 2 == 0 else (b, a)
