@@ -24,8 +24,9 @@ subgroups, each its ITEMS rows of one key per lane, and ranked by digit, stably:
 - Splits (smaller subgroups, whose per-subgroup counts would not fit): eight rounds of a
   one-bit split (a workgroup scan of each invocation's count of zero bits, then every
   key moves to its place), which needs no subgroup of any size.
-With values, the tile keeps each key's index in the tile beside it, and the values are
-read by that index as the tile is stored (none are held in registers). The code is
+With values, the ranking leaves each key's place in the tile in workgroup memory, by the
+key's index in the tile; the values are loaded as the keys were (coalesced, during the
+look-back), moved to their places there and stored with their keys. The code is
 branch-free per key where it can be (`encode_key`, `decode_key`, `lowest_lane`): the
 per-key code is unrolled ITEMS times, and its branches cost a fifth of a pass on an H100.
 
@@ -243,10 +244,12 @@ def sort_pass(
     Subgroup s loads the ITEMS rows of `lanes` keys from s * lanes * ITEMS on (coalesced)
     and keeps them in registers. Ranking, with subgroups of MIN_LANES or more (unless
     SPLITS): matching digits across lanes; else one-bit splits. Either leaves the tile's
-    keys in digit order in `order` (padded), with VALUES the key's index in the tile at the
-    same place of `values_tile` (one word without values: workgroup array lengths fold
-    arithmetic, not min() or tx.select): values are not held in registers but read by that
-    index as the tile is stored (fewer registers: more workgroups per multiprocessor)."""
+    keys in digit order in `order` (padded), with VALUES each key's place in `order` at its
+    index in the tile in `values_tile` (one word without values: workgroup array lengths
+    fold arithmetic, not min() or tx.select). The values are loaded while the chain is
+    walked, by the same coalesced rows as the keys (not gathered by index as the tile is
+    stored: a gather of scattered words cost a pass of pairs 11% more on an H100), then
+    go to their places in `values_tile` and out with their keys."""
     tile = tx.workgroup_id().x
     if tile >= tiles:  # the surplus of a folded launch
         return
@@ -350,13 +353,14 @@ def sort_pass(
                 place = starts[digit] + ((before >> half) & u32(0xFFFF)) + rank
                 order[padded(place)] = keys[j]
                 if VALUES:
-                    values_tile[place] = i
+                    values_tile[i] = place
         tx.workgroup_barrier()
     else:
         # Eight stable one-bit splits over the tile in workgroup memory: invocation t takes
         # entries t*ITEMS .. t*ITEMS+ITEMS-1, each split scans their zero bits and moves
         # every key to its place in `order`, and with VALUES its index in the tile to the
-        # same place in `values_tile`.
+        # same place in `values_tile`; at the end, each index gets its key's place there
+        # instead (as the ranking by matching leaves it).
         digit_counts = tx.workgroup_array(Atomic[u32], RADIX)
         zero_total = tx.workgroup_array(u32, 1)
         for j in tx.static_range(ITEMS):
@@ -402,14 +406,35 @@ def sort_pass(
                     if VALUES:
                         moved[j] = values_tile[first + u32(j)]
                 tx.workgroup_barrier()
+        if VALUES:  # each index in the tile gets the place its key went to
+            for j in tx.static_range(ITEMS):
+                moved[j] = values_tile[first + u32(j)]
+            tx.workgroup_barrier()
+            for j in tx.static_range(ITEMS):
+                values_tile[moved[j]] = first + u32(j)
+            tx.workgroup_barrier()
         count = tx.atomic_load(digit_counts[t])
         tile_start = workgroup_exclusive_scan(count, "add")
         publish_count(state, slot, tile, count)
+    # With values: each invocation loads the values of its rows as it loaded the keys
+    # (coalesced) and reads their places, while the chain is walked.
+    held = tx.local_array(u32, ITEMS)
+    places = tx.local_array(u32, ITEMS)
+    if VALUES:
+        for j in tx.static_range(ITEMS):
+            i = chunk + u32(j) * lanes + lane
+            places[j] = values_tile[i]
+            if i < valid:
+                held[j] = value_at(values_in, base + i, indices)
     # The chain: invocation t owns digit t.
     prefix = look_back_digits(keys_in, state, tile, size, n, shift, spin_limit, encoding, WINDOW)
     if tile > u32(0):
         tx.atomic_store(state[slot], (u32(INCLUSIVE) << u32(30)) | (prefix + count))
     starts[t] = digit_start + prefix - tile_start  # (wraps: + the rank in the tile fixes it)
+    if VALUES:  # (`values_tile` was last read before the look-back's barriers)
+        for j in tx.static_range(ITEMS):
+            if chunk + u32(j) * lanes + lane < valid:
+                values_tile[places[j]] = held[j]
     tx.workgroup_barrier()
     for j in tx.static_range(ITEMS):  # in digit order: each digit's keys stored together
         i = u32(j * WORKGROUP) + t
@@ -418,7 +443,7 @@ def sort_pass(
             at = starts[(entry >> shift) & u32(RADIX - 1)] + i
             keys_out[at] = decode_key(entry, decoding)
             if VALUES:
-                values_out[at] = value_at(values_in, base + values_tile[i], indices)
+                values_out[at] = values_tile[i]
 
 
 @tx.func
