@@ -10,5 +10,5 @@ source benchmarks/device_env.sh
 nvidia-smi --query-gpu=name,driver_version --format=csv
 cub_reference ${LOG2N:-20 24 28}
 grep -E "memcpy|sort" "$OUT/cub.jsonl"
-timeout 400 python3 benchmarks/bench_sort.py --cub "$OUT/cub.jsonl" --json "$OUT/sort.json" \
+timeout ${BENCH_TIMEOUT:-400} python3 benchmarks/bench_sort.py --cub "$OUT/cub.jsonl" --json "$OUT/sort.json" \
     --log2n ${LOG2N:-20 24 28} ${SWEEP:+--sweep}

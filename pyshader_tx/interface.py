@@ -120,6 +120,9 @@ class KernelInterface:
     workgroup_memory: int = 0
     # The hidden print buffer, for kernels that print (None for the others).
     prints: PrintBuffer | None = None
+    # Every loop of the kernel ends (`tx.kernel`'s `loops_end`, the stdlib's kernels): the
+    # runtime compiles it without wgpu's loop bounding (bounds checks stay).
+    loops_end: bool = False
 
     @property
     def runtime_params(self) -> list:

@@ -139,6 +139,7 @@ class CompiledKernel:
         self.kernel = kernel
         self.constants = constants
         self.module, self.interface = kernel._compile_module(constants, fold_1d=False)
+        self.interface.loops_end = kernel.loops_end
         # The WGSL name of the entry point (a kernel named like a WGSL keyword is renamed).
         with _deep_recursion(kernel):
             self.interface.name = entry_point_name(self.module)
@@ -241,6 +242,7 @@ class Kernel:
         self._names = None
         self._generic = None
         self._resized: dict = {}  # workgroup size -> this kernel with it (`with_workgroup_size`)
+        self.loops_end = False  # see `loops_end`
         functools.update_wrapper(self, fn)
 
     @classmethod
@@ -305,6 +307,7 @@ class Kernel:
         """A new kernel of this function with `workgroup_size` and `constants` (merged over
         this kernel's own), sharing its parsed source; nothing is compiled yet."""
         kernel = Kernel(self.fn, workgroup_size, {**self.constants, **constants})
+        kernel.loops_end = self.loops_end
         kernel._source = self._source
         return kernel
 
@@ -535,6 +538,17 @@ def _bind_arguments(kernel_name, names, const_names, args, kwargs) -> list:
     if missing:
         raise TypeError(f"{kernel_name}() is missing argument(s): {', '.join(missing)}")
     return [given.get(n) for n in names]
+
+
+def loops_end(kernel: Kernel) -> Kernel:
+    """Marks `kernel` (and the kernels derived from it) as one whose every loop ends, as the
+    stdlib's do (bounded counts, and look-backs that fall back after a bounded number of
+    steps): the runtime then compiles it without wgpu's loop bounding. Returns it. Mark a
+    kernel before its first compilation (the stdlib marks its kernels as it defines them)."""
+    if kernel._compiled or kernel._resized:
+        raise ValueError(f"loops_end: {kernel.__name__} is compiled already; mark it first")
+    kernel.loops_end = True
+    return kernel
 
 
 def kernel(fn=None, *, workgroup_size=64):

@@ -24,6 +24,7 @@ same flag; words are written once per flag, so matching flags come from one publ
 """
 
 import pyshader_tx as tx
+from pyshader_tx.kernel import loops_end
 from pyshader_tx import Array, Atomic, u32
 
 from .ops import T
@@ -59,6 +60,7 @@ def load(x: Array[T], k: u32, like: U, map: tx.Func = None, predicate: tx.Func =
     return map(x[k])
 
 
+@loops_end
 @tx.kernel(workgroup_size=WORKGROUP)
 def reduce_tiles(
     x: Array[T],
@@ -119,6 +121,7 @@ def publish(state: Array[Atomic[u32]], tile: u32, flag: u32, bits: u32):
     tx.atomic_store(state[2 * tile + 1], (flag << u32(30)) | (bits >> u32(16)))
 
 
+@loops_end
 @tx.kernel(workgroup_size=WORKGROUP)
 def scan_tiles(
     x: Array[T],
@@ -194,6 +197,7 @@ def scan_tiles(
             out[k] = v
 
 
+@loops_end
 @tx.kernel(workgroup_size=WORKGROUP)
 def select_tiles(
     x: Array[T],

@@ -36,6 +36,7 @@ import sys
 import numpy as np
 
 import pyshader_tx as tx
+from pyshader_tx.kernel import loops_end
 from pyshader_tx import Array, Atomic, f32, i32, u32
 from pyshader_tx import types as t
 from pyshader_tx.runtime import pool
@@ -121,6 +122,7 @@ def search(key: K, guess: f32, bins: u32, edges: Array[K]) -> u32:
     return g
 
 
+@loops_end
 @tx.kernel(workgroup_size=WORKGROUP)
 def count_private(
     xv: Array[V],
@@ -172,6 +174,7 @@ def count_private(
         b += u32(WORKGROUP)
 
 
+@loops_end
 @tx.kernel(workgroup_size=WORKGROUP)
 def count_global(
     x: Array[T], counts: Array[Atomic[u32]], edges: Array[K], p: Binning, binning: tx.Func

@@ -63,7 +63,7 @@ import pyshader_tx as tx
 from pyshader_tx import Array, f16, f32, i32, u32, vec2u, vec4f, vec4h, vec4u
 from pyshader_tx import types as t
 from pyshader_tx.errors import FeatureError
-from pyshader_tx.kernel import Kernel
+from pyshader_tx.kernel import Kernel, loops_end
 from pyshader_tx.runtime import pool
 from pyshader_tx.runtime.arrays import DeviceArray, element_layout
 from pyshader_tx.runtime.device import adapter_summary, device_limit, get_device
@@ -371,7 +371,7 @@ def _kernel(function, workgroup_size: tuple) -> Kernel:
     """`function` as a kernel of `workgroup_size` (made once per size)."""
     kernel = _kernels.get(function)
     if kernel is None:
-        kernel = _kernels[function] = Kernel(function, workgroup_size)
+        kernel = _kernels[function] = loops_end(Kernel(function, workgroup_size))
     return kernel.with_workgroup_size(workgroup_size)
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 import pyshader_tx as tx
+from pyshader_tx.kernel import loops_end
 from pyshader_tx import Array, i32, u32
 from pyshader_tx import types as t
 from pyshader_tx.frontend import annotations
@@ -52,6 +53,7 @@ def position(indices: Array[I], i: u32, n: u32) -> u32:
     return at
 
 
+@loops_end
 @tx.kernel(workgroup_size=WORKGROUP)
 def gather_kernel(x: Array[T], indices: Array[I], out: Array[T], n: u32, count: u32):
     """out[i] = x[indices[i]] for i < count (x has n elements); T() out of range."""
@@ -64,6 +66,7 @@ def gather_kernel(x: Array[T], indices: Array[I], out: Array[T], n: u32, count: 
             out[i] = T()
 
 
+@loops_end
 @tx.kernel(workgroup_size=WORKGROUP)
 def scatter_kernel(
     x: Array[T],

@@ -105,22 +105,32 @@ def _bits(array):
     return np.ascontiguousarray(array).view(np.uint32)
 
 
-def tile_items(requested: int, pairs: bool, min_lanes: int) -> int:
-    """Keys per invocation of `sort_pass`: `requested`, or the most below it whose workgroup
-    memory fits the device (at least 1)."""
+def tile_items(requested: int, pairs: bool, min_lanes: int, threads=kernels.WORKGROUP) -> int:
+    """Keys per invocation of `sort_pass` in workgroups of `threads`: `requested`, or the
+    most below it whose workgroup memory fits the device (at least 1)."""
     limit = device_limit("max-compute-workgroup-storage-size")
     items = requested
-    while items > 1 and _workgroup_bytes(items, pairs, min_lanes) > limit:
+    while items > 1 and _workgroup_bytes(items, pairs, min_lanes, threads) > limit:
         items -= 1
     return items
 
 
-def _workgroup_bytes(items: int, pairs: bool, min_lanes: int) -> int:
-    """sort_pass's workgroup memory: a padded word per key of the tile, one more with
-    values, the subgroups' digit counts, and the digit tables of 256 words."""
-    size = items * kernels.WORKGROUP
-    histograms = kernels.WORKGROUP // min_lanes * kernels.RADIX // 2
+def _workgroup_bytes(items: int, pairs: bool, min_lanes: int, threads=kernels.WORKGROUP) -> int:
+    """sort_pass's workgroup memory in workgroups of `threads`: a padded word per key of the
+    tile, one more with values, the subgroups' digit counts, and the digit tables of 256
+    words."""
+    size = items * threads
+    histograms = threads // min_lanes * kernels.RADIX // 2
     return 4 * (size + size // 32 + (size if pairs else 1) + histograms + 7 * kernels.RADIX)
+
+
+def _fits(config: dict, pairs: bool, min_lanes: int) -> bool:
+    """Whether a config of sort_pass (ITEMS, THREADS) fits the device's workgroups."""
+    threads = config["THREADS"]
+    if threads > device_limit("max-compute-invocations-per-workgroup"):
+        return False
+    memory = _workgroup_bytes(config["ITEMS"], pairs, min_lanes, threads)
+    return memory <= device_limit("max-compute-workgroup-storage-size")
 
 
 def match_min_lanes(pairs: bool = False) -> int:
@@ -154,12 +164,14 @@ def _radix_sort(
     splits=False,
     min_lanes=None,
     window=None,
+    threads=None,
 ):
     """(sorted keys, sorted values or indices or None): the launches of one sort. The
     tests and benchmarks choose the kernels' constants: `items` keys per invocation,
     `reversed` tile order, `spins` before the fallback, `splits` (rank by one-bit splits
     whatever the subgroup size), `min_lanes` (the least subgroup size ranked by matching),
-    `window` (state words a look-back step reads)."""
+    `window` (state words a look-back step reads), `threads` (invocations per workgroup of
+    sort_pass, with `items`)."""
     n = len(keys)
     dtype = np.dtype(keys.dtype)
     value_dtype = np.dtype(np.uint32) if indices else None
@@ -173,6 +185,13 @@ def _radix_sort(
     min_lanes = match_min_lanes(pairs) if min_lanes is None else min_lanes
     if items is not None and not 1 <= items <= kernels.MAX_ITEMS:
         raise ValueError(f"sort: items must lie in 1..{kernels.MAX_ITEMS}, not {items}")
+    if threads is not None and not (
+        kernels.RADIX <= threads and (items or 1) * threads <= kernels.MAX_TILE
+    ):
+        raise ValueError(
+            f"sort: threads must be at least {kernels.RADIX} (one invocation per digit) with"
+            f" at most {kernels.MAX_TILE} keys a tile, not {threads} (items {items})"
+        )
     encoding = ENCODINGS[dtype.name] | (kernels.DESCENDING if descending else 0)
     options = {
         "indices": indices,
@@ -194,53 +213,62 @@ def _radix_sort(
                     out_values = _bits(sorted_values)
                 run_v0 = scratch.upload(values_in)  # (outlives the call: HostTuner.runs)
                 return lambda config: _sort_launches(
-                    key_bits,
-                    run_v0,
-                    _bits(sorted_keys),
-                    out_values,
-                    n,
-                    pairs,
-                    config["ITEMS"],
-                    options,
+                    key_bits, run_v0, _bits(sorted_keys), out_values, n, pairs, config, options
                 )
 
             variant = options["reversed"] or options["splits"] or spins is not None
             variant = variant or window is not None
             size = 0 if variant else n  # (the tests' variants are not tuned)
-            items = SORT.choose(key, size, make_run)["ITEMS"]
+            config = SORT.choose(key, size, make_run)
+        else:
+            config = {"ITEMS": items, "THREADS": threads or kernels.WORKGROUP}
         with pool.temporary(1, np.uint32) as no_values:
             out_values = no_values if sorted_values is None else _bits(sorted_values)
-            _sort_launches(key_bits, v0, _bits(sorted_keys), out_values, n, pairs, items, options)
+            _sort_launches(key_bits, v0, _bits(sorted_keys), out_values, n, pairs, config, options)
     return sorted_keys, sorted_values
 
 
-def default_items(pairs: bool, min_lanes: int) -> int:
-    """sort_pass's default ITEMS: SORT_ITEMS (SORT_PAIRS_ITEMS with values), or the most
-    below it that fits the workgroup memory."""
-    return tile_items(kernels.SORT_PAIRS_ITEMS if pairs else kernels.SORT_ITEMS, pairs, min_lanes)
+def default_config(pairs: bool, min_lanes: int) -> dict:
+    """sort_pass's default ITEMS and THREADS: SORT_ITEMS in workgroups of SORT_THREADS
+    (SORT_PAIRS_ITEMS and SORT_PAIRS_THREADS with values) where that fits the device, else
+    the most ITEMS below SORT_ITEMS (SORT_PAIRS_FALLBACK_ITEMS) that fit workgroups of
+    WORKGROUP invocations."""
+    if pairs:
+        best = {"ITEMS": kernels.SORT_PAIRS_ITEMS, "THREADS": kernels.SORT_PAIRS_THREADS}
+        fallback = kernels.SORT_PAIRS_FALLBACK_ITEMS
+    else:
+        best = {"ITEMS": kernels.SORT_ITEMS, "THREADS": kernels.SORT_THREADS}
+        fallback = kernels.SORT_ITEMS
+    if _fits(best, pairs, min_lanes):
+        return best
+    return {"ITEMS": tile_items(fallback, pairs, min_lanes), "THREADS": kernels.WORKGROUP}
 
 
 def _sort_configs(key) -> list:
-    """sort's configs: ITEMS keys per invocation of `sort_pass`: the default
-    (`default_items`), then others that fit."""
+    """sort's configs: the default (`default_config`), then the others that fit (ITEMS
+    keys per invocation in workgroups of THREADS)."""
     _, pairs, min_lanes = key
-    default = default_items(pairs, min_lanes)
-    limit = device_limit("max-compute-workgroup-storage-size")
-    candidates = (4, 8, 12, 14, 16, 18, 6, 2, 1)
-    others = [i for i in candidates if _workgroup_bytes(i, pairs, min_lanes) <= limit]
-    return [{"ITEMS": default}] + [{"ITEMS": i} for i in others if i != default]
+    default = default_config(pairs, min_lanes)
+    candidates = [{"ITEMS": i, "THREADS": kernels.WORKGROUP} for i in (4, 8, 12, 14, 16, 18)]
+    candidates += [{"ITEMS": i, "THREADS": 384} for i in (8, 10, 11)]
+    candidates += [{"ITEMS": i, "THREADS": kernels.WORKGROUP} for i in (6, 2, 1)]
+    others = [c for c in candidates if c != default and _fits(c, pairs, min_lanes)]
+    return [default] + others
 
 
 SORT = HostTuner("sort", _sort_configs, sources=(sys.modules[__name__], kernels))
 
 
 def _sort_launches(
-    key_bits, v0, out_keys, out_values, n: int, pairs: bool, items: int, options: dict
+    key_bits, v0, out_keys, out_values, n: int, pairs: bool, config: dict, options: dict
 ) -> None:
-    """count_digits, digit_starts and the four sort_pass launches of one sort with `items`
-    keys per invocation: keys from `key_bits` (values from `v0`) to `out_keys`
-    (`out_values`: one unused word without values or indices)."""
-    size = kernels.WORKGROUP * items
+    """count_digits, digit_starts and the four sort_pass launches of one sort with
+    `config`'s ITEMS keys per invocation in workgroups of THREADS: keys from `key_bits`
+    (values from `v0`) to `out_keys` (`out_values`: one unused word without values or
+    indices)."""
+    items, threads = config["ITEMS"], config["THREADS"]
+    sort_pass = kernels.sort_pass.with_workgroup_size(threads)
+    size = threads * items
     tiles = -(-n // size)
     row = kernels.WORKGROUP * kernels.COUNT_ITEMS
     per = -(-n // COUNT_WORKGROUPS)
@@ -259,7 +287,7 @@ def _sort_launches(
         value_route = [v0, values_temp, out_values, values_temp, out_values]
         for p in range(kernels.PASSES):
             pool.clear(state)
-            kernels.sort_pass(
+            sort_pass(
                 key_route[p],
                 key_route[p + 1],
                 value_route[p],
@@ -279,5 +307,5 @@ def _sort_launches(
                 MIN_LANES=options["min_lanes"],
                 SPLITS=options["splits"],
                 WINDOW=options["window"],
-                threads=tiles * kernels.WORKGROUP,
+                threads=tiles * threads,
             )

@@ -46,6 +46,7 @@ is n) copies the tiles instead.
 """
 
 import pyshader_tx as tx
+from pyshader_tx.kernel import loops_end
 from pyshader_tx import Array, Atomic, u32
 
 from .workgroup import workgroup_exclusive_scan, workgroup_inclusive_scan
@@ -68,12 +69,18 @@ INCLUSIVE = 2
 COUNT_MASK = 0x3FFFFFFF
 #: Look-back steps without progress an invocation makes before the workgroup falls back.
 SPIN_LIMIT = 64
-#: Keys per invocation of `sort_pass` (its ITEMS) for keys alone and for pairs: a tile is
-#: WORKGROUP * ITEMS keys. (The fastest of 11..18 on an H100: RESULTS.md section 8.)
+#: Keys per invocation of `sort_pass` (its ITEMS) and invocations per workgroup (THREADS)
+#: for keys alone and for pairs: a tile is THREADS * ITEMS keys. (The fastest measured on
+#: an H100: RESULTS.md section 8.)
 SORT_ITEMS = 14
-SORT_PAIRS_ITEMS = 18
+SORT_THREADS = WORKGROUP
+SORT_PAIRS_ITEMS = 11
+SORT_PAIRS_THREADS = 384
+#: Pairs' ITEMS where workgroups of SORT_PAIRS_THREADS do not fit (WORKGROUP invocations).
+SORT_PAIRS_FALLBACK_ITEMS = 18
 #: The most: a tile's positions and counts must fit 16 bits.
 MAX_ITEMS = 255
+MAX_TILE = 0xFFFF
 #: The least subgroup size `sort_pass` ranks by matching digits across lanes (its
 #: MIN_LANES: sizes the per-subgroup counts in workgroup memory); smaller: one-bit splits.
 MATCH_MIN_LANES = 8
@@ -133,6 +140,7 @@ def decode_key(ordered: u32, encoding: u32) -> u32:
     return tx.select(bits, u32(0x7FFFFFFF), float_keys(encoding) and ordered == u32(NAN_BITS))
 
 
+@loops_end
 @tx.kernel(workgroup_size=WORKGROUP)
 def count_digits(
     keys: Array[u32],
@@ -167,6 +175,7 @@ def count_digits(
             tx.atomic_add(counts[u32(p * RADIX) + t], count)
 
 
+@loops_end
 @tx.kernel(workgroup_size=WORKGROUP)
 def digit_starts(counts: Array[u32]):
     """counts[STARTS + p * RADIX + d] = the keys whose digit p is below d (the exclusive
@@ -211,6 +220,7 @@ def lanes_in(mask: tx.vec4u) -> u32:
     return counted.x + counted.y + counted.z + counted.w
 
 
+@loops_end
 @tx.kernel(workgroup_size=WORKGROUP)
 def sort_pass(
     keys_in: Array[u32],
@@ -259,14 +269,17 @@ def sort_pass(
     lanes = tx.subgroup_size()
     lane = t % lanes
     subgroup = t // lanes
-    size = u32(WORKGROUP * ITEMS)
+    threads = tx.workgroup_size().x
+    owner = t < u32(RADIX)  # invocation t owns digit t (workgroups of RADIX or more)
+    digit_of_t = min(t, u32(RADIX - 1))
+    size = threads * u32(ITEMS)
     base = tile * size
     valid = min(n - base, size)
     chunk = subgroup * lanes * u32(ITEMS)
     # Digit t's count and start in the whole array, read before the keys are back.
     pass_at = (shift // u32(DIGIT_BITS)) * u32(RADIX)
-    digit_total = counts[pass_at + t]
-    digit_start = counts[u32(STARTS) + pass_at + t]
+    digit_total = counts[pass_at + digit_of_t]
+    digit_start = counts[u32(STARTS) + pass_at + digit_of_t]
     keys = tx.local_array(u32, ITEMS)
     for j in tx.static_range(ITEMS):
         i = chunk + u32(j) * lanes + lane
@@ -277,18 +290,19 @@ def sort_pass(
     # Per subgroup and digit, a count in workgroup memory (two 16-bit counts a word),
     # taken before the ranking ("early counts"), so that the tile's counts go into the
     # chain of tiles before the ranking.
-    histograms = tx.workgroup_array(Atomic[u32], (WORKGROUP // MIN_LANES) * (RADIX // 2))
-    if matched:
+    histograms = tx.workgroup_array(
+        Atomic[u32], (tx.workgroup_size().x // u32(MIN_LANES)) * u32(RADIX // 2)
+    )
+    if matched:  # (the keys past the tile's end too: see `surplus` below)
         for j in tx.static_range(ITEMS):
-            if chunk + u32(j) * lanes + lane < valid:
-                digit = (keys[j] >> shift) & u32(RADIX - 1)
-                word = subgroup * u32(RADIX // 2) + (digit >> u32(1))
-                tx.atomic_add(histograms[word], u32(1) << ((digit & u32(1)) * u32(16)))
+            digit = (keys[j] >> shift) & u32(RADIX - 1)
+            word = subgroup * u32(RADIX // 2) + (digit >> u32(1))
+            tx.atomic_add(histograms[word], u32(1) << ((digit & u32(1)) * u32(16)))
     # A digit that every key has (its count is n) leaves the order as it is: the tile's
     # keys (decoded) and values (or indices) are stored where they are, and the pass is
     # done. (At most one invocation writes `single`, which starts at zero.)
     single = tx.workgroup_array(u32, 1)
-    if digit_total == n:
+    if owner and digit_total == n:
         single[0] = u32(1)
     if tx.workgroup_uniform_load(single[0]) == u32(1):
         for j in tx.static_range(ITEMS):
@@ -298,10 +312,12 @@ def sort_pass(
                 if VALUES:
                     values_out[base + i] = value_at(values_in, base + i, indices)
         return
-    values_tile = tx.workgroup_array(u32, 1 + (WORKGROUP * ITEMS - 1) * tx.i32(VALUES))
-    order = tx.workgroup_array(u32, WORKGROUP * ITEMS + WORKGROUP * ITEMS // 32)
+    values_tile = tx.workgroup_array(u32, 1 + (tx.workgroup_size().x * ITEMS - 1) * tx.u32(VALUES))
+    order = tx.workgroup_array(
+        u32, tx.workgroup_size().x * ITEMS + tx.workgroup_size().x * ITEMS // 32
+    )
     starts = tx.workgroup_array(u32, RADIX)
-    slot = tile * u32(RADIX) + t
+    slot = tile * u32(RADIX) + digit_of_t
     count = u32(0)  # the tile's keys of digit t
     tile_start = u32(0)  # the tile's keys of the digits before t
     if matched:
@@ -312,17 +328,25 @@ def sort_pass(
         if t < u32(RADIX // 2):
             running = u32(0)
             s = u32(0)
-            while s < u32(WORKGROUP) // lanes:
+            while s < threads // lanes:
                 here = tx.atomic_load(histograms[s * u32(RADIX // 2) + t])
                 tx.atomic_store(histograms[s * u32(RADIX // 2) + t], running)
                 running += here
                 s += u32(1)
             pair_totals[t] = running
         tx.workgroup_barrier()
-        count = (pair_totals[t >> u32(1)] >> ((t & u32(1)) * u32(16))) & u32(0xFFFF)
+        if owner:
+            count = (pair_totals[t >> u32(1)] >> ((t & u32(1)) * u32(16))) & u32(0xFFFF)
         tile_start = workgroup_exclusive_scan(count, "add")
-        publish_count(state, slot, tile, count)
-        starts[t] = tile_start
+        # The keys past the tile's end (NAN_BITS, digit 255 in every pass, the last keys
+        # of the tile) were counted and are ranked like the others, last of all: no row
+        # tests which of its keys exist. Only the count of digit 255 leaves them out.
+        surplus = size - valid
+        if t == u32(RADIX - 1):
+            count -= surplus
+        if owner:
+            publish_count(state, slot, tile, count)
+            starts[t] = tile_start
         tx.workgroup_barrier()
         # Per row: the lanes holding the same digit (eight ballots); the first of them adds
         # their number to the subgroup's count of the digit and hands the old count on:
@@ -336,24 +360,22 @@ def sort_pass(
             lanes_below(lane, u32(96)),
         )
         for j in tx.static_range(ITEMS):
-            i = chunk + u32(j) * lanes + lane
             digit = (keys[j] >> shift) & u32(RADIX - 1)
-            peers = tx.subgroup_ballot(i < valid)
+            peers = tx.subgroup_ballot(True)
             for b in tx.static_range(DIGIT_BITS):  # (unrolled: a fifth faster on an H100)
                 ones = tx.subgroup_ballot(((digit >> u32(b)) & u32(1)) == u32(1))
                 peers = peers & (ones ^ tx.vec4u(((digit >> u32(b)) & u32(1)) - u32(1)))
             rank = lanes_in(peers & below)
             half = (digit & u32(1)) * u32(16)
             before = u32(0)
-            if i < valid and rank == u32(0):
+            if rank == u32(0):
                 word = subgroup * u32(RADIX // 2) + (digit >> u32(1))
                 before = tx.atomic_add(histograms[word], lanes_in(peers) << half)
             before = tx.subgroup_shuffle(before, lowest_lane(peers))
-            if i < valid:
-                place = starts[digit] + ((before >> half) & u32(0xFFFF)) + rank
-                order[padded(place)] = keys[j]
-                if VALUES:
-                    values_tile[i] = place
+            place = starts[digit] + ((before >> half) & u32(0xFFFF)) + rank
+            order[padded(place)] = keys[j]
+            if VALUES:
+                values_tile[chunk + u32(j) * lanes + lane] = place
         tx.workgroup_barrier()
     else:
         # Eight stable one-bit splits over the tile in workgroup memory: invocation t takes
@@ -385,7 +407,7 @@ def sort_pass(
             for j in tx.static_range(ITEMS):
                 zeros += u32(1) - ((entries[j] >> (shift + bit)) & u32(1))
             inclusive = workgroup_inclusive_scan(zeros, "add")
-            if t == u32(WORKGROUP - 1):
+            if t == threads - u32(1):
                 zero_total[0] = inclusive
             tx.workgroup_barrier()
             total = zero_total[0]
@@ -413,9 +435,11 @@ def sort_pass(
             for j in tx.static_range(ITEMS):
                 values_tile[moved[j]] = first + u32(j)
             tx.workgroup_barrier()
-        count = tx.atomic_load(digit_counts[t])
+        if owner:
+            count = tx.atomic_load(digit_counts[t])
         tile_start = workgroup_exclusive_scan(count, "add")
-        publish_count(state, slot, tile, count)
+        if owner:
+            publish_count(state, slot, tile, count)
     # With values: each invocation loads the values of its rows as it loaded the keys
     # (coalesced) and reads their places, while the chain is walked.
     held = tx.local_array(u32, ITEMS)
@@ -428,16 +452,17 @@ def sort_pass(
                 held[j] = value_at(values_in, base + i, indices)
     # The chain: invocation t owns digit t.
     prefix = look_back_digits(keys_in, state, tile, size, n, shift, spin_limit, encoding, WINDOW)
-    if tile > u32(0):
-        tx.atomic_store(state[slot], (u32(INCLUSIVE) << u32(30)) | (prefix + count))
-    starts[t] = digit_start + prefix - tile_start  # (wraps: + the rank in the tile fixes it)
+    if owner:
+        if tile > u32(0):
+            tx.atomic_store(state[slot], (u32(INCLUSIVE) << u32(30)) | (prefix + count))
+        starts[t] = digit_start + prefix - tile_start  # (wraps: + the tile rank fixes it)
     if VALUES:  # (`values_tile` was last read before the look-back's barriers)
         for j in tx.static_range(ITEMS):
             if chunk + u32(j) * lanes + lane < valid:
                 values_tile[places[j]] = held[j]
     tx.workgroup_barrier()
     for j in tx.static_range(ITEMS):  # in digit order: each digit's keys stored together
-        i = u32(j * WORKGROUP) + t
+        i = u32(j) * threads + t
         if i < valid:
             entry = order[padded(i)]
             at = starts[(entry >> shift) & u32(RADIX - 1)] + i
@@ -487,13 +512,14 @@ def look_back_digits(
     fallback = tx.workgroup_array(Atomic[u32], RADIX)
     words = tx.local_array(u32, WINDOW)
     prefix = u32(0)
-    waiting = tile > u32(0)
+    waiting = tile > u32(0) and t < u32(RADIX)  # (invocations past RADIX own no digit)
     j = max(tile, u32(1)) - u32(1)
     spins = u32(0)
     while True:
         if t == u32(0):
             tx.atomic_store(stalled[0], u32(0))
-        tx.atomic_store(fallback[t], u32(0))
+        if t < u32(RADIX):
+            tx.atomic_store(fallback[t], u32(0))
         tx.workgroup_barrier()
         while waiting:
             for w in tx.static_range(WINDOW):  # tiles j, j - 1, ...: none before 0
@@ -531,7 +557,7 @@ def look_back_digits(
             tx.atomic_add(
                 fallback[(encode_key(keys[k], encoding) >> shift) & u32(RADIX - 1)], u32(1)
             )
-            k += u32(WORKGROUP)
+            k += tx.workgroup_size().x
         tx.workgroup_barrier()
         if waiting and j == target:
             prefix += tx.atomic_load(fallback[t])

@@ -282,13 +282,63 @@ def _location_text(location) -> str:
     return f"{filename}:{line}: " if line else f"{filename}: "
 
 
-def _shader_module(code):
-    module = _modules.get(code)
+def _shader_module(code, loops_end: bool = False):
+    """The shader module of `code` (WGSL text or SPIR-V bytes), cached. With `loops_end`
+    (every loop of the shader ends), without wgpu's loop bounding: a counter wgpu adds to
+    every loop so that a driver may not assume an endless loop away, which cost the
+    stdlib's sort 13% of its time on an H100. Bounds checks stay either way."""
+    key = (code, loops_end)
+    module = _modules.get(key)
+    if module is None:
+        module = _modules[key] = _unbounded_module(code) if loops_end else None
     if module is None:
         # wgpu-py takes WGSL as str and SPIR-V as bytes.
         module = get_device().create_shader_module(label="pyshader_tx", code=code)
-        _modules[code] = module
+        _modules[key] = module
     return module
+
+
+#: WGPUShaderRuntimeChecks_BoundsChecks (wgpu-native's wgpu.h): bounds checks, no loop
+#: bounding.
+BOUNDS_CHECKS_ONLY = 0x1
+
+
+def _unbounded_module(code):
+    """`code`'s module through wgpu-native's wgpuDeviceCreateShaderModuleTrusted with bounds
+    checks only; None where wgpu-py's native backend does not offer it (the caller then
+    makes an ordinary module)."""
+    try:
+        from wgpu.backends.wgpu_native import _api
+
+        create = _api.libf.wgpuDeviceCreateShaderModuleTrusted
+        device = get_device()
+        handle_of_device = device._internal
+    except (ImportError, AttributeError):
+        return None
+    ffi = _api.ffi
+    if isinstance(code, str):
+        source = _api.new_struct_p("WGPUShaderSourceWGSL *", code=_api.to_c_string_view(code))
+        source[0].chain.sType = _api.lib.WGPUSType_ShaderSourceWGSL
+        words = None
+    else:
+        words = ffi.new("uint8_t[]", bytes(code))
+        source = _api.new_struct_p(
+            "WGPUShaderSourceSPIRV *",
+            codeSize=len(code) // 4,
+            code=ffi.cast("uint32_t *", words),
+        )
+        source[0].chain.sType = _api.lib.WGPUSType_ShaderSourceSPIRV
+    source[0].chain.next = ffi.NULL
+    descriptor = _api.new_struct_p(
+        "WGPUShaderModuleDescriptor *",
+        nextInChain=ffi.cast("WGPUChainedStruct *", source),
+        label=_api.to_c_string_view("pyshader_tx"),
+    )
+    handle = create(handle_of_device, descriptor, BOUNDS_CHECKS_ONLY)
+    del words  # (wgpu has parsed the code)
+    if handle == ffi.NULL:
+        return None
+    return _api.GPUShaderModule("pyshader_tx", handle, device)
 
 
 def layout_key(bindings) -> tuple:
@@ -297,19 +347,19 @@ def layout_key(bindings) -> tuple:
     return tuple(sorted(bindings))
 
 
-def pipeline_for(code, entry_point: str, bindings: tuple | None = None):
+def pipeline_for(code, entry_point: str, bindings: tuple | None = None, loops_end: bool = False):
     """The compute pipeline of `entry_point` in `code` (WGSL text or SPIR-V bytes), cached.
 
     `bindings` describes group 0 as ((binding, 'read' | 'read_write' | 'uniform'), ...);
     the pipeline then gets that explicit layout. With None the layout is wgpu's "auto".
     Returns (pipeline, bind group layout of group 0).
     """
-    key = (code, entry_point, bindings)
+    key = (code, entry_point, bindings, loops_end)
     cached = _pipelines.get(key)
     if cached is not None:
         return cached
     device = get_device()
-    module = _shader_module(code)
+    module = _shader_module(code, loops_end)
     stage = {"module": module, "entry_point": entry_point}
     if bindings is None:
         pipeline = device.create_compute_pipeline(label=entry_point, layout="auto", compute=stage)

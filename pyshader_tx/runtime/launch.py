@@ -194,7 +194,7 @@ class Launcher:
     def _prepare(self) -> None:
         """Create the pipeline (the simulator's launcher has none)."""
         self._pipeline, self._group_layout = pipeline_for(
-            self.get_code(False), self.name, self._layout
+            self.get_code(False), self.name, self._layout, self.interface.loops_end
         )
 
     # -- arguments and dispatch shape ---------------------------------------------------
@@ -217,7 +217,9 @@ class Launcher:
     def _folded(self):
         if self._folded_pipeline is None:
             code = self.get_code(True)
-            self._folded_pipeline, _ = pipeline_for(code, self.name, self._layout)
+            self._folded_pipeline, _ = pipeline_for(
+                code, self.name, self._layout, self.interface.loops_end
+            )
         return self._folded_pipeline
 
     def dispatch_shape(self, threads=None, workgroups=None):

@@ -188,6 +188,25 @@ def test_ranking_by_one_bit_splits(reversed):
     np.testing.assert_array_equal(moved.numpy(), float_order(x).astype(np.float32))
 
 
+@pytest.mark.parametrize("threads", [384, 512])
+def test_workgroups_of_more_invocations_than_digits(threads):
+    """sort_pass in workgroups of 384 and 512 invocations (pairs' default is 384 where it
+    fits; invocations past 256 own no digit): keys, values and indices over 3 tiles and a
+    partial one, in either tile order (the reverse one falls back: the fallback counts a
+    tile's keys by the whole workgroup). Lavapipe's 8-lane subgroups fit these workgroups'
+    memory only ranking by splits; the simulator runs the matching (tests/sim)."""
+    x = keys_of(np.float32, 3 * 2 * threads + 9, seed=threads)
+    values = np.arange(len(x), dtype=np.float32)
+    for reversed in (False, True):
+        options = dict(items=2, threads=threads, splits=True, min_lanes=16)
+        options.update(reversed=reversed, spins=0 if reversed else None)
+        keys, moved = sort_module._radix_sort(x, values, False, False, **options)
+        same_keys(keys.numpy(), x[float_order(x)])
+        np.testing.assert_array_equal(moved.numpy(), float_order(x).astype(np.float32))
+        _, indices = sort_module._radix_sort(x, None, True, True, **options)
+        np.testing.assert_array_equal(indices.numpy(), float_order(x, descending=True))
+
+
 @pytest.mark.parametrize("splits", [False, True])
 def test_passes_whose_digit_all_keys_share_copy(splits):
     """A pass whose digit is the same in every key copies the tiles: small keys (the
@@ -266,6 +285,18 @@ def test_empty_results():
             lambda: stdlib.sort(np.zeros(4, np.uint32), np.zeros((4, 1), np.uint32)),
             ValueError,
             "values must be a 1-D",
+        ),
+        (
+            lambda: sort_module._radix_sort(np.zeros(4, np.uint32), None, True, False, threads=128),
+            ValueError,
+            "threads must be at least 256",
+        ),
+        (
+            lambda: sort_module._radix_sort(
+                np.zeros(4, np.uint32), None, True, False, items=200, threads=512
+            ),
+            ValueError,
+            "at most 65535 keys a tile",
         ),
     ],
 )

@@ -44,3 +44,21 @@ def test_sort_on_the_simulator(schedule, size, tiles):
             x, None, True, True, items=items, spins=2, min_lanes=32
         )
         np.testing.assert_array_equal(indices.numpy(), np.argsort(-x, kind="stable"))
+
+
+@pytest.mark.parametrize("schedule", ["in-order", "reverse"])
+def test_workgroups_of_384_invocations_on_the_simulator(schedule):
+    """sort_pass in workgroups of 384 invocations (pairs' default where it fits), ranking
+    by matching in subgroups of 32: the invocations past digit 255 own no digit, take no
+    part in the chain of tiles and publish nothing; the reverse schedule makes every
+    look-back fall back."""
+    rng = np.random.default_rng(384)
+    n = 2 * 2 * 384 + 7
+    x = rng.integers(0, 1000, n).astype(np.uint32)
+    values = rng.random(n).astype(np.float32)
+    order = np.argsort(x, kind="stable")
+    with tx.simulator(subgroup_size=32, schedule=schedule, seed=5):
+        options = dict(items=2, threads=384, spins=2, min_lanes=32)
+        keys, moved = sort_module._radix_sort(x, values, False, False, **options)
+        np.testing.assert_array_equal(keys.numpy(), x[order])
+        np.testing.assert_array_equal(moved.numpy(), values[order])
