@@ -4,7 +4,10 @@ variable PYSHADER_TX_SOURCE by default) chooses what the runtime hands to wgpu;
 write per dispatch on the GPU (the rest are counted and reported as dropped);
 `tx.options.cache_dir` is the folder of the on-disk caches (autotuning results:
 `tuning/cache.py`), by default `default_cache_dir()`; `tx.options.autotune` (default True)
-lets `@tx.autotune` kernels measure their configs (False: they use their first config)."""
+lets `@tx.autotune` kernels measure their configs (False: they use their first config);
+`tx.options.loop_bounding` (default False; PYSHADER_TX_LOOP_BOUNDING=1) keeps wgpu's loop
+bounding in every kernel, also those marked `loops_end` (for A/B timings: set it before
+the kernels' first launch, whose pipelines are made then)."""
 
 from __future__ import annotations
 
@@ -49,6 +52,7 @@ class Options:
         self._print_capacity = DEFAULT_PRINT_CAPACITY
         self._cache_dir = None  # None: default_cache_dir(), read when used
         self._autotune = True
+        self.loop_bounding = os.environ.get("PYSHADER_TX_LOOP_BOUNDING", "") not in ("", "0")
 
     @property
     def shader_source(self) -> str:

@@ -20,6 +20,7 @@ import threading
 import wgpu
 
 from ..errors import FeatureError
+from ..options import options
 from ..ir.legalize import first_compare_exchange, first_half_vector_bitcast
 
 __all__ = [
@@ -287,6 +288,7 @@ def _shader_module(code, loops_end: bool = False):
     (every loop of the shader ends), without wgpu's loop bounding: a counter wgpu adds to
     every loop so that a driver may not assume an endless loop away, which cost the
     stdlib's sort 13% of its time on an H100. Bounds checks stay either way."""
+    loops_end = loops_end and not options.loop_bounding
     key = (code, loops_end)
     module = _modules.get(key)
     if module is None:

@@ -71,3 +71,16 @@ def test_a_marked_kernel_runs_without_loop_bounding_and_keeps_bounds_checks():
     code = compiled.naga_code(False) if wgsl else compiled.wgpu_spirv(False)
     assert device_module._unbounded_module(code) is not None  # wgpu-native offers it
     assert (code, True) in device_module._modules
+
+
+@pytest.mark.wgpu_only("wgpu-native's shader modules")
+@pytest.mark.sim_skip("no shader modules on the simulator")
+def test_the_loop_bounding_option_keeps_it_for_marked_kernels(monkeypatch):
+    """`tx.options.loop_bounding` (PYSHADER_TX_LOOP_BOUNDING=1): a marked kernel's module
+    is the ordinary one (the A/B switch of the benchmarks)."""
+    code = "@compute @workgroup_size(1) fn main() { loop { break; } }"
+    monkeypatch.setattr(tx.options, "loop_bounding", True)
+    module = device_module._shader_module(code, True)
+    assert device_module._modules[(code, False)] is module
+    monkeypatch.setattr(tx.options, "loop_bounding", False)
+    assert device_module._shader_module(code, True) is not module
