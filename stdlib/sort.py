@@ -117,11 +117,13 @@ def tile_items(requested: int, pairs: bool, min_lanes: int, threads=kernels.WORK
 
 def _workgroup_bytes(items: int, pairs: bool, min_lanes: int, threads=kernels.WORKGROUP) -> int:
     """sort_pass's workgroup memory in workgroups of `threads`: a padded word per key of the
-    tile, one more with values, the subgroups' digit counts, and the digit tables of 256
-    words."""
+    tile, one more with values, the subgroups' digit counts, the digit tables (three of 256
+    words, one of 128), the workgroup scans' two words per invocation, and a few words
+    (the kernel's own count, checked by the tests)."""
     size = items * threads
     histograms = threads // min_lanes * kernels.RADIX // 2
-    return 4 * (size + size // 32 + (size if pairs else 1) + histograms + 7 * kernels.RADIX)
+    tables = 3 * kernels.RADIX + kernels.RADIX // 2 + 2 * threads + 8
+    return 4 * (size + size // 32 + (size if pairs else 1) + histograms + tables)
 
 
 def _fits(config: dict, pairs: bool, min_lanes: int) -> bool:

@@ -198,7 +198,7 @@ def test_workgroups_of_more_invocations_than_digits(threads):
     x = keys_of(np.float32, 3 * 2 * threads + 9, seed=threads)
     values = np.arange(len(x), dtype=np.float32)
     for reversed in (False, True):
-        options = dict(items=2, threads=threads, splits=True, min_lanes=16)
+        options = dict(items=2, threads=threads, splits=True, min_lanes=32)
         options.update(reversed=reversed, spins=0 if reversed else None)
         keys, moved = sort_module._radix_sort(x, values, False, False, **options)
         same_keys(keys.numpy(), x[float_order(x)])
@@ -332,6 +332,19 @@ def test_the_sort_kernels_pass_naga_and_tint(tint):
     ]
     assert sum(fits) == 3
     tint(kernels + [kernel for kernel, fit in zip(passes, fits) if fit])
+
+
+@pytest.mark.parametrize(
+    "threads, items, pairs, lanes",
+    [(256, 14, False, 32), (256, 18, True, 32), (384, 11, True, 32), (512, 2, True, 16)],
+)
+def test_the_workgroup_memory_estimate_is_the_kernels_own(threads, items, pairs, lanes):
+    """The host sizes tiles to the device's workgroup memory by `_workgroup_bytes`: it
+    covers what the compiled kernel declares, within a few words."""
+    kernel = sort_kernels.sort_pass.with_workgroup_size(threads)
+    compiled = kernel.compiled({"ITEMS": items, "VALUES": pairs, "MIN_LANES": lanes})
+    estimate = sort_module._workgroup_bytes(items, pairs, lanes, threads)
+    assert 0 <= estimate - compiled.interface.workgroup_memory <= 16
 
 
 def test_the_subgroup_size_is_measured_per_device():
