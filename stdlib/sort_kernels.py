@@ -359,9 +359,10 @@ def sort_pass(
             lanes_below(lane, u32(64)),
             lanes_below(lane, u32(96)),
         )
+        present = tx.subgroup_ballot(True)  # the subgroup's lanes (once, not per row)
         for j in tx.static_range(ITEMS):
             digit = (keys[j] >> shift) & u32(RADIX - 1)
-            peers = tx.subgroup_ballot(True)
+            peers = present
             for b in tx.static_range(DIGIT_BITS):  # (unrolled: a fifth faster on an H100)
                 ones = tx.subgroup_ballot(((digit >> u32(b)) & u32(1)) == u32(1))
                 peers = peers & (ones ^ tx.vec4u(((digit >> u32(b)) & u32(1)) - u32(1)))
