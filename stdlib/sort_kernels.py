@@ -9,8 +9,11 @@ order (by the run-time `encoding`, uniform: one pipeline serves every key type),
 workgroup memory (workgroup atomics), then adds them to `counts` (4 x 256 global words);
 `digit_starts` scans them once into the digits' starts (the next 4 x 256 words).
 
-`sort_pass`: one launch per digit. Tile b (WORKGROUP * ITEMS keys) is loaded by
-subgroups, each its ITEMS rows of one key per lane, and ranked by digit, stably:
+`sort_pass`: one launch per digit, in workgroups of WORKGROUP or more invocations
+(`with_workgroup_size`; those past RADIX own no digit). Tile b (THREADS * ITEMS keys) is
+loaded by subgroups, each its ITEMS rows of one key per lane, and ranked by digit,
+stably (the keys past the end of the last tile are NAN_BITS: digit 255 in every pass, the
+tile's last keys, ranked like the others and left out of the count of digit 255 only):
 - Match (subgroups of MIN_LANES lanes or more). "Early counts": each subgroup first counts
   its keys of each digit in workgroup memory (two 16-bit counts a word); the counts are
   scanned per digit across the subgroups, the digits' totals across the tile, and the
@@ -29,6 +32,7 @@ key's index in the tile; the values are loaded as the keys were (coalesced, duri
 look-back), moved to their places there and stored with their keys. The code is
 branch-free per key where it can be (`encode_key`, `decode_key`, `lowest_lane`): the
 per-key code is unrolled ITEMS times, and its branches cost a fifth of a pass on an H100.
+The kernels are `loops_end`: made without wgpu's loop bounding (13% of a pass there).
 
 The tile's count of each digit goes into the chain of tiles with decoupled look-back:
 invocation d owns digit d and one state word per (tile, digit), a flag in the top two bits
