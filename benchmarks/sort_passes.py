@@ -41,6 +41,10 @@ SHUFFLE = "before = tx.subgroup_shuffle(before, lowest_lane(peers))"
 EARLY = "tx.atomic_add(histograms[word], u32(1) << ((digit & u32(1)) * u32(16)))"
 PLACE = "place = starts[digit] + ((before >> half) & u32(0xFFFF)) + rank"
 SCATTER = "at = starts[(entry >> shift) & u32(RADIX - 1)] + i"
+VALUE_LOAD = "held[j] = value_at(values_in, base + i, indices)"
+VALUE_PLACE = "values_tile[chunk + u32(j) * lanes + lane] = place"
+VALUE_MOVE = "values_tile[places[j]] = held[j]"
+VALUE_STORE = "values_out[at] = values_tile[i]"
 
 #: The phases a variant cuts out: (text in the kernel, what replaces it).
 CUTS = {
@@ -50,6 +54,9 @@ CUTS = {
     "early-counts": [(EARLY, "pass")],
     "places": [(PLACE, "place = chunk + u32(j) * lanes + lane")],
     "scatter": [(SCATTER, "at = base + i")],
+    "value-load": [(VALUE_LOAD, "held[j] = i")],
+    "value-move": [(VALUE_PLACE, "pass"), (VALUE_MOVE, "pass")],
+    "value-store": [(VALUE_STORE, "pass")],
 }
 
 #: Variants by name: the phases each cuts.
@@ -62,6 +69,10 @@ VARIANTS = {
     "no-ranking": ["look-back", "scatter", "ballots", "atomic"],
     "no-early-counts": ["look-back", "scatter", "ballots", "atomic", "early-counts"],
     "skeleton": ["look-back", "scatter", "ballots", "atomic", "early-counts", "places"],
+    # the values' part of a pass of pairs, cut from the end
+    "no-value-store": ["value-store"],
+    "no-value-move": ["value-store", "value-move"],
+    "no-values": ["value-store", "value-move", "value-load"],
 }
 
 

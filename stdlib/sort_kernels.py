@@ -28,7 +28,7 @@ tile's last keys, ranked like the others and left out of the count of digit 255 
   one-bit split (a workgroup scan of each invocation's count of zero bits, then every
   key moves to its place), which needs no subgroup of any size.
 With values, the ranking leaves each key's place in the tile in workgroup memory, by the
-key's index in the tile; the values are loaded as the keys were (coalesced, during the
+key's index in the tile; the values are loaded as the keys were (coalesced, after the
 look-back), moved to their places there and stored with their keys. The code is
 branch-free per key where it can be (`encode_key`, `decode_key`, `lowest_lane`): the
 per-key code is unrolled ITEMS times, and its branches cost a fifth of a pass on an H100.
@@ -260,7 +260,7 @@ def sort_pass(
     SPLITS): matching digits across lanes; else one-bit splits. Either leaves the tile's
     keys in digit order in `order` (padded), with VALUES each key's place in `order` at its
     index in the tile in `values_tile` (one word without values: workgroup array lengths
-    fold arithmetic, not min() or tx.select). The values are loaded while the chain is
+    fold arithmetic, not min() or tx.select). The values are loaded after the chain is
     walked, by the same coalesced rows as the keys (not gathered by index as the tile is
     stored: a gather of scattered words cost a pass of pairs 11% more on an H100), then
     go to their places in `values_tile` and out with their keys."""
@@ -445,23 +445,24 @@ def sort_pass(
         tile_start = workgroup_exclusive_scan(count, "add")
         if owner:
             publish_count(state, slot, tile, count)
-    # With values: each invocation loads the values of its rows as it loaded the keys
-    # (coalesced) and reads their places, while the chain is walked.
-    held = tx.local_array(u32, ITEMS)
-    places = tx.local_array(u32, ITEMS)
-    if VALUES:
-        for j in tx.static_range(ITEMS):
-            i = chunk + u32(j) * lanes + lane
-            places[j] = values_tile[i]
-            if i < valid:
-                held[j] = value_at(values_in, base + i, indices)
     # The chain: invocation t owns digit t.
     prefix = look_back_digits(keys_in, state, tile, size, n, shift, spin_limit, encoding, WINDOW)
     if owner:
         if tile > u32(0):
             tx.atomic_store(state[slot], (u32(INCLUSIVE) << u32(30)) | (prefix + count))
         starts[t] = digit_start + prefix - tile_start  # (wraps: + the tile rank fixes it)
-    if VALUES:  # (`values_tile` was last read before the look-back's barriers)
+    if VALUES:
+        # Each invocation loads the values of its rows as it loaded the keys (coalesced)
+        # and reads their places; once every place is read, the values go there. (Loaded
+        # during the look-back instead, the values' registers cost 4% of a pass.)
+        held = tx.local_array(u32, ITEMS)
+        places = tx.local_array(u32, ITEMS)
+        for j in tx.static_range(ITEMS):
+            i = chunk + u32(j) * lanes + lane
+            places[j] = values_tile[i]
+            if i < valid:
+                held[j] = value_at(values_in, base + i, indices)
+        tx.workgroup_barrier()
         for j in tx.static_range(ITEMS):
             if chunk + u32(j) * lanes + lane < valid:
                 values_tile[places[j]] = held[j]
