@@ -187,8 +187,10 @@ def _radix_sort(
     min_lanes = match_min_lanes(pairs) if min_lanes is None else min_lanes
     if items is not None and not 1 <= items <= kernels.MAX_ITEMS:
         raise ValueError(f"sort: items must lie in 1..{kernels.MAX_ITEMS}, not {items}")
+    if threads is not None and items is None:
+        raise ValueError("sort: threads goes with items (the tuner picks both otherwise)")
     if threads is not None and not (
-        kernels.RADIX <= threads and (items or 1) * threads <= kernels.MAX_TILE
+        kernels.RADIX <= threads and items * threads <= kernels.MAX_TILE
     ):
         raise ValueError(
             f"sort: threads must be at least {kernels.RADIX} (one invocation per digit) with"

@@ -7,7 +7,8 @@ own maxima of the limits that bound array sizes and workgroup shapes (the WebGPU
 are far lower: 128 MiB storage bindings, 256 invocations per workgroup).
 
 Pipelines are cached by shader code, entry point and bind group layout
-(`pipeline_for`). Layouts are explicit, built from the kernel interface rather than
+(`pipeline_for`); the shader modules of kernels marked `loops_end` are made without wgpu's
+loop bounding (`_shader_module`). Layouts are explicit, built from the kernel interface rather than
 `layout="auto"`: an auto layout drops bindings the shader does not use, and one explicit
 layout serves both the normal and the folded 1-D variant of a kernel, so one bind group
 fits both.
@@ -292,10 +293,9 @@ def _shader_module(code, loops_end: bool = False):
     key = (code, loops_end)
     module = _modules.get(key)
     if module is None:
-        module = _modules[key] = _unbounded_module(code) if loops_end else None
-    if module is None:
-        # wgpu-py takes WGSL as str and SPIR-V as bytes.
-        module = get_device().create_shader_module(label="pyshader_tx", code=code)
+        module = _unbounded_module(code) if loops_end else None
+        if module is None:  # (wgpu-py takes WGSL as str and SPIR-V as bytes)
+            module = get_device().create_shader_module(label="pyshader_tx", code=code)
         _modules[key] = module
     return module
 

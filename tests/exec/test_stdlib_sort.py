@@ -287,9 +287,16 @@ def test_empty_results():
             "values must be a 1-D",
         ),
         (
-            lambda: sort_module._radix_sort(np.zeros(4, np.uint32), None, True, False, threads=128),
+            lambda: sort_module._radix_sort(
+                np.zeros(4, np.uint32), None, True, False, items=2, threads=128
+            ),
             ValueError,
             "threads must be at least 256",
+        ),
+        (
+            lambda: sort_module._radix_sort(np.zeros(4, np.uint32), None, True, False, threads=384),
+            ValueError,
+            "threads goes with items",
         ),
         (
             lambda: sort_module._radix_sort(
