@@ -95,8 +95,9 @@ ATOMIC_UPDATES = {
 
 class Memory:
     """The accesses of one dispatch (see the module doc). `observers` see every access of
-    shared memory, `access(kind, loc)` with kind 'read', 'write' or 'atomic' (before it
-    happens), and every barrier, `barrier(name, ids)`: where the checks of accesses attach."""
+    shared memory, `access(kind, loc)` with kind 'read', 'write', 'atomic_load' or
+    'atomic' (the other atomics; before it happens), and every barrier,
+    `barrier(name, ids)`: where the checks of accesses attach."""
 
     def __init__(self):
         self.writes = 0
@@ -140,7 +141,7 @@ class Memory:
         invocations ran it one after another: their old values (compare-exchange: (old
         values, exchanged)); `atomic_store` returns None."""
         if self.observers:
-            self._observe("atomic", loc)
+            self._observe("atomic_load" if name == "atomic_load" else "atomic", loc)
         if name == "atomic_load":
             self.atomic_loads += 1
             return np.array(loc.view[loc.index])

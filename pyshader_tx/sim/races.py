@@ -29,6 +29,17 @@ may miss a race with an older reader.
 A race is a `DataRaceError` at the Python line of the second access, naming both
 invocations (global ids) and the line of the first. `tx.simulator(checks=False)` turns the
 check off.
+
+Atomics never race, but one more case is reported the same way, for workgroup memory: an
+atomic load of an element that another subgroup of the workgroup changed atomically since
+the last workgroup barrier (the last writer, in the shadow). Nothing orders the two, so
+the load may see the element before that change on a GPU; the simulator, which runs a
+workgroup's invocations statement by statement together, always shows it after (a
+kernel that counts with atomics and reads the counts without a barrier between looks
+right here and is wrong on a GPU). Atomic loads are kept as reads in the shadow (with the
+atomic bit), so that they never count as the last writer. Lanes of one subgroup are not
+held to this (the ranking of `stdlib.sort` orders them through subgroup operations), nor is
+storage memory, whose look-backs read other workgroups' atomics unordered by design.
 """
 
 from __future__ import annotations
@@ -122,8 +133,9 @@ class RaceCheck:
     (module doc), observing `memory`. Memory the dispatch does not change (`read_only`:
     views of buffers bound only for reading) cannot race: its accesses are not checked."""
 
-    def __init__(self, memory, counts: tuple, workgroup_size: tuple, read_only=()):
+    def __init__(self, memory, counts: tuple, workgroup_size: tuple, read_only=(), lanes=1):
         self.memory = memory
+        self.lanes = int(lanes)  # the subgroup size (the unordered atomic load check)
         self.read_only = {id(_root(view)): view for view in read_only}
         self.counts = tuple(int(c) for c in counts)
         self.workgroup_size = tuple(int(s) for s in workgroup_size)
@@ -211,6 +223,11 @@ class RaceCheck:
         at = units if where is None else where
         if kind == "read":
             self._check(shadow, "writer", at, stamp, loc, kind, per, plain=True)
+            self._record_read(shadow, units, at, stamp)
+        elif kind == "atomic_load":  # races only with plain writes; a read in the shadow
+            self._check(shadow, "writer", at, stamp, loc, "atomic", per, plain=True)
+            if loc.space == "workgroup":
+                self._check_atomic_load(shadow, at, stamp, loc, per)
             self._record_read(shadow, units, at, stamp)
         elif kind == "write":
             for role in ("writer", "reader", "other"):
@@ -300,6 +317,23 @@ class RaceCheck:
         k = int(np.flatnonzero(found)[0])
         self._report(loc, kind, k // per, int(stamp[k]), int(theirs[k]), role)
 
+    def _check_atomic_load(self, shadow, at, stamp, loc, per) -> None:
+        """An atomic load of workgroup memory against the last writer: an atomic of another
+        subgroup of the workgroup in this epoch (module doc) is reported."""
+        if shadow.writer is None:
+            return
+        theirs = shadow.writer[at]
+        found = self._unordered(theirs, stamp, True) & ((theirs & ATOMIC) != 0)
+        if found.any():
+            span = self.group_size  # (same workgroup and epoch: _unordered with barriers)
+            local_theirs = (theirs >> WHO_SHIFT) % span
+            local_mine = (stamp >> WHO_SHIFT) % span
+            found &= local_theirs // self.lanes != local_mine // self.lanes
+        if not found.any():
+            return
+        k = int(np.flatnonzero(found)[0])
+        self._report(loc, "atomic_load", k // per, int(stamp[k]), int(theirs[k]))
+
     def _check_step(self, writer, units, stamp, loc, per) -> None:
         """Two invocations of this step wrote one unit: after the scatter it holds
         another stamp than one that wrote it. Reported as the first two that wrote it, in
@@ -341,12 +375,17 @@ class RaceCheck:
             line = f"{os.path.basename(span.filename)}:{span.lineno}"
         if me // self.group_size != other // self.group_size:
             why = "invocations of different workgroups are not ordered within a dispatch"
+        elif kind == "atomic_load":
+            why = (
+                f"no {ORDERING_BARRIER[loc.space]} between them, so on a GPU the load may"
+                " see the element before that change (another subgroup's)"
+            )
         else:
             why = f"no {ORDERING_BARRIER[loc.space]} between them"
         mine_id, their_id = self.global_id(me), self.global_id(other)
         raise DataRaceError(
-            f"data race on {_element(loc, lane)}: invocation {mine_id} {PRESENT[kind]} it "
-            f"here, invocation {their_id} {PAST[their_kind]} it at {line}; {why}",
+            f"{WHAT.get(kind, 'data race on')} {_element(loc, lane)}: invocation {mine_id} "
+            f"{PRESENT[kind]} here, invocation {their_id} {PAST[their_kind]} at {line}; {why}",
             here,
             [mine_id, their_id],
         )
@@ -363,8 +402,14 @@ BARRIER_SPACES = {
 #: The barrier that orders each memory within a workgroup (named in reports).
 ORDERING_BARRIER = {"workgroup": "workgroup_barrier", "storage": "storage_barrier"}
 
-PRESENT = {"read": "reads", "write": "writes", "atomic": "accesses atomically"}
-PAST = {"read": "read", "write": "wrote", "atomic": "accessed atomically"}
+PRESENT = {
+    "read": "reads it",
+    "write": "writes it",
+    "atomic": "accesses it atomically",
+    "atomic_load": "loads it atomically",
+}
+PAST = {"read": "read it", "write": "wrote it", "atomic": "changed it atomically"}
+WHAT = {"atomic_load": "unordered atomic load of"}  # (else: "data race on")
 SPACES = {"storage": "storage array", "workgroup": "workgroup variable"}
 
 

@@ -106,7 +106,8 @@ def run_dispatch(module, storage: dict, counts: tuple, settings) -> None:
     memory = Memory()
     if settings.checks:
         read_only = [storage[v] for v in module.globals if v.space == "storage" and not v.written]
-        memory.observers.append(RaceCheck(memory, counts, size, read_only))
+        lanes = settings.subgroup_size
+        memory.observers.append(RaceCheck(memory, counts, size, read_only, lanes))
     output = []  # (line order, text) of the dispatch's prints
 
     def executor(groups, mode) -> Executor:

@@ -161,6 +161,29 @@ def largest(x: Array[f32], best: Array[f32]):
     keep_largest(best, x[tx.global_invocation_id().x])
 
 
+@tx.kernel(workgroup_size=64)
+def counts_read_before_barrier(x: Array[u32], out: Array[u32]):
+    """Counts in workgroup memory with atomics, read back with atomic loads but no barrier
+    between: on a GPU the first four invocations may read before the last subgroups
+    counted (the sort's early counts had this bug for an hour)."""
+    counts = tx.workgroup_array(Atomic[u32], 4)
+    t = tx.local_invocation_index()
+    tx.atomic_add(counts[x[t] % u32(4)], u32(1))
+    if t < u32(4):
+        out[t] = tx.atomic_load(counts[t])  # <- DataRaceError
+
+
+@tx.kernel(workgroup_size=64)
+def counts_read_after_barrier(x: Array[u32], out: Array[u32]):
+    """counts_read_before_barrier with the barrier."""
+    counts = tx.workgroup_array(Atomic[u32], 4)
+    t = tx.local_invocation_index()
+    tx.atomic_add(counts[x[t] % u32(4)], u32(1))
+    tx.workgroup_barrier()
+    if t < u32(4):
+        out[t] = tx.atomic_load(counts[t])
+
+
 def f32s(n: int) -> np.ndarray:
     return np.arange(n, dtype=np.float32)
 
@@ -269,6 +292,16 @@ CASES = [
         marked=keep_largest,
     ),
     Case(
+        counts_read_before_barrier,
+        (np.arange(64, dtype=np.uint32), np.zeros(4, np.uint32)),
+        {"threads": 64},
+        tx.DataRaceError,
+        [(0, 0, 0), (60, 0, 0)],
+        settings={"subgroup_size": 8},
+        message="unordered atomic load of workgroup variable 'counts'[0]: invocation (0, 0, 0)"
+        " loads it atomically here, invocation (60, 0, 0) changed it atomically at line",
+    ),
+    Case(
         vector_and_component,
         (np.zeros((1, 4), np.float32), np.zeros(1, np.float32)),
         {"threads": 2},
@@ -351,4 +384,5 @@ CORRECT = [
     (components_of_one_vector, (np.zeros((1, 4), np.float32),), 2),
     (ticket_counter, (np.zeros(1, np.uint32), np.zeros(192, np.uint32)), 192),
     (subgroup_halves, (f32s(64), f32s(2)), 64),  # correct with 32 lanes per subgroup
+    (counts_read_after_barrier, (np.arange(64, dtype=np.uint32), np.zeros(4, np.uint32)), 64),
 ]

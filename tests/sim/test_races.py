@@ -166,3 +166,18 @@ def test_checks_false_turns_the_race_check_off():
     assert out[0] == 127  # the last invocation's value, as the simulator runs them
     with pytest.raises(TypeError, match="checks must be True or False"):
         tx.simulator(checks="yes")
+
+
+def test_atomic_loads_of_one_subgroups_own_counts_need_no_barrier():
+    """The unordered atomic load check (races.py) spares lanes of one subgroup: a workgroup
+    that is one subgroup counts and reads without a barrier; with two subgroups it is
+    reported, naming the other subgroup's last writer."""
+    x = np.arange(64, dtype=np.uint32)
+    out = np.zeros(4, np.uint32)
+    with tx.simulator(subgroup_size=64):
+        buggy_kernels.counts_read_before_barrier(x, out, threads=64)
+    np.testing.assert_array_equal(out, [16, 16, 16, 16])
+    with tx.simulator(subgroup_size=32), pytest.raises(tx.DataRaceError) as caught:
+        buggy_kernels.counts_read_before_barrier(x, np.zeros(4, np.uint32), threads=64)
+    assert "'counts'[0]: invocation (0, 0, 0) loads it atomically here" in str(caught.value)
+    assert "(another subgroup's)" in str(caught.value)
