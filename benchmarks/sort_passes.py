@@ -121,9 +121,8 @@ def time_copies(keys, out, n: int, repeat: int) -> None:
                 copy_rows(keys, out, n, ITEMS=items, threads=tiles * 256)
 
         best = min(gpu_seconds(copies, warmup=2, reps=6)) / repeat
-        print(
-            f"copy, {items} words an invocation: {best * 1e3:.3f} ms = {8 * n / best / 1e9:.0f} GB/s"
-        )
+        rate = 8 * n / best / 1e9
+        print(f"copy, {items} words an invocation: {best * 1e3:.3f} ms = {rate:.0f} GB/s")
 
 
 def pipeline_registers(kernel, constants: dict) -> str:

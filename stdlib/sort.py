@@ -254,7 +254,7 @@ def _sort_configs(key) -> list:
     _, pairs, min_lanes = key
     default = default_config(pairs, min_lanes)
     candidates = [{"ITEMS": i, "THREADS": kernels.WORKGROUP} for i in (4, 8, 12, 14, 16, 18)]
-    candidates += [{"ITEMS": i, "THREADS": 384} for i in (8, 10, 11)]
+    candidates += [{"ITEMS": i, "THREADS": kernels.SORT_PAIRS_THREADS} for i in (8, 10, 11)]
     candidates += [{"ITEMS": i, "THREADS": kernels.WORKGROUP} for i in (6, 2, 1)]
     others = [c for c in candidates if c != default and _fits(c, pairs, min_lanes)]
     return [default] + others

@@ -7,11 +7,11 @@ own maxima of the limits that bound array sizes and workgroup shapes (the WebGPU
 are far lower: 128 MiB storage bindings, 256 invocations per workgroup).
 
 Pipelines are cached by shader code, entry point and bind group layout
-(`pipeline_for`); the shader modules of kernels marked `loops_end` are made without wgpu's
-loop bounding (`_shader_module`). Layouts are explicit, built from the kernel interface rather than
-`layout="auto"`: an auto layout drops bindings the shader does not use, and one explicit
-layout serves both the normal and the folded 1-D variant of a kernel, so one bind group
-fits both.
+(`pipeline_for`); the shader modules of kernels marked `loops_end` are made without
+wgpu's loop bounding (`_shader_module`). Layouts are explicit, built from the kernel
+interface rather than `layout="auto"`: an auto layout drops bindings the shader does not
+use, and one explicit layout serves both the normal and the folded 1-D variant of a
+kernel, so one bind group fits both.
 """
 
 from __future__ import annotations
@@ -321,9 +321,8 @@ def _unbounded_module(code):
     if isinstance(code, str):
         source = _api.new_struct_p("WGPUShaderSourceWGSL *", code=_api.to_c_string_view(code))
         source[0].chain.sType = _api.lib.WGPUSType_ShaderSourceWGSL
-        words = None
     else:
-        words = ffi.new("uint8_t[]", bytes(code))
+        words = ffi.new("uint8_t[]", bytes(code))  # (alive until the module is made)
         source = _api.new_struct_p(
             "WGPUShaderSourceSPIRV *",
             codeSize=len(code) // 4,
@@ -337,7 +336,6 @@ def _unbounded_module(code):
         label=_api.to_c_string_view("pyshader_tx"),
     )
     handle = create(handle_of_device, descriptor, BOUNDS_CHECKS_ONLY)
-    del words  # (wgpu has parsed the code)
     if handle == ffi.NULL:
         return None
     return _api.GPUShaderModule("pyshader_tx", handle, device)

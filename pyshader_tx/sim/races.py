@@ -30,8 +30,8 @@ A race is a `DataRaceError` at the Python line of the second access, naming both
 invocations (global ids) and the line of the first. `tx.simulator(checks=False)` turns the
 check off.
 
-Atomics never race, but one more case is reported the same way, for workgroup memory: an
-atomic load of an element that another subgroup of the workgroup changed atomically since
+Atomics never race, but one more case is reported, as a plain `SimulationError` (a
+`DataRaceError` means a race with a plain access), for workgroup memory: an atomic load of an element that another subgroup of the workgroup changed atomically since
 the last workgroup barrier (the last writer, in the shadow). Nothing orders the two, so
 the load may see the element before that change on a GPU; the simulator, which runs a
 workgroup's invocations statement by statement together, always shows it after (a
@@ -49,7 +49,7 @@ import weakref
 
 import numpy as np
 
-from ..errors import DataRaceError
+from ..errors import DataRaceError, SimulationError
 
 __all__ = ["RaceCheck"]
 
@@ -325,9 +325,9 @@ class RaceCheck:
         theirs = shadow.writer[at]
         found = self._unordered(theirs, stamp, True) & ((theirs & ATOMIC) != 0)
         if found.any():
-            span = self.group_size  # (same workgroup and epoch: _unordered with barriers)
-            local_theirs = (theirs >> WHO_SHIFT) % span
-            local_mine = (stamp >> WHO_SHIFT) % span
+            size = self.group_size  # (same workgroup and epoch: _unordered with barriers)
+            local_theirs = (theirs >> WHO_SHIFT) % size
+            local_mine = (stamp >> WHO_SHIFT) % size
             found &= local_theirs // self.lanes != local_mine // self.lanes
         if not found.any():
             return
@@ -363,7 +363,8 @@ class RaceCheck:
 
     def _report(self, loc, kind, lane, mine: int, theirs: int, role="writer") -> None:
         """Raise the DataRaceError of this access (`kind`, by lane `lane` of `loc`,
-        stamped `mine`) against the one stamped `theirs` (in slot `role`)."""
+        stamped `mine`) against the one stamped `theirs` (in slot `role`); an unordered
+        atomic load's is a SimulationError."""
         if role == "writer":
             their_kind = "atomic" if theirs & ATOMIC else "write"
         else:
@@ -383,7 +384,8 @@ class RaceCheck:
         else:
             why = f"no {ORDERING_BARRIER[loc.space]} between them"
         mine_id, their_id = self.global_id(me), self.global_id(other)
-        raise DataRaceError(
+        error = SimulationError if kind == "atomic_load" else DataRaceError
+        raise error(
             f"{WHAT.get(kind, 'data race on')} {_element(loc, lane)}: invocation {mine_id} "
             f"{PRESENT[kind]} here, invocation {their_id} {PAST[their_kind]} at {line}; {why}",
             here,

@@ -170,7 +170,7 @@ def counts_read_before_barrier(x: Array[u32], out: Array[u32]):
     t = tx.local_invocation_index()
     tx.atomic_add(counts[x[t] % u32(4)], u32(1))
     if t < u32(4):
-        out[t] = tx.atomic_load(counts[t])  # <- DataRaceError
+        out[t] = tx.atomic_load(counts[t])  # <- SimulationError
 
 
 @tx.kernel(workgroup_size=64)
@@ -295,7 +295,7 @@ CASES = [
         counts_read_before_barrier,
         (np.arange(64, dtype=np.uint32), np.zeros(4, np.uint32)),
         {"threads": 64},
-        tx.DataRaceError,
+        tx.SimulationError,
         [(0, 0, 0), (60, 0, 0)],
         settings={"subgroup_size": 8},
         message="unordered atomic load of workgroup variable 'counts'[0]: invocation (0, 0, 0)"
