@@ -41,7 +41,7 @@ SHUFFLE = "before = tx.subgroup_shuffle(before, lowest_lane(peers))"
 EARLY = "tx.atomic_add(histograms[word], u32(1) << ((digit & u32(1)) * u32(16)))"
 PLACE = "place = starts[digit] + ((before >> half) & u32(0xFFFF)) + rank"
 SCATTER = "at = starts[(entry >> shift) & u32(RADIX - 1)] + i"
-VALUE_LOAD = "held[j] = value_at(values_in, base + i, indices)"
+VALUE_LOAD = "held[j] = values_in[min(base + chunk + u32(j) * lanes + lane, last)]"
 VALUE_PLACE = "values_tile[chunk + u32(j) * lanes + lane] = place"
 VALUE_MOVE = "values_tile[places[j]] = held[j]"
 VALUE_STORE = "values_out[at] = values_tile[i]"
@@ -54,7 +54,7 @@ CUTS = {
     "early-counts": [(EARLY, "pass")],
     "places": [(PLACE, "place = chunk + u32(j) * lanes + lane")],
     "scatter": [(SCATTER, "at = base + i")],
-    "value-load": [(VALUE_LOAD, "held[j] = i")],
+    "value-load": [(VALUE_LOAD, "held[j] = chunk + u32(j) * lanes + lane")],
     "value-move": [(VALUE_PLACE, "pass"), (VALUE_MOVE, "pass")],
     "value-store": [(VALUE_STORE, "pass")],
 }
