@@ -5,11 +5,11 @@ Prints one JSON line per (op, size): `sort_keys_u32` (stdlib.sort of random u32 
 calls recorded back to back, then `tx.synchronize()`), CUB's from `.bench/cub_reference`
 (lines of the same op names, built and run by `run_sort_bench.sh`), torch.sort's in the
 same process (int64 keys: torch sorts no uint32 on CUDA; its pairs row is a sort that also
-returns the indices), and the ratios. `--sweep` adds a row per keys-per-invocation
-(`items`, in workgroups of `threads`: tiles of threads * items keys) that fits the
-workgroup memory, one ranking by one-bit splits (`splits`, what subgroups under MIN_LANES
-lanes get) and two look-back windows, so the defaults can be chosen in one run. Every
-result is checked against numpy first.
+returns the indices), and the ratios. `--sweep` adds a row per tile shape of the tuner's
+(`items` keys per invocation in workgroups of `threads`, stored in `parts` parts: tiles of
+threads * items keys) that fits the workgroup memory, one ranking by one-bit splits
+(`splits`, what subgroups under MIN_LANES lanes get) and two look-back windows, so the
+defaults can be chosen in one run. Every result is checked against numpy first.
 
     python3 benchmarks/bench_sort.py [--cub FILE] [--json OUT] [--log2n 20 24 28] [--sweep]
 """
@@ -33,26 +33,24 @@ from bench_stdlib import read_cub, timed, torch_timed  # noqa: E402
 sort_module = importlib.import_module("pyshader_tx.stdlib.sort")
 sort_kernels = importlib.import_module("pyshader_tx.stdlib.sort_kernels")
 
-SWEEP_ITEMS = (8, 12, 13, 14, 16, 17, 18)
-SWEEP_384 = (8, 10, 11)  # ITEMS in workgroups of 384 invocations
 WINDOWS = (1, 8)  # look-back windows the sweep times (the default: LOOK_BACK_WINDOW)
 
 
+def as_options(config: dict) -> dict:
+    """A config of the tuner's as `_radix_sort`'s arguments."""
+    return {"items": config["ITEMS"], "threads": config["THREADS"], "parts": config["PARTS"]}
+
+
 def configs(pairs: bool, lanes: int, sweep: bool) -> list:
-    """The kernel constants to time: the defaults, and with `sweep` every ITEMS that fits
-    in workgroups of 256 (tiles of 256 * ITEMS keys) and SWEEP_384 in workgroups of 384,
-    the one-bit-split ranking and look-back windows of 1 and 8 state words at the
-    default."""
-    chosen = sort_module.default_config(pairs, lanes)
-    default = {"items": chosen["ITEMS"], "threads": chosen["THREADS"], "splits": False}
+    """The kernel constants to time: the defaults, and with `sweep` every other config of
+    the tuner's that fits, the one-bit-split ranking and look-back windows of 1 and 8
+    state words at the default."""
+    key = (0, pairs, lanes)
+    chosen, *others = sort_module._sort_configs(key)
+    default = {**as_options(chosen), "splits": False}
     found = [default]
     if sweep:
-        shapes = [(items, 256) for items in SWEEP_ITEMS]
-        shapes += [(items, 384) for items in SWEEP_384]
-        for items, threads in shapes:
-            config = {"ITEMS": items, "THREADS": threads}
-            if config != chosen and sort_module._fits(config, pairs, lanes):
-                found.append({"items": items, "threads": threads, "splits": False})
+        found += [{**as_options(config), "splits": False} for config in others]
         found.append({**default, "splits": True})
         found += [{**default, "window": w} for w in WINDOWS]
     return found

@@ -10,7 +10,7 @@ between submissions, and its clocks drop: single-pass timings on an H100 scatter
 5x). Sizes up to 2^26 are checked against numpy for the unedited kernel.
 
     python3 benchmarks/sort_passes.py [--log2n 28] [--items 14 16] [--threads 256]
-        [--variants base no-look-back ...] [--kernels FILE ...] [--pairs 0 1]
+        [--variants base no-look-back ...] [--source FILE] [--kernels FILE ...] [--pairs 0 1]
         [--window 4] [--spins 64] [--repeat 10] [--copies] [--stats]
 
 PYSHADER_TX_LOOP_BOUNDING=1 times the kernels with wgpu's loop bounding (the stdlib's
@@ -149,8 +149,10 @@ def main() -> None:
     parser.add_argument("--threads", type=int, nargs="*", default=[256])
     parser.add_argument("--variants", nargs="*", default=["base"], choices=list(VARIANTS))
     parser.add_argument("--kernels", nargs="*", default=[], help="other kernel files to time")
+    parser.add_argument("--source", default=KERNELS, help="the kernel file the variants cut")
     parser.add_argument("--pairs", type=int, nargs="*", default=[0, 1], choices=[0, 1])
     parser.add_argument("--window", type=int, default=4)
+    parser.add_argument("--parts", type=int, default=0, help="PARTS (0: none)")
     parser.add_argument("--spins", type=int, default=64)
     parser.add_argument("--min-lanes", type=int, default=32)
     parser.add_argument("--repeat", type=int, default=10, help="passes a timed call records")
@@ -168,7 +170,7 @@ def main() -> None:
     print(tx.adapter_summary(), f"n = 2^{args.log2n}", flush=True)
     if args.copies:
         time_copies(keys, out, n, args.repeat)
-    runs = [(name, KERNELS, VARIANTS[name]) for name in args.variants]
+    runs = [(name, args.source, VARIANTS[name]) for name in args.variants]
     runs += [(os.path.basename(path), path, []) for path in args.kernels]
     for name, path, cuts in runs:
         kernels = load_kernels(name, path, cuts)
@@ -185,6 +187,8 @@ def main() -> None:
                     constants = dict(
                         VALUES=pairs, ITEMS=items, MIN_LANES=args.min_lanes, WINDOW=args.window
                     )
+                    if args.parts:
+                        constants["PARTS"] = args.parts
 
                     def passes():
                         for _ in range(args.repeat):

@@ -105,33 +105,39 @@ def _bits(array):
     return np.ascontiguousarray(array).view(np.uint32)
 
 
-def tile_items(requested: int, pairs: bool, min_lanes: int, threads=kernels.WORKGROUP) -> int:
-    """Keys per invocation of `sort_pass` in workgroups of `threads`: `requested`, or the
-    most below it whose workgroup memory fits the device (at least 1)."""
+def tile_items(
+    requested: int, pairs: bool, min_lanes: int, threads=kernels.WORKGROUP, parts=1
+) -> int:
+    """Keys per invocation of `sort_pass` in workgroups of `threads`, stored in `parts`
+    parts: `requested`, or the most multiple of `parts` below it whose workgroup memory
+    fits the device (at least `parts`)."""
     limit = device_limit("max-compute-workgroup-storage-size")
     items = requested
-    while items > 1 and _workgroup_bytes(items, pairs, min_lanes, threads) > limit:
-        items -= 1
+    while items > parts and _workgroup_bytes(items, pairs, min_lanes, threads, parts) > limit:
+        items -= parts
     return items
 
 
-def _workgroup_bytes(items: int, pairs: bool, min_lanes: int, threads=kernels.WORKGROUP) -> int:
-    """sort_pass's workgroup memory in workgroups of `threads`: a padded word per key of the
-    tile, one more with values, the subgroups' digit counts, the digit tables (three of 256
-    words, one of 128), the workgroup scans' two words per invocation, and a few words
-    (the kernel's own count, checked by the tests)."""
-    size = items * threads
+def _workgroup_bytes(
+    items: int, pairs: bool, min_lanes: int, threads=kernels.WORKGROUP, parts=1
+) -> int:
+    """sort_pass's workgroup memory in workgroups of `threads`: a padded word per key of a
+    part of the tile (`items * threads / parts` keys), one more with values, the
+    subgroups' digit counts, the digit tables (three of 256 words, one of 128), the
+    workgroup scans' two words per invocation, and a few words (the kernel's own count,
+    checked by the tests)."""
+    part = items // parts * threads
     histograms = threads // min_lanes * kernels.RADIX // 2
     tables = 3 * kernels.RADIX + kernels.RADIX // 2 + 2 * threads + 8
-    return 4 * (size + size // 32 + (size if pairs else 1) + histograms + tables)
+    return 4 * (part + part // 32 + (part if pairs else 1) + histograms + tables)
 
 
 def _fits(config: dict, pairs: bool, min_lanes: int) -> bool:
-    """Whether a config of sort_pass (ITEMS, THREADS) fits the device's workgroups."""
+    """Whether a config of sort_pass (ITEMS, THREADS, PARTS) fits the device's workgroups."""
     threads = config["THREADS"]
     if threads > device_limit("max-compute-invocations-per-workgroup"):
         return False
-    memory = _workgroup_bytes(config["ITEMS"], pairs, min_lanes, threads)
+    memory = _workgroup_bytes(config["ITEMS"], pairs, min_lanes, threads, config["PARTS"])
     return memory <= device_limit("max-compute-workgroup-storage-size")
 
 
@@ -167,13 +173,14 @@ def _radix_sort(
     min_lanes=None,
     window=None,
     threads=None,
+    parts=None,
 ):
     """(sorted keys, sorted values or indices or None): the launches of one sort. The
     tests and benchmarks choose the kernels' constants: `items` keys per invocation,
     `reversed` tile order, `spins` before the fallback, `splits` (rank by one-bit splits
     whatever the subgroup size), `min_lanes` (the least subgroup size ranked by matching),
     `window` (state words a look-back step reads), `threads` (invocations per workgroup of
-    sort_pass, with `items`)."""
+    sort_pass) and `parts` (the parts a tile is stored in), both with `items`."""
     n = len(keys)
     dtype = np.dtype(keys.dtype)
     value_dtype = np.dtype(np.uint32) if indices else None
@@ -187,8 +194,10 @@ def _radix_sort(
     min_lanes = match_min_lanes(pairs) if min_lanes is None else min_lanes
     if items is not None and not 1 <= items <= kernels.MAX_ITEMS:
         raise ValueError(f"sort: items must lie in 1..{kernels.MAX_ITEMS}, not {items}")
-    if threads is not None and items is None:
-        raise ValueError("sort: threads goes with items (the tuner picks both otherwise)")
+    if (threads is not None or parts is not None) and items is None:
+        raise ValueError("sort: threads and parts go with items (the tuner picks them otherwise)")
+    if parts is not None and not (1 <= parts <= items and items % parts == 0):
+        raise ValueError(f"sort: parts must divide items ({items}), not {parts}")
     if threads is not None and not (
         kernels.RADIX <= threads and items * threads <= kernels.MAX_TILE
     ):
@@ -225,7 +234,7 @@ def _radix_sort(
             size = 0 if variant else n  # (the tests' variants are not tuned)
             config = SORT.choose(key, size, make_run)
         else:
-            config = {"ITEMS": items, "THREADS": threads or kernels.WORKGROUP}
+            config = {"ITEMS": items, "THREADS": threads or kernels.WORKGROUP, "PARTS": parts or 1}
         with pool.temporary(1, np.uint32) as no_values:
             out_values = no_values if sorted_values is None else _bits(sorted_values)
             _sort_launches(key_bits, v0, _bits(sorted_keys), out_values, n, pairs, config, options)
@@ -233,29 +242,30 @@ def _radix_sort(
 
 
 def default_config(pairs: bool, min_lanes: int) -> dict:
-    """sort_pass's default ITEMS and THREADS: SORT_ITEMS in workgroups of SORT_THREADS
-    (SORT_PAIRS_ITEMS and SORT_PAIRS_THREADS with values) where that fits the device, else
-    the most ITEMS below SORT_ITEMS (SORT_PAIRS_FALLBACK_ITEMS) that fit workgroups of
-    WORKGROUP invocations."""
+    """sort_pass's default ITEMS, THREADS and PARTS: SORT_ITEMS keys per invocation in
+    workgroups of WORKGROUP, stored in SORT_PARTS parts (SORT_PAIRS_ITEMS and
+    SORT_PAIRS_PARTS with values), or the most ITEMS below that fit the device."""
+    items, parts = kernels.SORT_ITEMS, kernels.SORT_PARTS
     if pairs:
-        best = {"ITEMS": kernels.SORT_PAIRS_ITEMS, "THREADS": kernels.SORT_PAIRS_THREADS}
-        fallback = kernels.SORT_PAIRS_FALLBACK_ITEMS
-    else:
-        best = {"ITEMS": kernels.SORT_ITEMS, "THREADS": kernels.SORT_THREADS}
-        fallback = kernels.SORT_ITEMS
-    if _fits(best, pairs, min_lanes):
-        return best
-    return {"ITEMS": tile_items(fallback, pairs, min_lanes), "THREADS": kernels.WORKGROUP}
+        items, parts = kernels.SORT_PAIRS_ITEMS, kernels.SORT_PAIRS_PARTS
+    items = tile_items(items, pairs, min_lanes, kernels.WORKGROUP, parts)
+    return {"ITEMS": items, "THREADS": kernels.WORKGROUP, "PARTS": parts}
+
+
+#: The tuner's (ITEMS, PARTS) in workgroups of WORKGROUP after the default, and ITEMS in
+#: workgroups of WIDE (one part).
+SHAPES = [(48, 4), (36, 3), (28, 2), (24, 4), (20, 4), (24, 2), (14, 1), (8, 1), (4, 1)]
+SHAPES += [(2, 1), (1, 1)]
+WIDE, WIDE_ITEMS = 384, (8, 11)
 
 
 def _sort_configs(key) -> list:
     """sort's configs: the default (`default_config`), then the others that fit (ITEMS
-    keys per invocation in workgroups of THREADS)."""
+    keys per invocation in workgroups of THREADS, a tile stored in PARTS parts)."""
     _, pairs, min_lanes = key
     default = default_config(pairs, min_lanes)
-    candidates = [{"ITEMS": i, "THREADS": kernels.WORKGROUP} for i in (4, 8, 12, 14, 16, 18)]
-    candidates += [{"ITEMS": i, "THREADS": kernels.SORT_PAIRS_THREADS} for i in (8, 10, 11)]
-    candidates += [{"ITEMS": i, "THREADS": kernels.WORKGROUP} for i in (6, 2, 1)]
+    candidates = [{"ITEMS": i, "THREADS": kernels.WORKGROUP, "PARTS": p} for i, p in SHAPES]
+    candidates += [{"ITEMS": i, "THREADS": WIDE, "PARTS": 1} for i in WIDE_ITEMS]
     others = [c for c in candidates if c != default and _fits(c, pairs, min_lanes)]
     return [default] + others
 
@@ -270,7 +280,7 @@ def _sort_launches(
     `config`'s ITEMS keys per invocation in workgroups of THREADS: keys from `key_bits`
     (values from `v0`) to `out_keys` (`out_values`: one unused word without values or
     indices)."""
-    items, threads = config["ITEMS"], config["THREADS"]
+    items, threads, parts = config["ITEMS"], config["THREADS"], config["PARTS"]
     sort_pass = kernels.sort_pass.with_workgroup_size(threads)
     size = threads * items
     tiles = -(-n // size)
@@ -311,5 +321,6 @@ def _sort_launches(
                 MIN_LANES=options["min_lanes"],
                 SPLITS=options["splits"],
                 WINDOW=options["window"],
+                PARTS=parts,
                 threads=tiles * threads,
             )

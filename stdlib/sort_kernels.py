@@ -73,15 +73,13 @@ INCLUSIVE = 2
 COUNT_MASK = 0x3FFFFFFF
 #: Look-back steps without progress an invocation makes before the workgroup falls back.
 SPIN_LIMIT = 64
-#: Keys per invocation of `sort_pass` (its ITEMS) and invocations per workgroup (THREADS)
-#: for keys alone and for pairs: a tile is THREADS * ITEMS keys. (The fastest measured on
-#: an H100: RESULTS.md section 8.)
-SORT_ITEMS = 14
-SORT_THREADS = WORKGROUP
-SORT_PAIRS_ITEMS = 11
-SORT_PAIRS_THREADS = 384
-#: Pairs' ITEMS where workgroups of SORT_PAIRS_THREADS do not fit (WORKGROUP invocations).
-SORT_PAIRS_FALLBACK_ITEMS = 18
+#: Keys per invocation of `sort_pass` (its ITEMS) in workgroups of WORKGROUP, and the
+#: parts a tile (WORKGROUP * ITEMS keys) is stored in (PARTS), for keys alone and for
+#: pairs. (The fastest measured on an H100: RESULTS.md section 8.)
+SORT_ITEMS = 48
+SORT_PARTS = 4
+SORT_PAIRS_ITEMS = 24
+SORT_PAIRS_PARTS = 4
 #: The most: a tile's positions and counts must fit 16 bits.
 MAX_ITEMS = 255
 MAX_TILE = 0xFFFF
@@ -246,6 +244,7 @@ def sort_pass(
     MIN_LANES: tx.Const[int] = MATCH_MIN_LANES,
     SPLITS: tx.Const[bool] = False,
     WINDOW: tx.Const[int] = LOOK_BACK_WINDOW,
+    PARTS: tx.Const[int] = SORT_PARTS,
 ):
     """One pass of the sort: keys_in's keys (encoded) stored stably by their digit at
     `shift` into keys_out (decoded), with VALUES values_in's values (each key's
@@ -264,6 +263,8 @@ def sort_pass(
     walked, by the same coalesced rows as the keys (not gathered by index as the tile is
     stored: a gather of scattered words cost a pass of pairs 11% more on an H100), then
     go to their places in `values_tile` and out with their keys."""
+    if ITEMS % PARTS != 0:
+        tx.compile_error("sort_pass: PARTS must divide ITEMS (a part is a whole row of keys)")
     tile = tx.workgroup_id().x
     if tile >= tiles:  # the surplus of a folded launch
         return
@@ -303,7 +304,9 @@ def sort_pass(
     )
     if matched:  # (the keys past the tile's end too: see `surplus` below)
         for j in tx.static_range(ITEMS):
-            digit = (keys[j] >> shift) & u32(RADIX - 1)
+            # (Not the ranking's `(key >> shift) & 255`: the GPU's compiler would keep each
+            # key's digit, word and half from here to the ranking, 90 registers, not 47.)
+            digit = (keys[j] << (u32(32 - DIGIT_BITS) - shift)) >> u32(32 - DIGIT_BITS)
             word = subgroup * u32(RADIX // 2) + (digit >> u32(1))
             tx.atomic_add(histograms[word], u32(1) << ((digit & u32(1)) * u32(16)))
     # A digit that every key has (its count is n) leaves the order as it is: the tile's
@@ -320,11 +323,19 @@ def sort_pass(
                 if VALUES:
                     values_out[base + i] = value_at(values_in, base + i, indices)
         return
-    values_tile = tx.workgroup_array(u32, 1 + (tx.workgroup_size().x * ITEMS - 1) * tx.u32(VALUES))
+    # The tile goes out in PARTS parts of `part` places each, through `order` (padded) and
+    # with VALUES `values_tile` (one word without values: workgroup array lengths fold
+    # arithmetic, not min() or tx.select).
+    part = threads * u32(ITEMS // PARTS)
     order = tx.workgroup_array(
-        u32, tx.workgroup_size().x * ITEMS + tx.workgroup_size().x * ITEMS // 32
+        u32,
+        tx.workgroup_size().x * (ITEMS // PARTS) + tx.workgroup_size().x * (ITEMS // PARTS) // 32,
+    )
+    values_tile = tx.workgroup_array(
+        u32, 1 + (tx.workgroup_size().x * (ITEMS // PARTS) - 1) * tx.u32(VALUES)
     )
     starts = tx.workgroup_array(u32, RADIX)
+    places = tx.local_array(u32, ITEMS)  # each key's place in the tile
     slot = tile * u32(RADIX) + digit_of_t
     count = u32(0)  # the tile's keys of digit t
     tile_start = u32(0)  # the tile's keys of the digits before t
@@ -381,107 +392,113 @@ def sort_pass(
                 word = subgroup * u32(RADIX // 2) + (digit >> u32(1))
                 before = tx.atomic_add(histograms[word], lanes_in(peers) << half)
             before = tx.subgroup_shuffle(before, lowest_lane(peers))
-            place = starts[digit] + ((before >> half) & u32(0xFFFF)) + rank
-            order[padded(place)] = keys[j]
-            if VALUES:
-                values_tile[chunk + u32(j) * lanes + lane] = place
-        tx.workgroup_barrier()
+            places[j] = starts[digit] + ((before >> half) & u32(0xFFFF)) + rank
     else:
-        # Eight stable one-bit splits over the tile in workgroup memory: invocation t takes
-        # entries t*ITEMS .. t*ITEMS+ITEMS-1, each split scans their zero bits and moves
-        # every key to its place in `order`, and with VALUES its index in the tile to the
-        # same place in `values_tile`; at the end, each index gets its key's place there
-        # instead (as the ranking by matching leaves it).
+        # The tile's counts (of its keys, not the padding past its end) go into the chain.
+        # Then a part at a time, eight stable one-bit splits in `order` sort entries of the
+        # part's keys' digits (bits 16..23) and indices in the part (the low bits):
+        # invocation t takes entries t * ITEMS / PARTS on, each split scans their zero bits
+        # and moves each entry to its place. The sorted entries then tell each key its place
+        # in the tile: digit d's keys of the part follow those of the parts before.
         digit_counts = tx.workgroup_array(Atomic[u32], RADIX)
         zero_total = tx.workgroup_array(u32, 1)
         for j in tx.static_range(ITEMS):
-            i = chunk + u32(j) * lanes + lane
-            digit = (keys[j] >> shift) & u32(RADIX - 1)
-            if i < valid:
-                tx.atomic_add(digit_counts[digit], u32(1))
-            order[padded(i)] = keys[j]
-            if VALUES:
-                values_tile[i] = i
+            if chunk + u32(j) * lanes + lane < valid:
+                tx.atomic_add(digit_counts[(keys[j] >> shift) & u32(RADIX - 1)], u32(1))
         tx.workgroup_barrier()
-        first = t * u32(ITEMS)
-        entries = tx.local_array(u32, ITEMS)
-        moved = tx.local_array(u32, ITEMS)  # their indices in the tile
-        for j in tx.static_range(ITEMS):
-            entries[j] = order[padded(first + u32(j))]
-            if VALUES:
-                moved[j] = values_tile[first + u32(j)]
-        tx.workgroup_barrier()
-        for bit in range(DIGIT_BITS):  # (a loop: unrolled, the shader compiles slowly)
-            zeros = u32(0)
-            for j in tx.static_range(ITEMS):
-                zeros += u32(1) - ((entries[j] >> (shift + bit)) & u32(1))
-            inclusive = workgroup_inclusive_scan(zeros, "add")
-            if t == threads - u32(1):
-                zero_total[0] = inclusive
-            tx.workgroup_barrier()
-            total = zero_total[0]
-            zeros_before = inclusive - zeros  # zero bits before this invocation's entries
-            for j in tx.static_range(ITEMS):
-                one = (entries[j] >> (shift + bit)) & u32(1)
-                place = tx.select(
-                    zeros_before, total + first + u32(j) - zeros_before, one == u32(1)
-                )
-                zeros_before += u32(1) - one
-                order[padded(place)] = entries[j]
-                if VALUES:
-                    values_tile[place] = moved[j]
-            tx.workgroup_barrier()
-            if bit < u32(DIGIT_BITS - 1):
-                for j in tx.static_range(ITEMS):
-                    entries[j] = order[padded(first + u32(j))]
-                    if VALUES:
-                        moved[j] = values_tile[first + u32(j)]
-                tx.workgroup_barrier()
-        if VALUES:  # each index in the tile gets the place its key went to
-            for j in tx.static_range(ITEMS):
-                moved[j] = values_tile[first + u32(j)]
-            tx.workgroup_barrier()
-            for j in tx.static_range(ITEMS):
-                values_tile[moved[j]] = first + u32(j)
-            tx.workgroup_barrier()
         if owner:
             count = tx.atomic_load(digit_counts[t])
+            tx.atomic_store(digit_counts[t], u32(0))
         tile_start = workgroup_exclusive_scan(count, "add")
         if owner:
             publish_count(state, slot, tile, count)
+        earlier = tile_start  # digit t's place in the tile ahead of this part's keys of it
+        first = t * u32(ITEMS // PARTS)
+        entries = tx.local_array(u32, ITEMS // PARTS)
+        for p in range(PARTS):  # (loops, not unrolled: this path is the fallback)
+            tx.workgroup_barrier()  # (the part before is read)
+            for j in tx.static_range(ITEMS):
+                here = chunk + u32(j) * lanes + lane - u32(p) * part
+                if here < part:
+                    digit = (keys[j] >> shift) & u32(RADIX - 1)
+                    order[padded(here)] = (digit << u32(16)) | here
+                    tx.atomic_add(digit_counts[digit], u32(1))
+            tx.workgroup_barrier()
+            for k in tx.static_range(ITEMS // PARTS):
+                entries[k] = order[padded(first + u32(k))]
+            for bit in range(DIGIT_BITS):
+                tx.workgroup_barrier()  # (every entry read before any moves)
+                zeros = u32(0)
+                for k in tx.static_range(ITEMS // PARTS):
+                    zeros += u32(1) - ((entries[k] >> (u32(16) + bit)) & u32(1))
+                inclusive = workgroup_inclusive_scan(zeros, "add")
+                if t == threads - u32(1):
+                    zero_total[0] = inclusive
+                tx.workgroup_barrier()
+                total = zero_total[0]
+                zeros_before = inclusive - zeros  # zero bits before this invocation's entries
+                for k in tx.static_range(ITEMS // PARTS):
+                    one = (entries[k] >> (u32(16) + bit)) & u32(1)
+                    place = tx.select(
+                        zeros_before, total + first + u32(k) - zeros_before, one == u32(1)
+                    )
+                    zeros_before += u32(1) - one
+                    order[padded(place)] = entries[k]
+                tx.workgroup_barrier()
+                for k in tx.static_range(ITEMS // PARTS):
+                    entries[k] = order[padded(first + u32(k))]
+            in_part = u32(0)  # the part's keys of digit t
+            if owner:
+                in_part = tx.atomic_load(digit_counts[t])
+                tx.atomic_store(digit_counts[t], u32(0))
+            part_start = workgroup_exclusive_scan(in_part, "add")
+            if owner:
+                starts[t] = earlier - part_start  # (wraps: + the place in the part fixes it)
+            earlier += in_part
+            tx.workgroup_barrier()
+            for k in tx.static_range(ITEMS // PARTS):
+                entry = entries[k]
+                order[padded(entry & u32(0xFFFF))] = starts[entry >> u32(16)] + first + u32(k)
+            tx.workgroup_barrier()
+            for j in tx.static_range(ITEMS):
+                here = chunk + u32(j) * lanes + lane - u32(p) * part
+                if here < part:
+                    places[j] = order[padded(here)]
     # The chain: invocation t owns digit t.
     prefix = look_back_digits(keys_in, state, tile, size, n, shift, spin_limit, encoding, WINDOW)
     if owner:
         if tile > u32(0):
             tx.atomic_store(state[slot], (u32(INCLUSIVE) << u32(30)) | (prefix + count))
-        starts[t] = digit_start + prefix - tile_start  # (wraps: + the tile rank fixes it)
+        starts[t] = digit_start + prefix - tile_start  # (wraps: + the tile place fixes it)
+    held = tx.local_array(u32, ITEMS)
     if VALUES:
-        # Each invocation loads the values of its rows as it loaded the keys (coalesced)
-        # and reads their places; once every place is read, the values go there. (Loaded
-        # during the look-back instead, the values' registers cost 4% of a pass.)
-        held = tx.local_array(u32, ITEMS)
-        places = tx.local_array(u32, ITEMS)
+        # Each invocation loads the values of its rows as it loaded the keys (coalesced),
+        # after the chain is walked. (Loaded during the look-back instead, the values'
+        # registers cost 4% of a pass on an H100.)
         if indices == u32(1):
             for j in tx.static_range(ITEMS):
                 held[j] = base + chunk + u32(j) * lanes + lane
         else:  # (unconditional loads, as the keys')
             for j in tx.static_range(ITEMS):
                 held[j] = values_in[min(base + chunk + u32(j) * lanes + lane, last)]
+    for p in tx.static_range(PARTS):
+        tx.workgroup_barrier()  # (`starts` written, the part before stored)
         for j in tx.static_range(ITEMS):
-            places[j] = values_tile[chunk + u32(j) * lanes + lane]
+            here = places[j] - u32(p) * part
+            if here < part:
+                order[padded(here)] = keys[j]
+                if VALUES:
+                    values_tile[here] = held[j]
         tx.workgroup_barrier()
-        for j in tx.static_range(ITEMS):
-            if chunk + u32(j) * lanes + lane < valid:
-                values_tile[places[j]] = held[j]
-    tx.workgroup_barrier()
-    for j in tx.static_range(ITEMS):  # in digit order: each digit's keys stored together
-        i = u32(j) * threads + t
-        if i < valid:
-            entry = order[padded(i)]
-            at = starts[(entry >> shift) & u32(RADIX - 1)] + i
-            keys_out[at] = decode_key(entry, decoding)
-            if VALUES:
-                values_out[at] = values_tile[i]
+        for k in tx.static_range(ITEMS // PARTS):  # in digit order: a digit's keys together
+            i = u32(k) * threads + t
+            g = u32(p) * part + i
+            if g < valid:
+                entry = order[padded(i)]
+                at = starts[(entry >> shift) & u32(RADIX - 1)] + g
+                keys_out[at] = decode_key(entry, decoding)
+                if VALUES:
+                    values_out[at] = values_tile[i]
 
 
 @tx.func

@@ -1,6 +1,6 @@
 """tx.stdlib.sort and argsort on the adapter, against numpy's stable sorts: sizes around
-the tile's edges (tiles of two keys per invocation here, two rows per subgroup, so
-lavapipe stays fast), u32/i32/f32 keys with duplicates, negatives, +-0.0, NaN and +-inf,
+the tile's edges (tiles of two keys per invocation here, two rows per subgroup, stored in
+two parts by default and in one where a test names ITEMS, so lavapipe stays fast), u32/i32/f32 keys with duplicates, negatives, +-0.0, NaN and +-inf,
 key-value pairs of any 4-byte dtype, argsort, descending, both rankings, passes that only
 copy, tiles taken in reverse order with a tiny spin limit (the look-back's fallback),
 launches folded past the per-dimension limit, DeviceArrays in and out, and bad input."""
@@ -19,6 +19,7 @@ from pyshader_tx.stdlib import sort_kernels
 pytestmark = pytest.mark.wgpu_only("device-wide primitives return DeviceArrays")
 
 ITEMS = 2  # keys per invocation: two rows per subgroup
+PARTS = 2  # the default's parts: a tile is stored a row at a time
 TILE = sort_kernels.WORKGROUP * ITEMS
 SIZES = [0, 1, TILE - 1, TILE, TILE + 1, 5 * TILE + 3]
 
@@ -27,6 +28,8 @@ SIZES = [0, 1, TILE - 1, TILE, TILE + 1, 5 * TILE + 3]
 def small_tiles(monkeypatch):
     monkeypatch.setattr(sort_kernels, "SORT_ITEMS", ITEMS)
     monkeypatch.setattr(sort_kernels, "SORT_PAIRS_ITEMS", ITEMS)
+    monkeypatch.setattr(sort_kernels, "SORT_PARTS", PARTS)
+    monkeypatch.setattr(sort_kernels, "SORT_PAIRS_PARTS", PARTS)
 
 
 def special_floats(n, rng):
@@ -173,12 +176,14 @@ def test_look_back_windows(window):
         np.testing.assert_array_equal(indices.numpy(), np.argsort(x, kind="stable"))
 
 
-@pytest.mark.parametrize("reversed", [False, True])
-def test_ranking_by_one_bit_splits(reversed):
+@pytest.mark.parametrize("reversed, parts", [(False, 1), (True, 1), (False, 2)])
+def test_ranking_by_one_bit_splits(reversed, parts):
     """The ranking subgroups under MIN_LANES lanes get (forced here: SPLITS), keys alone
-    and with values, ascending and descending, in either tile order."""
+    and with values, ascending and descending, in either tile order, a tile sorted whole
+    and a part at a time."""
     x = keys_of(np.float32, 2 * TILE + 7, seed=23)
     options = dict(items=ITEMS, splits=True, reversed=reversed, spins=0 if reversed else None)
+    options["parts"] = parts
     keys, _ = sort_module._radix_sort(x, None, False, False, **options)
     same_keys(keys.numpy(), x[float_order(x)])
     keys, indices = sort_module._radix_sort(x, None, True, True, **options)
@@ -296,7 +301,19 @@ def test_empty_results():
         (
             lambda: sort_module._radix_sort(np.zeros(4, np.uint32), None, True, False, threads=384),
             ValueError,
-            "threads goes with items",
+            "threads and parts go with items",
+        ),
+        (
+            lambda: sort_module._radix_sort(np.zeros(4, np.uint32), None, True, False, parts=2),
+            ValueError,
+            "threads and parts go with items",
+        ),
+        (
+            lambda: sort_module._radix_sort(
+                np.zeros(4, np.uint32), None, True, False, items=3, parts=2
+            ),
+            ValueError,
+            "parts must divide items",
         ),
         (
             lambda: sort_module._radix_sort(
@@ -316,41 +333,51 @@ def test_the_sort_kernels_pass_naga_and_tint(tint):
     from pyshader_tx.validate import validate_naga
 
     kernels = [sort_kernels.count_digits.specialize(ITEMS=4), sort_kernels.digit_starts]
-    shapes = [  # (VALUES, ITEMS, MIN_LANES, SPLITS)
-        (False, 16, 32, False),
-        (True, 4, 8, True),
-        (True, 1, 128, False),
-        (False, 4, 32, False),
-        (True, 2, 32, True),
+    shapes = [  # (VALUES, ITEMS, MIN_LANES, SPLITS, PARTS)
+        (False, 16, 32, False, 4),
+        (True, 4, 8, True, 1),
+        (True, 1, 128, False, 1),
+        (False, 4, 32, False, 2),
+        (True, 2, 32, True, 2),
+        (True, 24, 32, False, 4),
     ]
     passes = [
         sort_kernels.sort_pass.specialize(
-            VALUES=values, ITEMS=items, MIN_LANES=lanes, SPLITS=splits
+            VALUES=values, ITEMS=items, MIN_LANES=lanes, SPLITS=splits, PARTS=parts
         )
-        for values, items, lanes, splits in shapes
+        for values, items, lanes, splits, parts in shapes
     ]
     for kernel in kernels + passes:
         assert validate_naga(kernel.wgsl_naga) == []
     # Tint's pipelines have WebGPU's default limits: the passes within 16 KiB of workgroup
     # memory (sort_module sizes ITEMS to the device's limit)
     fits = [
-        sort_module._workgroup_bytes(items, values, lanes) <= 16384
-        for values, items, lanes, _ in shapes
+        sort_module._workgroup_bytes(items, values, lanes, 256, parts) <= 16384
+        for values, items, lanes, _, parts in shapes
     ]
-    assert sum(fits) == 3
+    assert sum(fits) == 4
     tint(kernels + [kernel for kernel, fit in zip(passes, fits) if fit])
 
 
 @pytest.mark.parametrize(
-    "threads, items, pairs, lanes",
-    [(256, 14, False, 32), (256, 18, True, 32), (384, 11, True, 32), (512, 2, True, 16)],
+    "threads, items, pairs, lanes, parts",
+    [
+        (256, 14, False, 32, 1),
+        (256, 18, True, 32, 1),
+        (384, 11, True, 32, 1),
+        (512, 2, True, 16, 2),
+        (256, 48, False, 32, 4),
+        (256, 24, True, 32, 4),
+        (256, 36, True, 8, 3),
+    ],
 )
-def test_the_workgroup_memory_estimate_is_the_kernels_own(threads, items, pairs, lanes):
+def test_the_workgroup_memory_estimate_is_the_kernels_own(threads, items, pairs, lanes, parts):
     """The host sizes tiles to the device's workgroup memory by `_workgroup_bytes`: it
     covers what the compiled kernel declares, within a few words."""
     kernel = sort_kernels.sort_pass.with_workgroup_size(threads)
-    compiled = kernel.compiled({"ITEMS": items, "VALUES": pairs, "MIN_LANES": lanes})
-    estimate = sort_module._workgroup_bytes(items, pairs, lanes, threads)
+    constants = {"ITEMS": items, "VALUES": pairs, "MIN_LANES": lanes, "PARTS": parts}
+    compiled = kernel.compiled(constants)
+    estimate = sort_module._workgroup_bytes(items, pairs, lanes, threads, parts)
     assert 0 <= estimate - compiled.interface.workgroup_memory <= 16
 
 

@@ -27,7 +27,8 @@ sort_module = importlib.import_module("pyshader_tx.stdlib.sort")
 def test_sort_on_the_simulator(schedule, size, tiles):
     """`tiles` tiles of two keys per invocation and a partial one (fewer with small
     subgroups: their workgroup scans take 256 / size steps, slow here; subgroups of one
-    lane sort right too); pairs with a look-back window of 3 state words."""
+    lane sort right too); pairs with a look-back window of 3 state words, their tiles
+    stored in two parts."""
     rng = np.random.default_rng(size)
     items = 2
     n = tiles * items * 256 + 5
@@ -36,7 +37,7 @@ def test_sort_on_the_simulator(schedule, size, tiles):
     order = np.argsort(x, kind="stable")
     with tx.simulator(subgroup_size=size, schedule=schedule, seed=3):
         keys, moved = sort_module._radix_sort(
-            x, values, False, False, items=items, spins=2, min_lanes=8, window=3
+            x, values, False, False, items=items, parts=2, spins=2, min_lanes=8, window=3
         )
         np.testing.assert_array_equal(keys.numpy(), x[order])
         np.testing.assert_array_equal(moved.numpy(), values[order])
