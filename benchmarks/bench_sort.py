@@ -2,8 +2,10 @@
 
 Prints one JSON line per (op, size): `sort_keys_u32` (stdlib.sort of random u32 keys) and
 `sort_pairs_u32` (u32 keys with u32 values), ours in G keys/s (`bench_stdlib.timed`:
-calls recorded back to back, then `tx.synchronize()`), CUB's from `.bench/cub_reference`
-(lines of the same op names, built and run by `run_sort_bench.sh`), torch.sort's in the
+calls recorded back to back, then `tx.synchronize()`; `gpu_g_keys_s` by GPU timestamps
+around each sort, as CUB's reference times each sort between two CUDA events, and
+`gpu_vs_cub` its ratio), CUB's from `.bench/cub_reference` (lines of the same op names,
+built and run by `run_sort_bench.sh`), torch.sort's in the
 same process (int64 keys: torch sorts no uint32 on CUDA; its pairs row is a sort that also
 returns the indices), and the ratios. `--sweep` adds a row per tile shape of the tuner's
 (`items` keys per invocation in workgroups of `threads`, stored in `parts` parts: tiles of
@@ -26,6 +28,7 @@ import sys
 import numpy as np
 
 import pyshader_tx as tx
+from pyshader_tx.runtime.timing import gpu_seconds
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_stdlib import read_cub, timed, torch_timed  # noqa: E402
@@ -34,6 +37,10 @@ sort_module = importlib.import_module("pyshader_tx.stdlib.sort")
 sort_kernels = importlib.import_module("pyshader_tx.stdlib.sort_kernels")
 
 WINDOWS = (1, 8)  # look-back windows the sweep times (the default: LOOK_BACK_WINDOW)
+#: A trial of `timed` (a sort of 2^28 keys takes about 10 ms: a trial of 0.1 s would hold
+#: 11, and the idle GPU's start and the synchronize ending it would cost 3% of each).
+TRIAL_SECONDS = 0.5
+GPU_REPS = 5  # sorts between GPU timestamps (`gpu_us`: the GPU's own time, as CUB's events)
 
 
 def as_options(config: dict) -> dict:
@@ -111,9 +118,12 @@ def main() -> None:
         for op, pairs in (("sort_keys_u32", None), ("sort_pairs_u32", values)):
             for config in configs(pairs is not None, lanes, args.sweep):
                 check(keys, pairs, config, want_keys, want_values)
-                seconds, host = timed(
-                    lambda: sort_module._radix_sort(keys, pairs, False, False, **config)
-                )
+
+                def call():
+                    return sort_module._radix_sort(keys, pairs, False, False, **config)
+
+                seconds, host = timed(call, trial_seconds=TRIAL_SECONDS)
+                gpu = min(gpu_seconds(call, warmup=1, reps=GPU_REPS))
                 rate = n / seconds / 1e9
                 ref = cub.get((op, n), {}).get("g_elem_s")
                 peer = peers.get(op)
@@ -124,8 +134,11 @@ def main() -> None:
                     "ours_g_keys_s": float(f"{rate:.4g}"),
                     "ours_us": round(seconds * 1e6, 1),
                     "host_us": round(host * 1e6, 1),
+                    "gpu_us": round(gpu * 1e6, 1),
+                    "gpu_g_keys_s": float(f"{n / gpu / 1e9:.4g}"),
                     "cub_g_keys_s": ref,
                     "vs_cub": round(rate / ref, 3) if ref else None,
+                    "gpu_vs_cub": round(n / gpu / 1e9 / ref, 3) if ref else None,
                     "torch_g_keys_s": round(peer, 2) if peer else None,
                     "vs_torch": round(rate / peer, 3) if peer else None,
                 }

@@ -161,9 +161,10 @@ def count_digits(
     k = start + t
     loaded = tx.local_array(u32, ITEMS)
     while k < end:
+        for j in tx.static_range(ITEMS):  # (unconditional loads, as sort_pass's)
+            loaded[j] = keys[min(k + u32(j * WORKGROUP), end - u32(1))]
         for j in tx.static_range(ITEMS):
-            if k + u32(j * WORKGROUP) < end:
-                loaded[j] = encode_key(keys[k + u32(j * WORKGROUP)], encoding)
+            loaded[j] = encode_key(loaded[j], encoding)
         for j in tx.static_range(ITEMS):
             if k + u32(j * WORKGROUP) < end:
                 for p in tx.static_range(PASSES):
