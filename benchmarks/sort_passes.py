@@ -39,11 +39,10 @@ BALLOTS = "for b in tx.static_range(DIGIT_BITS):  # (unrolled"
 ATOMIC = "before = tx.atomic_add(histograms[word], lanes_in(peers) << half)"
 SHUFFLE = "before = tx.subgroup_shuffle(before, lowest_lane(peers))"
 EARLY = "tx.atomic_add(histograms[word], u32(1) << ((digit & u32(1)) * u32(16)))"
-PLACE = "place = starts[digit] + ((before >> half) & u32(0xFFFF)) + rank"
-SCATTER = "at = starts[(entry >> shift) & u32(RADIX - 1)] + i"
+PLACE = "places[j] = starts[digit] + ((before >> half) & u32(0xFFFF)) + rank"
+SCATTER = "at = starts[(entry >> shift) & u32(RADIX - 1)] + g"
 VALUE_LOAD = "held[j] = values_in[min(base + chunk + u32(j) * lanes + lane, last)]"
-VALUE_PLACE = "values_tile[chunk + u32(j) * lanes + lane] = place"
-VALUE_MOVE = "values_tile[places[j]] = held[j]"
+VALUE_MOVE = "values_tile[here] = held[j]"
 VALUE_STORE = "values_out[at] = values_tile[i]"
 
 #: The phases a variant cuts out: (text in the kernel, what replaces it).
@@ -52,10 +51,10 @@ CUTS = {
     "ballots": [(BALLOTS, "for b in tx.static_range(0):  # (unrolled")],
     "atomic": [(ATOMIC, "before = word"), (SHUFFLE, "before = before + lowest_lane(peers)")],
     "early-counts": [(EARLY, "pass")],
-    "places": [(PLACE, "place = chunk + u32(j) * lanes + lane")],
-    "scatter": [(SCATTER, "at = base + i")],
+    "places": [(PLACE, "places[j] = chunk + u32(j) * lanes + lane")],
+    "scatter": [(SCATTER, "at = base + g")],
     "value-load": [(VALUE_LOAD, "held[j] = chunk + u32(j) * lanes + lane")],
-    "value-move": [(VALUE_PLACE, "pass"), (VALUE_MOVE, "pass")],
+    "value-move": [(VALUE_MOVE, "pass")],
     "value-store": [(VALUE_STORE, "pass")],
 }
 

@@ -24,12 +24,18 @@ tile's last keys, ranked like the others and left out of the count of digit 255 
   them, the key's place in the tile, where it is stored in workgroup memory. (Rows follow
   one another through the subgroup operations between them: a row's atomic has returned
   before any lane takes part in the next row's ballots.)
-- Splits (smaller subgroups, whose per-subgroup counts would not fit): eight rounds of a
-  one-bit split (a workgroup scan of each invocation's count of zero bits, then every
-  key moves to its place), which needs no subgroup of any size.
-With values, the ranking leaves each key's place in the tile in workgroup memory, by the
-key's index in the tile; the values are loaded as the keys were (coalesced, after the
-look-back), moved to their places there and stored with their keys. The code is
+- Splits (smaller subgroups, whose per-subgroup counts would not fit): a part of the tile
+  at a time, eight rounds of a one-bit split (a workgroup scan of each invocation's count
+  of zero bits, then every entry moves to its place) sort the part's digits with their
+  indices, which needs no subgroup of any size.
+Either ranking leaves each key's place in the tile in a register of the invocation that
+holds the key. After the look-back the tile goes out in PARTS parts of THREADS * ITEMS /
+PARTS places: the keys whose places fall in the part go there in workgroup memory, and
+are stored in place order. (Workgroup memory, not registers, bounds how many workgroups an
+SM runs: the H100's Vulkan driver gives a compute SM 48 KiB. Parts let a tile of 12288
+keys use 12 KiB, two workgroups an SM, where a tile stored whole fitted 3584 keys: a pass
+27% faster.) With values, they are loaded as the keys were (coalesced, after the
+look-back) and go with their keys part by part. The code is
 branch-free per key where it can be (`encode_key`, `decode_key`, `lowest_lane`): the
 per-key code is unrolled ITEMS times, and its branches cost a fifth of a pass on an H100.
 The kernels are `loops_end`: made without wgpu's loop bounding (13% of a pass there).
@@ -257,13 +263,11 @@ def sort_pass(
 
     Subgroup s loads the ITEMS rows of `lanes` keys from s * lanes * ITEMS on (coalesced)
     and keeps them in registers. Ranking, with subgroups of MIN_LANES or more (unless
-    SPLITS): matching digits across lanes; else one-bit splits. Either leaves the tile's
-    keys in digit order in `order` (padded), with VALUES each key's place in `order` at its
-    index in the tile in `values_tile` (one word without values: workgroup array lengths
-    fold arithmetic, not min() or tx.select). The values are loaded after the chain is
-    walked, by the same coalesced rows as the keys (not gathered by index as the tile is
-    stored: a gather of scattered words cost a pass of pairs 11% more on an H100), then
-    go to their places in `values_tile` and out with their keys."""
+    SPLITS): matching digits across lanes; else one-bit splits. Either leaves each key's
+    place in the tile in `places`. The values are loaded after the chain is walked, by the
+    same coalesced rows as the keys. Then per part (PARTS of them, dividing ITEMS), the
+    keys and values whose places lie in it go to `order` (padded) and `values_tile`, and
+    out in place order."""
     if ITEMS % PARTS != 0:
         tx.compile_error("sort_pass: PARTS must divide ITEMS (a part is a whole row of keys)")
     tile = tx.workgroup_id().x
