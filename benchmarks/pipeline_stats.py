@@ -88,16 +88,21 @@ def specialisations(scan_items) -> list:
     return found + [(modes, modes.compiled({"MODE": mode})) for mode in (-1, 0, 1, 2)]
 
 
+def driver_statistics(device, compiled) -> dict:
+    """The driver's statistics of our SPIR-V of a CompiledKernel (its executables' merged)."""
+    interface = compiled.interface
+    stats = device.pipeline_statistics(compiled.spirv(), interface.name, binding_layout(interface))
+    merged = {}
+    for values in stats.values():
+        merged.update(values)
+    return merged
+
+
 def statistics_rows(device, scan_items) -> list:
     rows = []
     for kernel, specialisation in specialisations(scan_items):
-        interface = specialisation.interface
-        stats = device.pipeline_statistics(
-            specialisation.spirv(), interface.name, binding_layout(interface)
-        )
         row = {"kernel": kernel.__name__, "constants": describe(specialisation.constants)}
-        for values in stats.values():
-            row.update(values)
+        row.update(driver_statistics(device, specialisation))
         rows.append(row)
         print(json.dumps(row, default=str), flush=True)
     return rows

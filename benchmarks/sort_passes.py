@@ -128,15 +128,9 @@ def pipeline_registers(kernel, constants: dict) -> str:
     """NVIDIA's registers and shared memory of our SPIR-V of the specialisation (the
     native Vulkan host; naga's SPIR-V, which the benchmarks run, can differ)."""
     from pyshader_tx.vulkan_host import device as native_device
-    from pyshader_tx.vulkan_host.launch import binding_layout
+    from pipeline_stats import driver_statistics
 
-    compiled = kernel.compiled(constants)
-    device = native_device.get_device()
-    layout = binding_layout(compiled.interface)
-    stats = device.pipeline_statistics(compiled.spirv(), compiled.interface.name, layout)
-    found = {}
-    for values in stats.values():
-        found.update(values)
+    found = driver_statistics(native_device.get_device(), kernel.compiled(constants))
     wanted = ("Register Count", "Shared Memory Size")
     return " ".join(f"{key}: {found[key]}" for key in wanted if key in found)
 

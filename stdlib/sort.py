@@ -109,7 +109,7 @@ def tile_items(
     requested: int, pairs: bool, min_lanes: int, threads=kernels.WORKGROUP, parts=1
 ) -> int:
     """Keys per invocation of `sort_pass` in workgroups of `threads`, stored in `parts`
-    parts: `requested`, or the most multiple of `parts` below it whose workgroup memory
+    parts: `requested`, or the largest multiple of `parts` below it whose workgroup memory
     fits the device (at least `parts`)."""
     limit = device_limit("max-compute-workgroup-storage-size")
     items = requested
@@ -277,9 +277,9 @@ def _sort_launches(
     key_bits, v0, out_keys, out_values, n: int, pairs: bool, config: dict, options: dict
 ) -> None:
     """count_digits, digit_starts and the four sort_pass launches of one sort with
-    `config`'s ITEMS keys per invocation in workgroups of THREADS: keys from `key_bits`
-    (values from `v0`) to `out_keys` (`out_values`: one unused word without values or
-    indices)."""
+    `config`'s ITEMS keys per invocation in workgroups of THREADS, a tile stored in PARTS
+    parts: keys from `key_bits` (values from `v0`) to `out_keys` (`out_values`: one unused
+    word without values or indices)."""
     items, threads, parts = config["ITEMS"], config["THREADS"], config["PARTS"]
     sort_pass = kernels.sort_pass.with_workgroup_size(threads)
     size = threads * items

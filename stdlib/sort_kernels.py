@@ -310,7 +310,8 @@ def sort_pass(
     if matched:  # (the keys past the tile's end too: see `surplus` below)
         for j in tx.static_range(ITEMS):
             # (Not the ranking's `(key >> shift) & 255`: the GPU's compiler would keep each
-            # key's digit, word and half from here to the ranking, 90 registers, not 47.)
+            # key's digit, word and half from here to the ranking: 90 registers, not 47,
+            # on an H100.)
             digit = (keys[j] << (u32(32 - DIGIT_BITS) - shift)) >> u32(32 - DIGIT_BITS)
             word = subgroup * u32(RADIX // 2) + (digit >> u32(1))
             tx.atomic_add(histograms[word], u32(1) << ((digit & u32(1)) * u32(16)))

@@ -31,9 +31,10 @@ invocations (global ids) and the line of the first. `tx.simulator(checks=False)`
 check off.
 
 Atomics never race, but one more case is reported, as a plain `SimulationError` (a
-`DataRaceError` means a race with a plain access), for workgroup memory: an atomic load of an element that another subgroup of the workgroup changed atomically since
-the last workgroup barrier (the last writer, in the shadow). Nothing orders the two, so
-the load may see the element before that change on a GPU; the simulator, which runs a
+`DataRaceError` means a race with a plain access), for workgroup memory: an atomic load
+of an element that another subgroup of the workgroup changed atomically since the last
+workgroup barrier (the last writer, in the shadow). Nothing orders the two, so the load
+may see the element before that change on a GPU; the simulator, which runs a
 workgroup's invocations statement by statement together, always shows it after (a
 kernel that counts with atomics and reads the counts without a barrier between looks
 right here and is wrong on a GPU). Atomic loads are kept as reads in the shadow (with the

@@ -1,8 +1,8 @@
 """tx.stdlib.sort and argsort on the adapter, against numpy's stable sorts: sizes around
 the tile's edges (tiles of two keys per invocation here, two rows per subgroup, stored in
-two parts by default and in one where a test names ITEMS, so lavapipe stays fast), u32/i32/f32 keys with duplicates, negatives, +-0.0, NaN and +-inf,
-key-value pairs of any 4-byte dtype, argsort, descending, both rankings, passes that only
-copy, tiles taken in reverse order with a tiny spin limit (the look-back's fallback),
+two parts by default and in one where a test names ITEMS, so lavapipe stays fast),
+u32/i32/f32 keys with duplicates, negatives, +-0.0, NaN and +-inf, key-value pairs of
+any 4-byte dtype, argsort, descending, both rankings, passes that only copy, tiles taken in reverse order with a tiny spin limit (the look-back's fallback),
 launches folded past the per-dimension limit, DeviceArrays in and out, and bad input."""
 
 import importlib
