@@ -7,10 +7,7 @@ from __future__ import annotations
 from pyshader_tx import ir
 from pyshader_tx import types as t
 from pyshader_tx.ir.intrinsics import INTRINSICS
-
-
-def _functions(module: ir.Module):
-    return [*module.functions, module.entry_point]
+from pyshader_tx.ir.rewrite import Visitor, expression_nodes, loop_statements
 
 
 def reference_root(ref: ir.Expr) -> ir.Expr:
@@ -31,15 +28,8 @@ def analyse_module(module: ir.Module) -> None:
     - `module.structs`: every struct type used, each after the structs it contains
       (those of globals, then of parameters, results and declarations, then of
       expressions)."""
-    walk = _ModuleWalk()
-    features: dict = {}
-    for function in _functions(module):
-        for param in function.params:
-            if t.uses_f16(param.ty):
-                features.setdefault("shader-f16", param.span or function.span)
-            walk.declared_types.append(param.ty)
-        walk.declared_types.append(function.result)
-        walk.block(function.body)
+    walk = _ModuleWalk().visit_module(module)
+    features = dict(walk.parameter_features)
     for var in module.globals:
         if t.uses_f16(var.ty):
             features.setdefault("shader-f16", var.span)
@@ -56,32 +46,37 @@ def analyse_module(module: ir.Module) -> None:
     module.structs = order.structs
 
 
-class _ModuleWalk:
-    """Visits statements and expressions in the order of `ir.walk_statements` and
-    `ir.walk_expr`, looking at each distinct type object once."""
+class _ModuleWalk(Visitor):
+    """Visits parameters, results, statements and expressions in the order of
+    `ir.walk_statements` and `ir.walk_expr`, looking at each distinct type object once."""
 
     def __init__(self):
+        super().__init__()
         self.declared_types: list = []  # of parameters, results and `Declare`d variables
         self.expression_types: dict = {}  # id(type) -> type, in order of first use
         self.features: dict = {}  # feature -> span of its first use by an expression
+        self.parameter_features: dict = {}  # 'shader-f16' -> span of its first parameter
         self.first_f16_declaration = None  # span of the first Declare of an f16 type
 
-    def block(self, block: list) -> None:
-        for statement in block:
-            kind = type(statement)
-            if kind is ir.Declare:
-                ty = statement.var.ty
-                self.declared_types.append(ty)
-                if self.first_f16_declaration is None and t.uses_f16(ty):
-                    self.first_f16_declaration = statement.span
-            elif kind is ir.Store:
-                _mark_written(reference_root(statement.ref))
-            for expr in ir.statement_exprs(statement):
-                self.expression(expr)
-            for inner in ir.nested_blocks(statement):
-                self.block(inner)
+    def visit_function(self, fn: ir.Function) -> None:
+        for param in fn.params:
+            if t.uses_f16(param.ty):
+                self.parameter_features.setdefault("shader-f16", param.span or fn.span)
+            self.declared_types.append(param.ty)
+        self.declared_types.append(fn.result)
+        super().visit_function(fn)
 
-    def expression(self, expr: ir.Expr) -> None:
+    def statement(self, stmt: ir.Stmt) -> None:
+        kind = type(stmt)
+        if kind is ir.Declare:
+            ty = stmt.var.ty
+            self.declared_types.append(ty)
+            if self.first_f16_declaration is None and t.uses_f16(ty):
+                self.first_f16_declaration = stmt.span
+        elif kind is ir.Store:
+            _mark_written(reference_root(stmt.ref))
+
+    def expr(self, expr: ir.Expr) -> None:
         ty = expr.ty
         if id(ty) not in self.expression_types:
             self.expression_types[id(ty)] = ty
@@ -93,8 +88,6 @@ class _ModuleWalk:
                 self.features.setdefault(feature, expr.span)
             if definition.kind == "atomic" and expr.name != "atomic_load":
                 _mark_written(reference_root(expr.args[0]))
-        for child in expr.children():
-            self.expression(child)
 
 
 def _mark_written(root: ir.Expr) -> None:
@@ -136,15 +129,6 @@ def always_returns(block: list) -> bool:
     return False
 
 
-def loop_statements(block: list):
-    """Statements of a loop body that belong to that loop (not to nested loops)."""
-    for statement in block:
-        yield statement
-        if isinstance(statement, ir.If):
-            yield from loop_statements(statement.accept)
-            yield from loop_statements(statement.reject)
-
-
 def callees_first(function: ir.Function) -> list:
     """`function` and every device function it calls, directly or not, callees first."""
     ordered: list = []
@@ -152,27 +136,10 @@ def callees_first(function: ir.Function) -> list:
     def visit(fn: ir.Function) -> None:
         if any(fn is f for f in ordered):
             return
-        calls: list = []
-        _collect_calls(fn.body, calls)
-        for call in calls:
-            visit(call.function)
+        for call in expression_nodes(fn.body):
+            if type(call) is ir.Call:
+                visit(call.function)
         ordered.append(fn)
 
     visit(function)
     return ordered
-
-
-def _collect_calls(block: list, calls: list) -> None:
-    """The `Call` expressions of `block` and its nested blocks, in walk order."""
-
-    def expression(expr: ir.Expr) -> None:
-        if type(expr) is ir.Call:
-            calls.append(expr)
-        for child in expr.children():
-            expression(child)
-
-    for statement in block:
-        for expr in ir.statement_exprs(statement):
-            expression(expr)
-        for inner in ir.nested_blocks(statement):
-            _collect_calls(inner, calls)

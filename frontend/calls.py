@@ -370,15 +370,27 @@ class CallLowering:
 
     def call_local_array(self, meta: Meta, node: ast.Call):
         if len(node.args) != 2 or node.keywords:
-            raise self.source.error(node, "tx.local_array(T, N) takes a type and a length")
+            raise self.source.error(
+                node, "tx.local_array(T, N) takes a type and a length (or a tuple of lengths)"
+            )
         element = self.place(node.args[0])
         if not (isinstance(element, Meta) and element.kind == "type"):
             raise self.source.error(node.args[0], "the first argument must be a type, e.g. f32")
         if not t.is_constructible(element.value):
             raise self.source.error(node.args[0], f"{element.value!r} cannot be a local array")
-        length = self.array_length(node.args[1])
-        ty = t.FixedArrayType(element.value, length)
+        ty = self.array_type(element.value, node.args[1])
         return ir.Compose(ty, (), self.source.span(node))
+
+    def array_type(self, element: t.Type, shape: ast.expr) -> t.FixedArrayType:
+        """The type of a local or workgroup array of `element` with `shape`: a length, or a
+        tuple of lengths (`(16, 17)`: an array of 16 rows of 17, indexed `a[i, j]`)."""
+        lengths = shape.elts if isinstance(shape, ast.Tuple) else [shape]
+        if not lengths:
+            raise self.source.error(shape, "the shape needs at least one length")
+        ty = element
+        for length in reversed(lengths):
+            ty = t.FixedArrayType(ty, self.array_length(length))
+        return ty
 
     def array_length(self, node: ast.expr) -> int:
         """The length of a local or workgroup array: a positive constant that WGSL can
@@ -413,16 +425,23 @@ class CallLowering:
                 " contains them all",
             )
         if len(node.args) != 2 or node.keywords:
-            raise self.source.error(node, "tx.workgroup_array(T, N) takes a type and a length")
+            raise self.source.error(
+                node, "tx.workgroup_array(T, N) takes a type and a length (or a tuple of lengths)"
+            )
         element = self.place(node.args[0])
         if not (isinstance(element, Meta) and element.kind == "type"):
             raise self.source.error(node.args[0], "the first argument must be a type, e.g. f32")
         ty = element.value
         if not (t.is_constructible(ty) or isinstance(ty, t.AtomicType)):
             raise self.source.error(node.args[0], f"{ty!r} cannot be a workgroup array element")
-        length = self.array_length(node.args[1])
+        if isinstance(ty, t.AtomicType) and isinstance(node.args[1], ast.Tuple):
+            raise self.source.error(
+                node.args[1],
+                "workgroup arrays of atomics have one dimension",
+                "index a 1-D array with i * columns + j",
+            )
+        array_type = self.array_type(ty, node.args[1])
         span = self.source.span(statement)
-        array_type = t.FixedArrayType(ty, length)
         global_name = name if self.is_kernel else f"{self.function_name}_{name}"
         var = ir.GlobalVariable(
             global_name, array_type, "workgroup", "read_write", None, None, span

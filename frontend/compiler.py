@@ -6,6 +6,8 @@ compile_kernel(source, workgroup_size, constants, fold_1d)
     -> constant folding with run-time semantics (`ir.fold`)
     -> analysis (one walk): array access, device features, struct order
     -> uniformity: barriers only in uniform control flow
+    -> optimisation passes (`ir.passes`; off with `tx.options.optimize = False`) and the
+       termination analysis (`KernelInterface.loops_end`)
     -> (ir.Module, KernelInterface)
 """
 
@@ -25,7 +27,9 @@ from pyshader_tx.interface import (
     UniformBlock,
     UniformMember,
 )
+from pyshader_tx.ir import passes
 from pyshader_tx.ir.fold import fold_constants
+from pyshader_tx.options import options
 from pyshader_tx.declarations import Func as FuncAnnotation
 from pyshader_tx.declarations import TypeVar
 from pyshader_tx.ir.intrinsics import builtin_value_type
@@ -58,6 +62,12 @@ WORKGROUP_ARRAYS = weakref.WeakKeyDictionary()
 IMPLICIT_BUILTINS = weakref.WeakKeyDictionary()
 
 FOLDED_BUILTINS = ("global_invocation_id", "workgroup_id", "num_workgroups")
+
+
+def launch_count(fold_1d) -> int | None:
+    """N for the variant of a folded launch of exactly N workgroups (`fold_1d` the int N,
+    see `runtime/launch.py`), else None (`fold_1d` False or True)."""
+    return fold_1d if type(fold_1d) is int else None
 
 
 class FunctionLowerer(
@@ -127,27 +137,23 @@ class FunctionLowerer(
         if not (self.module.fold_1d and name in FOLDED_BUILTINS):
             return ir.Intrinsic(name, (), builtin_value_type(name), span)
         u32 = lambda value: ir.Literal(value, t.u32, span)  # noqa: E731
-        ids = lambda n, c: ir.Member(
-            ir.Intrinsic(n, (), t.VECTORS["vec3u"], span), c, t.u32, span
-        )  # noqa: E731
-        groups_x = ids("num_workgroups", 0)
-        linear = ir.Binary(
-            "add",
-            ids("workgroup_id", 0),
-            ir.Binary("mul", ids("workgroup_id", 1), groups_x, t.u32, span),
-            t.u32,
-            span,
-        )
+        ids = lambda n, c: builtin_component(n, c, span)  # noqa: E731
         if name == "num_workgroups":
-            total = ir.Binary("mul", groups_x, ids("num_workgroups", 1), t.u32, span)
+            count = launch_count(self.module.fold_1d)
+            if count is not None:  # a launch of exactly `count` workgroups
+                total = u32(count)
+            else:
+                groups_x = ids("num_workgroups", 0)
+                total = ir.Binary("mul", groups_x, ids("num_workgroups", 1), t.u32, span)
             parts = (total, u32(1), u32(1))
         elif name == "workgroup_id":
-            parts = (linear, u32(0), u32(0))
-        else:
-            size = u32(self.module.workgroup_size[0])
-            first = ir.Binary("mul", linear, size, t.u32, span)
+            parts = (folded_workgroup_index(span), u32(0), u32(0))
+        else:  # as unfolded: (workgroup * size + local id).x, and the local id's y and z
+            size = self.module.workgroup_size
+            first = ir.Binary("mul", folded_workgroup_index(span), u32(size[0]), t.u32, span)
             thread = ir.Binary("add", first, ids("local_invocation_id", 0), t.u32, span)
-            parts = (thread, u32(0), u32(0))
+            rest = (ids("local_invocation_id", c) if size[c] > 1 else u32(0) for c in (1, 2))
+            parts = (thread, *rest)
         return ir.Compose(t.VECTORS["vec3u"], parts, span)
 
     def device_call(self, function: ir.Function, args: tuple, span) -> ir.Call:
@@ -170,8 +176,24 @@ class FunctionLowerer(
         return ir.LocalRef(var, var.ty, span)
 
 
+def builtin_component(name: str, component: int, span) -> ir.Expr:
+    """One u32 component of a vec3u built-in value, as the dispatch gives it."""
+    builtin = ir.Intrinsic(name, (), t.VECTORS["vec3u"], span)
+    return ir.Member(builtin, component, t.u32, span)
+
+
+def folded_workgroup_index(span) -> ir.Expr:
+    """The linear workgroup index of a folded 1-D launch:
+    `workgroup_id.x + workgroup_id.y * num_workgroups.x`."""
+    ids = lambda n, c: builtin_component(n, c, span)  # noqa: E731
+    row = ir.Binary("mul", ids("workgroup_id", 1), ids("num_workgroups", 0), t.u32, span)
+    return ir.Binary("add", ids("workgroup_id", 0), row, t.u32, span)
+
+
 class ModuleBuilder:
-    """Module-wide state: the device functions lowered so far, in dependency order."""
+    """Module-wide state: the device functions lowered so far, in dependency order.
+    `fold_1d`: False, True (the folded 1-D variant) or N (the folded variant of a launch of
+    exactly N workgroups; see `runtime/launch.py`)."""
 
     def __init__(self, workgroup_size: tuple, fold_1d: bool):
         self.workgroup_size = workgroup_size
@@ -212,11 +234,12 @@ class ModuleBuilder:
         backend needs pointer parameters."""
         arrays = arrays or {}
         # Device functions read the kernel's workgroup size (tx.workgroup_size(), the ids
-        # of folded 1-D launches): their IR is reused only by kernels that share it.
+        # of folded 1-D launches): their IR is reused only by kernels that share it. (A
+        # launch's workgroup count N only changes the kernel's own body: not keyed.)
         generic_key = (
             generic.key if generic is not None else None,
             self.workgroup_size,
-            self.fold_1d,
+            bool(self.fold_1d),
         )
         key = (id(func), generic_key, tuple((n, id(a.var)) for n, a in arrays.items()))
         if key in self.lowered:
@@ -410,7 +433,8 @@ def _argument_factory(index: int, ty: t.Type):
 def compile_kernel(
     source: FunctionSource, workgroup_size: tuple, constants: dict, fold_1d: bool = False
 ):
-    """Compile a kernel's source for one specialization. Returns (ir.Module, KernelInterface)."""
+    """Compile a kernel's source for one specialization. Returns (ir.Module, KernelInterface).
+    `fold_1d`: the variant (`ModuleBuilder`)."""
     check_signature(source, "kernel")
     node = source.node
     if node.returns is not None and not (
@@ -425,12 +449,21 @@ def compile_kernel(
         _bind_uniform_members(bindings, uniform_fields, uniform_var)
     lowerer = FunctionLowerer(module, source, True, t.VOID)
     body = lowerer.lower_body(bindings)
+    count = launch_count(fold_1d)
+    if count is not None:  # the surplus workgroups of the folded grid skip the body
+        span = source.span(node)
+        inside = ir.Binary(
+            "lt", folded_workgroup_index(span), ir.Literal(count, t.u32, span), t.bool_, span
+        )
+        body = [ir.If(inside, body, [], span)]
     entry = ir.Function(node.name, [], t.VOID, body, workgroup_size, source.span(node))
     globals_ = [a.var for a in arrays] + ([uniform_var] if uniforms else [])
     globals_ += module.workgroup_arrays
     ir_module = fold_constants(ir.Module([], globals_, module.functions, entry))
     analysis.analyse_module(ir_module)
     uniformity.check_module(ir_module)
+    if options.optimize:
+        ir_module = passes.optimize(ir_module)
     interface = KernelInterface(
         name=node.name,
         params=params,
@@ -444,6 +477,7 @@ def compile_kernel(
         constants=const_values,
         workgroup_memory=sum(t.size_of(var.ty) for var in module.workgroup_arrays),
         prints=PrintBuffer.of_module(ir_module),
+        loops_end=options.optimize and passes.module_loops_end(ir_module),
     )
     return ir_module, interface
 

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from pyshader_tx import ir
 from pyshader_tx import types as t
 from pyshader_tx.errors import CompileError
+from pyshader_tx.ir.rewrite import Rewriter, expression_nodes
 
 #: The type of counter expressions before a use fixes it (messages call it i32, the type
 #: it takes alone).
@@ -334,14 +335,13 @@ def settle(counter: RangeCounter, body: list) -> t.ScalarType:
     node that waited for it, and drop the conversions it makes unnecessary. (Which type
     does not change any value: every use was checked against the counter's interval.)"""
     wanted = {t.i32: 0, t.u32: 0}
-    for expr in _expressions(body):
-        for node in ir.walk_expr(expr):
-            if isinstance(node, ir.Convert) and node.ty in wanted and _reads(node.value, counter):
-                wanted[node.ty] += 1
+    for node in expression_nodes(body):
+        if isinstance(node, ir.Convert) and node.ty in wanted and _reads(node.value, counter):
+            wanted[node.ty] += 1
     more_u32 = wanted[t.u32] > wanted[t.i32] or t.i32 not in counter.types
     ty = t.u32 if more_u32 and t.u32 in counter.types else t.i32
     counter.var.ty = ty
-    _rewrite_block(body, counter.slot, ty)
+    body[:] = _Settling(counter.slot, ty).block(body)
     return ty
 
 
@@ -353,35 +353,19 @@ def _reads(expr: ir.Expr, counter: RangeCounter) -> bool:
     )
 
 
-def _expressions(block: list):
-    for stmt in ir.walk_statements(block):
-        yield from ir.statement_exprs(stmt)
+class _Settling(Rewriter):
+    """Nodes typed `slot` take `ty`, and conversions to their operand's type go
+    (bottom-up)."""
 
+    def __init__(self, slot: CounterSlot, ty: t.ScalarType):
+        super().__init__()
+        self.slot = slot
+        self.ty = ty
 
-def _rewrite_block(block: list, slot: CounterSlot, ty: t.ScalarType) -> None:
-    for stmt in block:
-        for field in dataclasses.fields(stmt):
-            value = getattr(stmt, field.name)
-            if isinstance(value, ir.Expr):
-                setattr(stmt, field.name, _rewrite(value, slot, ty))
-            elif isinstance(value, tuple) and value and isinstance(value[0], ir.Expr):
-                setattr(stmt, field.name, tuple(_rewrite(v, slot, ty) for v in value))
-            elif isinstance(value, list):
-                _rewrite_block(value, slot, ty)
-            elif isinstance(value, ir.Stmt):
-                _rewrite_block([value], slot, ty)
-
-
-def _rewrite(expr: ir.Expr, slot: CounterSlot, ty: t.ScalarType) -> ir.Expr:
-    """Post-order: nodes typed `slot` take `ty`; conversions to their operand's type go."""
-    for field in dataclasses.fields(expr):
-        value = getattr(expr, field.name)
-        if isinstance(value, ir.Expr):
-            setattr(expr, field.name, _rewrite(value, slot, ty))
-        elif isinstance(value, tuple) and value and isinstance(value[0], ir.Expr):
-            setattr(expr, field.name, tuple(_rewrite(v, slot, ty) for v in value))
-    if expr.ty is slot:
-        expr.ty = ty
-    if isinstance(expr, ir.Convert) and expr.value.ty == expr.ty:
-        return expr.value
-    return expr
+    def expr(self, expr: ir.Expr) -> ir.Expr:
+        expr = self.children_of_expr(expr)
+        if expr.ty is self.slot:
+            expr = dataclasses.replace(expr, ty=self.ty)
+        if isinstance(expr, ir.Convert) and expr.value.ty == expr.ty:
+            return expr.value
+        return expr

@@ -386,19 +386,25 @@ class ExpressionLowering:
             if base.kind == "annotation" and base.value is decl.Atomic:
                 return self.atomic_type(node)
             raise self.source.error(node, f"{self.describe_meta(base)} cannot be indexed")
-        if isinstance(node.slice, ast.Tuple):
-            raise self.source.error(node.slice, f"{base.ty!r} takes one index")
-        ty = base.ty
-        if isinstance(ty, t.FixedArrayType):
-            element, length = ty.element, ty.length
-        elif isinstance(ty, t.VectorType):
-            element, length = ty.scalar, ty.size
-        elif isinstance(ty, t.MatrixType):
-            element, length = ty.column_type, ty.columns
-        else:
-            raise self.source.error(node.value, f"{ty!r} cannot be indexed")
-        index = self.index_value(node.slice, length)
-        return ir.Index(base, index, element, self.source.span(node))
+        indices = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        span = self.source.span(node)
+        dimensions = _dimensions(base.ty)
+        if len(indices) > max(dimensions, 1):
+            count = "one index" if dimensions == 1 else f"{dimensions} indices"
+            raise self.source.error(node.slice, f"{base.ty!r} takes {count}")
+        for position, index_node in enumerate(indices):
+            ty = base.ty
+            if isinstance(ty, t.FixedArrayType):
+                element, length = ty.element, ty.length
+            elif isinstance(ty, t.VectorType):
+                element, length = ty.scalar, ty.size
+            elif isinstance(ty, t.MatrixType):
+                element, length = ty.column_type, ty.columns
+            else:
+                raise self.source.error(node.value, f"{ty!r} cannot be indexed")
+            index = self.index_value(index_node, length)
+            base = ir.Index(base, index, element, span)
+        return base
 
     def results_index(self, base: Meta, node: ast.Subscript) -> ir.Expr:
         """`math.frexp(x)[0]`: one value of a pair, by a constant index."""
@@ -748,3 +754,13 @@ EXPRESSION_RULES = {
     ast.Tuple: ExpressionLowering.lower_tuple,
     ast.Call: lambda self, node: self.lower_call(node),
 }
+
+
+def _dimensions(ty) -> int:
+    """How many indices a value of type `ty` takes at most (`a[i, j]` on an array of arrays,
+    a matrix's column and row)."""
+    if isinstance(ty, t.FixedArrayType):
+        return 1 + _dimensions(ty.element)
+    if isinstance(ty, t.MatrixType):
+        return 2
+    return 1 if isinstance(ty, t.VectorType) else 0

@@ -22,11 +22,11 @@ from pyshader_tx import types as t
 from pyshader_tx.errors import CompileError
 from pyshader_tx.ir.fold import fold_expression
 from pyshader_tx.ir.intrinsics import INTRINSICS
+from pyshader_tx.ir.rewrite import loop_statements
 
 from . import counters
 from . import operators as ops
 from . import analysis
-from .analysis import loop_statements
 from .annotations import evaluate_annotation
 from .expressions import Meta, WorkgroupArray
 from .prints import is_print_call

@@ -96,6 +96,17 @@ COMPARISONS = {
 SUBSCRIPTABLE = (decl.Array, decl.Array2D, decl.Array3D, decl.Atomic, decl.Const)
 
 
+#: The keyword options of `@tx.kernel` a file read statically may give: (message, hint) when
+#: the value is not a compile-time constant.
+KERNEL_OPTIONS = {
+    "workgroup_size": (
+        "workgroup_size must be a compile-time constant",
+        "use an int or a tuple of ints, or module constants",
+    ),
+    "checks": ("checks must be a compile-time constant", "write checks=False or checks=True"),
+}
+
+
 class Unresolved:
     """A module-level value the static reader does not evaluate. Its class is named after
     what the value is (`module`, `function`, `value computed at import`), which is what a
@@ -421,7 +432,7 @@ class _Executor:
         self.namespace[node.name] = value
 
     def make_kernel(self, node, decorator, source: FunctionSource) -> Kernel | None:
-        workgroup_size = kernel_decorator.__kwdefaults__["workgroup_size"]
+        options = {"workgroup_size": kernel_decorator.__kwdefaults__["workgroup_size"]}
         where = decorator
         if isinstance(decorator, ast.Call):
             if decorator.args:
@@ -432,27 +443,23 @@ class _Executor:
                 )
                 return None
             for keyword in decorator.keywords:
-                if keyword.arg != "workgroup_size":
+                if keyword.arg not in KERNEL_OPTIONS:
                     what = f"'{keyword.arg}'" if keyword.arg else "**"
                     self.error(
                         keyword.value if keyword.arg is None else keyword,
                         f"tx.kernel got an unexpected keyword argument {what}",
-                        "its only option is workgroup_size",
+                        "its options are " + " and ".join(KERNEL_OPTIONS),
                     )
                     return None
                 where = keyword.value
                 try:
-                    workgroup_size = self.evaluate_static(keyword.value)
+                    options[keyword.arg] = self.evaluate_static(keyword.value)
                 except NotStatic:
-                    self.error(
-                        keyword.value,
-                        "workgroup_size must be a compile-time constant",
-                        "use an int or a tuple of ints, or module constants",
-                    )
+                    self.error(keyword.value, *KERNEL_OPTIONS[keyword.arg])
                     return None
         try:
-            kernel = Kernel.from_source(source, workgroup_size, self.module.name)
-        except ValueError as error:
+            kernel = Kernel.from_source(source, **options, module=self.module.name)
+        except (TypeError, ValueError) as error:
             self.error(where, str(error))
             return None
         for other in self.module.kernels:

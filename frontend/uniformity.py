@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from pyshader_tx import ir
 from pyshader_tx.errors import CompileError
 from pyshader_tx.ir.intrinsics import INTRINSICS
+from pyshader_tx.ir.rewrite import module_expressions
 
 from .statements import span_text
 
@@ -120,13 +121,10 @@ def check_module(module: ir.Module) -> None:
 
 
 def _has_synchronisation(module: ir.Module) -> bool:
-    for function in [*module.functions, module.entry_point]:
-        for statement in ir.walk_statements(function.body):
-            for expr in ir.statement_exprs(statement):
-                for node in ir.walk_expr(expr):
-                    if type(node) is ir.Intrinsic and INTRINSICS[node.name].uniformity:
-                        return True
-    return False
+    return any(
+        type(node) is ir.Intrinsic and INTRINSICS[node.name].uniformity
+        for node in module_expressions(module)
+    )
 
 
 def _statement_text(span) -> str:

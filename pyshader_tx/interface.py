@@ -120,9 +120,21 @@ class KernelInterface:
     workgroup_memory: int = 0
     # The hidden print buffer, for kernels that print (None for the others).
     prints: PrintBuffer | None = None
-    # Every loop of the kernel ends (`tx.kernel`'s `loops_end`, the stdlib's kernels): the
-    # runtime compiles it without wgpu's loop bounding (bounds checks stay).
+    # Every loop of the kernel ends (proven by `ir.passes.termination`, or marked
+    # `loops_end` as the stdlib's look-backs are): the runtime compiles it without wgpu's
+    # loop bounding (bounds checks stay).
     loops_end: bool = False
+    # `@tx.kernel(checks=...)`: False drops wgpu's bounds checks and loop bounding; None
+    # follows `tx.options.checks` when the pipeline is made.
+    checks: bool | None = None
+
+    def runtime_checks(self, options) -> str:
+        """What wgpu adds to this kernel's shader: 'all' (bounds checks and loop bounding),
+        'bounds' (bounds checks only) or 'none', under `options` (`tx.options`)."""
+        checks = options.checks if self.checks is None else self.checks
+        if not checks:
+            return "none"
+        return "bounds" if self.loops_end and not options.loop_bounding else "all"
 
     @property
     def runtime_params(self) -> list:

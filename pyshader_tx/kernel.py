@@ -132,6 +132,16 @@ class _StaticFunction:
         raise TypeError(f"{self.__name__} was read from source and cannot be called")
 
 
+#: The variants for launches of exactly N workgroups (`folded_module(N)`) kept per
+#: specialization (`runtime/launch.py` keeps as many of their pipelines per launcher).
+COUNTED_VARIANTS = 8
+
+
+def _same_fold(a, b) -> bool:
+    """Whether two `fold_1d` values name the same variant (True is not the count 1)."""
+    return type(a) is type(b) and a == b
+
+
 class CompiledKernel:
     """One specialization of a kernel: IR, interface and shader text per variant."""
 
@@ -139,26 +149,38 @@ class CompiledKernel:
         self.kernel = kernel
         self.constants = constants
         self.module, self.interface = kernel._compile_module(constants, fold_1d=False)
-        self.interface.loops_end = kernel.loops_end
+        # Marked (`loops_end`) or proven by the termination analysis (`compile_kernel`).
+        self.interface.loops_end = kernel.loops_end or self.interface.loops_end
+        self.interface.checks = kernel.checks
         # The WGSL name of the entry point (a kernel named like a WGSL keyword is renamed).
         with _deep_recursion(kernel):
             self.interface.name = entry_point_name(self.module)
         self._code = {}
-        self._folded = None
+        self._folded = {}  # fold_1d (True, or a launch's workgroup count N) -> IR module
 
-    def code(self, dialect: str, fold_1d: bool = False) -> str:
+    def code(self, dialect: str, fold_1d: bool | int = False) -> str:
         key = (dialect, fold_1d)
         if key not in self._code:
-            module = self.folded_module() if fold_1d else self.module
+            module = self.folded_module(fold_1d) if fold_1d else self.module
             with _deep_recursion(self.kernel):
                 self._code[key] = write_wgsl(module, dialect)
         return self._code[key]
 
-    def folded_module(self):
-        """The IR of the folded 1-D launch variant, compiled once, when first needed."""
-        if self._folded is None:
-            self._folded, _ = self.kernel._compile_module(self.constants, fold_1d=True)
-        return self._folded
+    def folded_module(self, fold_1d: bool | int = True):
+        """The IR of the folded 1-D launch variant (`fold_1d` True), or of its variant for a
+        launch of exactly N workgroups (`fold_1d` the int N: `runtime/launch.py`), compiled
+        once, when first needed. The last `COUNTED_VARIANTS` of the latter are kept."""
+        module = self._folded.get(fold_1d)
+        if module is None:
+            if fold_1d is not True:
+                counted = [key for key in self._folded if key is not True]
+                if len(counted) >= COUNTED_VARIANTS:  # forget the oldest, and its code
+                    del self._folded[counted[0]]
+                    for key in [k for k in self._code if _same_fold(k[1], counted[0])]:
+                        del self._code[key]
+            module, _ = self.kernel._compile_module(self.constants, fold_1d=fold_1d)
+            self._folded[fold_1d] = module
+        return module
 
     def naga_code(self, fold_1d: bool) -> str:
         """What the runtime hands to wgpu: naga's dialect, with native f32 atomics on
@@ -173,15 +195,15 @@ class CompiledKernel:
         """What the CPU simulator (`pyshader_tx.sim`) runs: the IR module as the backends
         receive it (of the folded variant with `fold_1d`), before any target's legalisation
         (the simulator zeroes workgroup memory itself and has native float atomics)."""
-        return self.folded_module() if fold_1d else self.module
+        return self.folded_module(fold_1d) if fold_1d else self.module
 
-    def spirv(self, fold_1d: bool = False) -> bytes:
+    def spirv(self, fold_1d: bool | int = False) -> bytes:
         """The SPIR-V binary of this specialization (of its folded variant with `fold_1d`)."""
         key = ("spirv", fold_1d)
         if key not in self._code:
             from .backend_spirv import write_spirv
 
-            module = self.folded_module() if fold_1d else self.module
+            module = self.folded_module(fold_1d) if fold_1d else self.module
             with _deep_recursion(self.kernel):
                 self._code[key] = write_spirv(module, self.interface.name)
         return self._code[key]
@@ -229,9 +251,10 @@ class Kernel:
 
     __tx_kernel__ = True
 
-    def __init__(self, fn, workgroup_size, constants: dict | None = None):
+    def __init__(self, fn, workgroup_size, constants: dict | None = None, checks=None):
         self.fn = fn
         self.workgroup_size = _normalize_workgroup_size(workgroup_size)
+        self.checks = _checked_checks(checks)  # None: `tx.options.checks` decides
         self.constants = dict(constants or {})
         self._source = None
         self._compiled: dict = {}
@@ -247,11 +270,12 @@ class Kernel:
 
     @classmethod
     def from_source(
-        cls, function_source: source.FunctionSource, workgroup_size, module: str = ""
+        cls, function_source: source.FunctionSource, workgroup_size, checks=None, module: str = ""
     ) -> "Kernel":
         """A kernel read from a file's AST, with no live function behind it (the command
         line, which never executes the file)."""
-        kernel = cls(_StaticFunction(function_source.node.name, module), workgroup_size)
+        function = _StaticFunction(function_source.node.name, module)
+        kernel = cls(function, workgroup_size, checks=checks)
         kernel._source = function_source
         return kernel
 
@@ -306,7 +330,7 @@ class Kernel:
     def _derived(self, workgroup_size, constants: dict) -> "Kernel":
         """A new kernel of this function with `workgroup_size` and `constants` (merged over
         this kernel's own), sharing its parsed source; nothing is compiled yet."""
-        kernel = Kernel(self.fn, workgroup_size, {**self.constants, **constants})
+        kernel = Kernel(self.fn, workgroup_size, {**self.constants, **constants}, self.checks)
         kernel.loops_end = self.loops_end
         kernel._source = self._source
         return kernel
@@ -551,8 +575,19 @@ def loops_end(kernel: Kernel) -> Kernel:
     return kernel
 
 
-def kernel(fn=None, *, workgroup_size=64):
-    """Declare a compute kernel: `@tx.kernel(workgroup_size=64)`."""
+def _checked_checks(checks):
+    if checks is not None and not isinstance(checks, bool):
+        raise TypeError(f"checks must be True, False or None, not {checks!r}")
+    return checks
+
+
+def kernel(fn=None, *, workgroup_size=64, checks=None):
+    """Declare a compute kernel: `@tx.kernel(workgroup_size=64)`.
+
+    `checks=False` compiles it without wgpu's bounds checks and loop bounding (an index out
+    of range then reads or writes whatever lies there: test such a kernel on
+    `tx.simulator()` first); None (the default) follows `tx.options.checks`."""
+    _checked_checks(checks)
     if fn is None:
-        return lambda f: Kernel(f, workgroup_size)
-    return Kernel(fn, workgroup_size)
+        return lambda f: Kernel(f, workgroup_size, checks=checks)
+    return Kernel(fn, workgroup_size, checks=checks)

@@ -7,7 +7,12 @@ write per dispatch on the GPU (the rest are counted and reported as dropped);
 lets `@tx.autotune` kernels measure their configs (False: they use their first config);
 `tx.options.loop_bounding` (default False; PYSHADER_TX_LOOP_BOUNDING=1) keeps wgpu's loop
 bounding in every kernel, also those marked `loops_end` (for A/B timings: set it before
-the kernels' first launch, whose pipelines are made then)."""
+the kernels' first launch, whose pipelines are made then); `tx.options.checks` (default True;
+PYSHADER_TX_CHECKS=0) is the default of `@tx.kernel(checks=...)`: False compiles kernels
+without bounds checks and loop bounding (read when a kernel's pipeline is made);
+`tx.options.optimize` (default True; PYSHADER_TX_OPTIMIZE=0) runs the IR optimisation passes
+(`pyshader_tx.ir.passes`) on every kernel compiled afterwards (False: for A/B timings and to
+tell a miscompilation from a bug elsewhere)."""
 
 from __future__ import annotations
 
@@ -53,6 +58,8 @@ class Options:
         self._cache_dir = None  # None: default_cache_dir(), read when used
         self._autotune = True
         self.loop_bounding = os.environ.get("PYSHADER_TX_LOOP_BOUNDING", "") not in ("", "0")
+        self._checks = os.environ.get("PYSHADER_TX_CHECKS", "1") not in ("", "0")
+        self._optimize = os.environ.get("PYSHADER_TX_OPTIMIZE", "1") not in ("", "0")
 
     @property
     def shader_source(self) -> str:
@@ -98,6 +105,29 @@ class Options:
         if not isinstance(value, bool):
             raise TypeError(f"autotune must be True or False, not {value!r}")
         self._autotune = value
+
+    @property
+    def checks(self) -> bool:
+        """Whether kernels that do not choose (`@tx.kernel(checks=None)`, the default) keep
+        wgpu's bounds checks and loop bounding."""
+        return self._checks
+
+    @checks.setter
+    def checks(self, value: bool) -> None:
+        if not isinstance(value, bool):
+            raise TypeError(f"checks must be True or False, not {value!r}")
+        self._checks = value
+
+    @property
+    def optimize(self) -> bool:
+        """Whether kernels compiled from now on go through the IR optimisation passes."""
+        return self._optimize
+
+    @optimize.setter
+    def optimize(self, value: bool) -> None:
+        if not isinstance(value, bool):
+            raise TypeError(f"optimize must be True or False, not {value!r}")
+        self._optimize = value
 
 
 options = Options()

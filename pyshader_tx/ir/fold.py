@@ -40,24 +40,8 @@ import numpy as np
 
 from .. import types as t
 from ..errors import CompileError
-from .nodes import (
-    Binary,
-    Bitcast,
-    Compose,
-    Convert,
-    Expr,
-    Index,
-    Literal,
-    Member,
-    Module,
-    Select,
-    Splat,
-    Store,
-    Swizzle,
-    Unary,
-    expression_changes,
-    statement_changes,
-)
+from . import nodes as ir
+from .rewrite import Rewriter, module_functions
 
 __all__ = ["fold_constants", "fold_expression", "SATURATION_BOUNDS", "constant_values"]
 
@@ -86,15 +70,15 @@ _STORAGE = {"i32": np.int32, "u32": np.uint32, "f32": np.float32, "f16": np.floa
 # ---------------------------------------------------------------------------
 
 
-def constant_values(expr: Expr) -> list | None:
+def constant_values(expr: ir.Expr) -> list | None:
     """The component values of a constant scalar or vector (a `Literal`, or a `Splat` or
     `Compose` of constants), else None."""
-    if isinstance(expr, Literal):
+    if isinstance(expr, ir.Literal):
         return None if isinstance(expr.ty, t.AbstractType) else [expr.value]
-    if isinstance(expr, Splat):
+    if isinstance(expr, ir.Splat):
         value = constant_values(expr.value)
         return None if value is None else value * expr.ty.size
-    if isinstance(expr, Compose) and isinstance(expr.ty, t.VectorType):
+    if isinstance(expr, ir.Compose) and isinstance(expr.ty, t.VectorType):
         if not expr.parts:
             return [False if expr.ty.scalar.kind == "bool" else 0] * expr.ty.size
         values = []
@@ -107,7 +91,7 @@ def constant_values(expr: Expr) -> list | None:
     return None
 
 
-def _array(expr: Expr) -> np.ndarray | None:
+def _array(expr: ir.Expr) -> np.ndarray | None:
     values = constant_values(expr)
     if values is None:
         return None
@@ -138,17 +122,17 @@ def _python_value(value, scalar):
     return int(value)
 
 
-def _constant(ty, values: np.ndarray, span) -> Expr:
+def _constant(ty, values: np.ndarray, span) -> ir.Expr:
     """The IR constant of type `ty` with component values `values`."""
     scalar = t.scalar_of(ty)
     python = [_python_value(v, scalar) for v in np.ravel(values)]
     if isinstance(ty, t.ScalarType):
-        return Literal(python[0], ty, span)
+        return ir.Literal(python[0], ty, span)
     if len(python) == 1:
         python *= ty.size
     if len({repr(v) for v in python}) == 1:
-        return Splat(ty, Literal(python[0], scalar, span), span)
-    return Compose(ty, tuple(Literal(v, scalar, span) for v in python), span)
+        return ir.Splat(ty, ir.Literal(python[0], scalar, span), span)
+    return ir.Compose(ty, tuple(ir.Literal(v, scalar, span) for v in python), span)
 
 
 # ---------------------------------------------------------------------------
@@ -287,7 +271,7 @@ CONVERSION_RULES = {
 # ---------------------------------------------------------------------------
 
 
-def _result(expr: Expr, values) -> Expr:
+def _result(expr: ir.Expr, values) -> ir.Expr:
     scalar = t.scalar_of(expr.ty)
     values = np.asarray(values)
     if scalar.kind in ("sint", "uint"):
@@ -295,7 +279,7 @@ def _result(expr: Expr, values) -> Expr:
     return _constant(expr.ty, values, expr.span)
 
 
-def _fold_binary(expr: Binary) -> Expr:
+def _fold_binary(expr: ir.Binary) -> ir.Expr:
     if expr.op in ("shl", "shr"):
         expr = _reduce_shift_amount(expr)
     left, right = _array(expr.left), _array(expr.right)
@@ -308,7 +292,7 @@ def _fold_binary(expr: Binary) -> Expr:
         return _result(expr, rule(left, right, t.scalar_of(expr.left.ty).kind))
 
 
-def _reduce_shift_amount(expr: Binary) -> Binary:
+def _reduce_shift_amount(expr: ir.Binary) -> ir.Binary:
     """Constant shift amounts modulo the width: what the shift uses at run time, and the
     only amounts WGSL accepts as constants (naga checks the constant components of a
     vector amount too)."""
@@ -316,20 +300,20 @@ def _reduce_shift_amount(expr: Binary) -> Binary:
     return expr if amount is expr.right else dataclasses.replace(expr, right=amount)
 
 
-def _reduced_amount(amount: Expr) -> Expr:
+def _reduced_amount(amount: ir.Expr) -> ir.Expr:
     values = _array(amount)
     if values is not None:
         if np.all(values < _WIDTH):
             return amount
         return _constant(amount.ty, _shift_amount(values), amount.span)
-    if isinstance(amount, Compose):
+    if isinstance(amount, ir.Compose):
         parts = tuple(_reduced_amount(part) for part in amount.parts)
         if any(new is not old for new, old in zip(parts, amount.parts)):
             return dataclasses.replace(amount, parts=parts)
     return amount
 
 
-def _fold_unary(expr: Unary) -> Expr:
+def _fold_unary(expr: ir.Unary) -> ir.Expr:
     operand = _array(expr.operand)
     rule = UNARY_RULES.get((expr.op, t.scalar_of(expr.ty).kind))
     if operand is None or rule is None:
@@ -338,7 +322,7 @@ def _fold_unary(expr: Unary) -> Expr:
         return _result(expr, rule(operand))
 
 
-def _fold_convert(expr: Convert) -> Expr:
+def _fold_convert(expr: ir.Convert) -> ir.Expr:
     values = _array(expr.value)
     if values is None:
         return expr
@@ -349,7 +333,7 @@ def _fold_convert(expr: Convert) -> Expr:
         return _result(expr, CONVERSION_RULES[source.kind, target.kind](values, source, target))
 
 
-def _fold_bitcast(expr: Bitcast) -> Expr:
+def _fold_bitcast(expr: ir.Bitcast) -> ir.Expr:
     values = _array(expr.value)
     if values is None:
         return expr
@@ -364,7 +348,7 @@ def _fold_bitcast(expr: Bitcast) -> Expr:
     return _result(expr, result.astype(_COMPUTE[target.name]))
 
 
-def _fold_select(expr: Select) -> Expr:
+def _fold_select(expr: ir.Select) -> ir.Expr:
     condition = _array(expr.condition)
     accept, reject = _array(expr.accept), _array(expr.reject)
     if condition is None or accept is None or reject is None:
@@ -372,7 +356,7 @@ def _fold_select(expr: Select) -> Expr:
     return _result(expr, np.where(condition, accept, reject))
 
 
-def _fold_member(expr: Member) -> Expr:
+def _fold_member(expr: ir.Member) -> ir.Expr:
     if isinstance(expr.base.ty, t.StructType):
         return _constant_field(expr)
     if not isinstance(expr.base.ty, t.VectorType):
@@ -381,33 +365,33 @@ def _fold_member(expr: Member) -> Expr:
     return expr if values is None else _result(expr, values[expr.index : expr.index + 1])
 
 
-def _constant_field(expr: Member) -> Expr:
+def _constant_field(expr: ir.Member) -> ir.Expr:
     """A field of a struct constructed from constants (`S(0.5, 32u).count`) is that
     constant: WGSL would evaluate the access, and check it where checked operands must be
     constant, as for `extractBits(x, 14u, S(0.5, 32u).count)`."""
     base = expr.base
-    if not isinstance(base, Compose) or len(base.parts) != len(base.ty.fields):
+    if not isinstance(base, ir.Compose) or len(base.parts) != len(base.ty.fields):
         return expr
     if not all(_is_constant(part) for part in base.parts):
         return expr
     return base.parts[expr.index]
 
 
-def _is_constant(expr: Expr) -> bool:
+def _is_constant(expr: ir.Expr) -> bool:
     """A literal, a vector of constants, or a struct constructed from constants."""
     if constant_values(expr) is not None:
         return True
-    if isinstance(expr, Compose) and isinstance(expr.ty, t.StructType):
+    if isinstance(expr, ir.Compose) and isinstance(expr.ty, t.StructType):
         return all(_is_constant(part) for part in expr.parts)
     return False
 
 
-def _fold_swizzle(expr: Swizzle) -> Expr:
+def _fold_swizzle(expr: ir.Swizzle) -> ir.Expr:
     values = _array(expr.base)
     return expr if values is None else _result(expr, values[list(expr.pattern)])
 
 
-def _fold_index(expr: Index) -> Expr:
+def _fold_index(expr: ir.Index) -> ir.Expr:
     values = _array(expr.base) if isinstance(expr.base.ty, t.VectorType) else None
     index = _array(expr.index)
     if values is None or index is None:
@@ -415,7 +399,7 @@ def _fold_index(expr: Index) -> Expr:
     return _result(expr, values[int(index[0]) : int(index[0]) + 1])
 
 
-def _check_constant_index(expr: Index) -> None:
+def _check_constant_index(expr: ir.Index) -> None:
     index = _array(expr.index)
     if index is None:
         return
@@ -440,14 +424,14 @@ def _static_length(ty) -> int | None:
 
 #: Expression kind -> folding of one node whose children are folded.
 FOLD_RULES = {
-    Binary: _fold_binary,
-    Unary: _fold_unary,
-    Convert: _fold_convert,
-    Bitcast: _fold_bitcast,
-    Select: _fold_select,
-    Member: _fold_member,
-    Swizzle: _fold_swizzle,
-    Index: _fold_index,
+    ir.Binary: _fold_binary,
+    ir.Unary: _fold_unary,
+    ir.Convert: _fold_convert,
+    ir.Bitcast: _fold_bitcast,
+    ir.Select: _fold_select,
+    ir.Member: _fold_member,
+    ir.Swizzle: _fold_swizzle,
+    ir.Index: _fold_index,
 }
 
 
@@ -456,40 +440,40 @@ FOLD_RULES = {
 # ---------------------------------------------------------------------------
 
 
-def fold_expression(expr: Expr) -> Expr:
+def fold_expression(expr: ir.Expr) -> ir.Expr:
     """`expr` with its constant subexpressions folded (a new tree where anything changed;
     `expr` itself is not modified)."""
-    changes = expression_changes(expr, fold_expression)
-    if changes:
-        expr = dataclasses.replace(expr, **changes)
-    if isinstance(expr, Index):
-        _check_constant_index(expr)
-    rule = FOLD_RULES.get(type(expr))
-    if rule is None or expr.is_ref:
-        return expr
-    return rule(expr)
+    return _Folding().expr(expr)
 
 
-def _fold_statement(stmt):
-    changes = statement_changes(stmt, fold_expression, _fold_block)
-    if isinstance(stmt, Store) and stmt.op in ("shl", "shr"):
-        value = changes.get("value", stmt.value)
-        amount = _reduced_amount(value)
-        if amount is not value:
-            changes["value"] = amount
-    return dataclasses.replace(stmt, **changes) if changes else stmt
+class _Folding(Rewriter):
+    """Folds expressions bottom-up (each node once its children are folded), and constant
+    amounts of compound shifts (`x <<= 33u` shifts by 1u)."""
+
+    def expr(self, expr: ir.Expr) -> ir.Expr:
+        expr = self.children_of_expr(expr)
+        if isinstance(expr, ir.Index):
+            _check_constant_index(expr)
+        rule = FOLD_RULES.get(type(expr))
+        if rule is None or expr.is_ref:
+            return expr
+        return rule(expr)
+
+    def statement(self, stmt):
+        stmt = self.children_of_statement(stmt)
+        if isinstance(stmt, ir.Store) and stmt.op in ("shl", "shr"):
+            amount = _reduced_amount(stmt.value)
+            if amount is not stmt.value:
+                stmt = dataclasses.replace(stmt, value=amount)
+        return stmt
 
 
-def _fold_block(block: list) -> list:
-    folded = [_fold_statement(stmt) for stmt in block]
-    return block if all(a is b for a, b in zip(folded, block)) else folded
-
-
-def fold_constants(module: Module) -> Module:
+def fold_constants(module: ir.Module) -> ir.Module:
     """Fold the constant subexpressions of every function of `module`, with run-time
     semantics, and return it. Function bodies are replaced in place (calls keep pointing
     at the same `Function` objects); statements and expressions that change are new
     objects, so IR shared with another module is never modified."""
-    for function in [*module.functions, module.entry_point]:
-        function.body = _fold_block(function.body)
+    folding = _Folding()
+    for function in module_functions(module):
+        function.body = folding.block(function.body)
     return module

@@ -22,38 +22,8 @@ import dataclasses
 import math
 
 from .. import types as t
-from .nodes import (
-    Argument,
-    Binary,
-    Bitcast,
-    Break,
-    Call,
-    CallStatement,
-    Compose,
-    Declare,
-    Expr,
-    Function,
-    GlobalRef,
-    GlobalVariable,
-    If,
-    Index,
-    Intrinsic,
-    Literal,
-    Load,
-    LocalRef,
-    LocalVariable,
-    Loop,
-    Member,
-    Module,
-    Parameter,
-    Return,
-    Store,
-    expression_changes,
-    statement_changes,
-    statement_exprs,
-    walk_expr,
-    walk_statements,
-)
+from . import nodes as ir
+from .rewrite import Rewriter, module_expressions
 
 __all__ = [
     "zero_workgroup_memory",
@@ -69,7 +39,7 @@ __all__ = [
 # ---------------------------------------------------------------------------
 
 
-def zero_workgroup_memory(module: Module) -> Module:
+def zero_workgroup_memory(module: ir.Module) -> ir.Module:
     """`module` with its workgroup variables zeroed at the start of the entry point (the
     module itself when it has none): the invocations share the elements of each array
     (invocation i stores elements i, i + W, i + 2W, ... of a workgroup of W; workgroup
@@ -81,33 +51,34 @@ def zero_workgroup_memory(module: Module) -> Module:
     span = entry.span
     invocations = math.prod(entry.workgroup_size)
     prologue = [_zero_shared(variable, invocations, span) for variable in shared]
-    prologue.append(CallStatement(Intrinsic("workgroup_barrier", (), t.VOID, span), span))
+    prologue.append(ir.CallStatement(ir.Intrinsic("workgroup_barrier", (), t.VOID, span), span))
     entry = dataclasses.replace(entry, body=prologue + entry.body)
     return dataclasses.replace(module, entry_point=entry)
 
 
-def _zero_shared(variable: GlobalVariable, invocations: int, span):
+def _zero_shared(variable: ir.GlobalVariable, invocations: int, span):
     """`for (var k = local_invocation_index; k < N; k += W) { v[k] = T(); }` (an atomic
     element: `atomic_store(v[k], 0)`)."""
     ty = variable.ty
-    counter = LocalVariable("zero_index", t.u32, False, span)
+    counter = ir.LocalVariable("zero_index", t.u32, False, span)
 
     def i():
-        return Load(LocalRef(counter, t.u32, span), t.u32, span)
+        return ir.Load(ir.LocalRef(counter, t.u32, span), t.u32, span)
 
-    element = Index(GlobalRef(variable, ty, span), i(), ty.element, span)  # ty: an array
+    element = ir.Index(ir.GlobalRef(variable, ty, span), i(), ty.element, span)  # ty: an array
     if isinstance(ty.element, t.AtomicType):
         scalar = ty.element.scalar
-        zero = Literal(0.0 if scalar.kind == "float" else 0, scalar, span)
-        store = CallStatement(Intrinsic("atomic_store", (element, zero), t.VOID, span), span)
+        zero = ir.Literal(0.0 if scalar.kind == "float" else 0, scalar, span)
+        store = ir.CallStatement(ir.Intrinsic("atomic_store", (element, zero), t.VOID, span), span)
     else:
-        store = Store(element, Compose(ty.element, (), span), None, span)
-    index = Intrinsic("local_invocation_index", (), t.u32, span)
-    return Loop(
-        Declare(counter, index, span),
-        Binary("lt", i(), Literal(ty.length, t.u32, span), t.bool_, span),
+        store = ir.Store(element, ir.Compose(ty.element, (), span), None, span)
+    index = ir.Intrinsic("local_invocation_index", (), t.u32, span)
+    step = ir.Literal(invocations, t.u32, span)
+    return ir.Loop(
+        ir.Declare(counter, index, span),
+        ir.Binary("lt", i(), ir.Literal(ty.length, t.u32, span), t.bool_, span),
         [store],
-        [Store(LocalRef(counter, t.u32, span), Literal(invocations, t.u32, span), "add", span)],
+        [ir.Store(ir.LocalRef(counter, t.u32, span), step, "add", span)],
         span,
     )
 
@@ -120,7 +91,7 @@ F32_ATOMIC = t.AtomicType(t.f32)
 BITS_ATOMIC = t.AtomicType(t.u32)
 
 
-def emulate_float_atomics(module: Module, native_spaces: tuple = ()) -> Module:
+def emulate_float_atomics(module: ir.Module, native_spaces: tuple = ()) -> ir.Module:
     """`module` with every `Atomic[f32]` outside `native_spaces` ('storage' where the
     target has float atomics) stored as bits in an `Atomic[u32]` (the module itself when
     there is none)."""
@@ -132,20 +103,15 @@ def emulate_float_atomics(module: Module, native_spaces: tuple = ()) -> Module:
     if not remapped:
         return module
     rewriter = _FloatAtomics(remapped)
-    functions = []
-    for function in module.functions:  # callees first: calls find their rewritten copy
-        functions.append(rewriter.function(function))
-        rewriter.copies[id(function)] = functions[-1]
-    entry = rewriter.function(module.entry_point)
+    rewritten = rewriter.module(module)
     return dataclasses.replace(
-        module,
+        rewritten,
         globals=[remapped.get(id(v), v) for v in module.globals],
-        functions=list(rewriter.helpers.values()) + functions,
-        entry_point=entry,
+        functions=list(rewriter.helpers.values()) + rewritten.functions,
     )
 
 
-def uses_float_atomics(module: Module) -> bool:
+def uses_float_atomics(module: ir.Module) -> bool:
     """Whether a global of `module` holds `Atomic[f32]` elements."""
     return any(_as_bits(v.ty) != v.ty for v in module.globals)
 
@@ -163,80 +129,67 @@ def _as_bits(ty):
     return ty
 
 
-class _FloatAtomics:
-    """Copies functions, rewriting references to the remapped globals and the atomic
-    intrinsics that use them."""
+class _FloatAtomics(Rewriter):
+    """Rewrites references to the remapped globals and the atomic intrinsics that use
+    them."""
 
     def __init__(self, remapped: dict):
+        super().__init__()
         self.remapped = remapped
         self.helpers: dict = {}  # (variable id, operation, index type) -> Function
-        self.copies: dict = {}  # id(device function) -> its rewritten copy (for calls)
 
-    def function(self, function: Function) -> Function:
-        return dataclasses.replace(function, body=self.block(function.body))
-
-    def block(self, block: list) -> list:
-        return [self.statement(stmt) for stmt in block]
-
-    def statement(self, stmt):
-        changes = statement_changes(stmt, self.expr, self.block)
-        return dataclasses.replace(stmt, **changes) if changes else stmt
-
-    def expr(self, expr: Expr) -> Expr:
-        if isinstance(expr, Intrinsic) and expr.args and expr.args[0].ty == F32_ATOMIC:
+    def expr(self, expr: ir.Expr) -> ir.Expr:
+        if isinstance(expr, ir.Intrinsic) and expr.args and expr.args[0].ty == F32_ATOMIC:
             new = self.remapped_ref(expr.args[0])
             if new is not None:
                 values = [self.expr(arg) for arg in expr.args[1:]]
                 return FLOAT_ATOMIC_RULES[expr.name](self, expr, new, values)
-        if isinstance(expr, GlobalRef):
+        if isinstance(expr, ir.GlobalRef):
             new = self.remapped.get(id(expr.var))
             if new is not None:
-                return GlobalRef(new, new.ty, expr.span)
+                return ir.GlobalRef(new, new.ty, expr.span)
             return expr
-        changes = expression_changes(expr, self.expr)
-        if isinstance(expr, Call) and id(expr.function) in self.copies:
-            changes["function"] = self.copies[id(expr.function)]
-        if not changes:
-            return expr
-        if isinstance(expr, Index) and changes.get("base", expr.base).ty != expr.base.ty:
-            changes["ty"] = _as_bits(expr.ty)  # an element of a remapped array
-        return dataclasses.replace(expr, **changes)
+        new = self.children_of_expr(expr)
+        if isinstance(expr, ir.Index) and new is not expr and new.base.ty != expr.base.ty:
+            # an element of a remapped array
+            return dataclasses.replace(new, ty=_as_bits(expr.ty))
+        return new
 
-    def remapped_ref(self, ref: Expr) -> Expr | None:
+    def remapped_ref(self, ref: ir.Expr) -> ir.Expr | None:
         """The rewritten reference `ref` (an element of a remapped array), or None when its
         array keeps `Atomic[f32]`."""
         root = ref
-        while isinstance(root, (Index, Member)):
+        while isinstance(root, (ir.Index, ir.Member)):
             root = root.base
-        if not isinstance(root, GlobalRef) or id(root.var) not in self.remapped:
+        if not isinstance(root, ir.GlobalRef) or id(root.var) not in self.remapped:
             return None
         return self.expr(ref)
 
     # -- the operations on bits -------------------------------------------------------
 
-    def load(self, expr: Intrinsic, ref: Expr, values: list) -> Expr:
-        bits = Intrinsic("atomic_load", (ref,), t.u32, expr.span)
-        return Bitcast(bits, t.f32, expr.span)
+    def load(self, expr: ir.Intrinsic, ref: ir.Expr, values: list) -> ir.Expr:
+        bits = ir.Intrinsic("atomic_load", (ref,), t.u32, expr.span)
+        return ir.Bitcast(bits, t.f32, expr.span)
 
-    def store(self, expr: Intrinsic, ref: Expr, values: list) -> Expr:
-        bits = Bitcast(values[0], t.u32, expr.span)
-        return Intrinsic("atomic_store", (ref, bits), t.VOID, expr.span)
+    def store(self, expr: ir.Intrinsic, ref: ir.Expr, values: list) -> ir.Expr:
+        bits = ir.Bitcast(values[0], t.u32, expr.span)
+        return ir.Intrinsic("atomic_store", (ref, bits), t.VOID, expr.span)
 
-    def exchange(self, expr: Intrinsic, ref: Expr, values: list) -> Expr:
-        bits = Bitcast(values[0], t.u32, expr.span)
-        old = Intrinsic("atomic_exchange", (ref, bits), t.u32, expr.span)
-        return Bitcast(old, t.f32, expr.span)
+    def exchange(self, expr: ir.Intrinsic, ref: ir.Expr, values: list) -> ir.Expr:
+        bits = ir.Bitcast(values[0], t.u32, expr.span)
+        old = ir.Intrinsic("atomic_exchange", (ref, bits), t.u32, expr.span)
+        return ir.Bitcast(old, t.f32, expr.span)
 
-    def update(self, expr: Intrinsic, ref: Expr, values: list) -> Expr:
+    def update(self, expr: ir.Intrinsic, ref: ir.Expr, values: list) -> ir.Expr:
         """`atomic_add`/`atomic_sub`: a call of the compare-exchange helper."""
-        if not (isinstance(ref, Index) and isinstance(ref.base, GlobalRef)):
+        if not (isinstance(ref, ir.Index) and isinstance(ref.base, ir.GlobalRef)):
             raise TypeError(f"{expr.name} on a reference that is not an array element")
         variable = ref.base.var
         key = (id(variable), expr.name, ref.index.ty)
         if key not in self.helpers:
             self.helpers[key] = _compare_exchange_helper(variable, expr.name, ref.index.ty)
         helper = self.helpers[key]
-        return Call(helper, (ref.index, values[0]), t.f32, expr.span)
+        return ir.Call(helper, (ref.index, values[0]), t.f32, expr.span)
 
 
 FLOAT_ATOMIC_RULES = {
@@ -248,38 +201,32 @@ FLOAT_ATOMIC_RULES = {
 }
 
 
-def first_compare_exchange(module: Module):
+def first_compare_exchange(module: ir.Module):
     """The span of the first atomic of `module` that becomes a compare-exchange on a target
     without float atomics (the SPIR-V backend): `atomic_compare_exchange`, and f32 atomics
     that `emulate_float_atomics` turns into a compare-exchange loop. None if there is none."""
     return _first_span(module, _is_compare_exchange)
 
 
-def first_half_vector_bitcast(module: Module):
+def first_half_vector_bitcast(module: ir.Module):
     """The span of the first bitcast between an f16 vector and a 32-bit type (`vec2h` <->
     `u32`, `vec4h` <-> `vec2u`, ...) in `module`, None if there is none."""
     return _first_span(module, _is_half_vector_bitcast)
 
 
-def _first_span(module: Module, matches):
+def _first_span(module: ir.Module, matches):
     """The span of the first expression node of `module` for which `matches(node)` holds."""
-    for function in [*module.functions, module.entry_point]:
-        for statement in walk_statements(function.body):
-            for expr in statement_exprs(statement):
-                for node in walk_expr(expr):
-                    if matches(node):
-                        return node.span
-    return None
+    return next((node.span for node in module_expressions(module) if matches(node)), None)
 
 
 def _is_half_vector_bitcast(node) -> bool:
-    return isinstance(node, Bitcast) and any(
+    return isinstance(node, ir.Bitcast) and any(
         isinstance(ty, t.VectorType) and ty.scalar == t.f16 for ty in (node.ty, node.value.ty)
     )
 
 
 def _is_compare_exchange(node) -> bool:
-    if not isinstance(node, Intrinsic):
+    if not isinstance(node, ir.Intrinsic):
         return False
     if node.name == "atomic_compare_exchange":
         return True
@@ -287,7 +234,9 @@ def _is_compare_exchange(node) -> bool:
     return on_floats and FLOAT_ATOMIC_RULES.get(node.name) is _FloatAtomics.update
 
 
-def _compare_exchange_helper(variable: GlobalVariable, operation: str, index_type) -> Function:
+def _compare_exchange_helper(
+    variable: ir.GlobalVariable, operation: str, index_type
+) -> ir.Function:
     """The IR of
 
     fn atomic_add_f32_<array>(index: u32, value: f32) -> f32 {
@@ -304,47 +253,49 @@ def _compare_exchange_helper(variable: GlobalVariable, operation: str, index_typ
     span = variable.span
 
     def element():
-        ref = GlobalRef(variable, variable.ty, span)
-        return Index(ref, Argument(0, index_type, span), BITS_ATOMIC, span)
+        ref = ir.GlobalRef(variable, variable.ty, span)
+        return ir.Index(ref, ir.Argument(0, index_type, span), BITS_ATOMIC, span)
 
-    old = LocalVariable("old", t.u32, False, span)
+    old = ir.LocalVariable("old", t.u32, False, span)
 
     def old_value():
-        return Load(LocalRef(old, t.u32, span), t.u32, span)
+        return ir.Load(ir.LocalRef(old, t.u32, span), t.u32, span)
 
     op = operation.removeprefix("atomic_")
-    updated = Binary(op, Bitcast(old_value(), t.f32, span), Argument(1, t.f32, span), t.f32, span)
+    updated = ir.Binary(
+        op, ir.Bitcast(old_value(), t.f32, span), ir.Argument(1, t.f32, span), t.f32, span
+    )
     result_type = t.COMPARE_EXCHANGE_RESULTS[t.u32]
-    result = LocalVariable("r", result_type, True, span)
-    exchange = Intrinsic(
+    result = ir.LocalVariable("r", result_type, True, span)
+    exchange = ir.Intrinsic(
         "atomic_compare_exchange",
-        (element(), old_value(), Bitcast(updated, t.u32, span)),
+        (element(), old_value(), ir.Bitcast(updated, t.u32, span)),
         result_type,
         span,
     )
 
     def field(index: int, ty):
-        return Load(Member(LocalRef(result, result_type, span), index, ty, span), ty, span)
+        return ir.Load(ir.Member(ir.LocalRef(result, result_type, span), index, ty, span), ty, span)
 
-    loop = Loop(
+    loop = ir.Loop(
         None,
         None,
         [
-            Declare(result, exchange, span),
-            If(field(1, t.bool_), [Break(span)], [], span),
-            Store(LocalRef(old, t.u32, span), field(0, t.u32), None, span),
+            ir.Declare(result, exchange, span),
+            ir.If(field(1, t.bool_), [ir.Break(span)], [], span),
+            ir.Store(ir.LocalRef(old, t.u32, span), field(0, t.u32), None, span),
         ],
         [],
         span,
     )
-    return Function(
+    return ir.Function(
         f"{operation}_f32_{variable.name}",
-        [Parameter("index", index_type, span), Parameter("value", t.f32, span)],
+        [ir.Parameter("index", index_type, span), ir.Parameter("value", t.f32, span)],
         t.f32,
         [
-            Declare(old, Intrinsic("atomic_load", (element(),), t.u32, span), span),
+            ir.Declare(old, ir.Intrinsic("atomic_load", (element(),), t.u32, span), span),
             loop,
-            Return(Bitcast(old_value(), t.f32, span), span),
+            ir.Return(ir.Bitcast(old_value(), t.f32, span), span),
         ],
         None,
         span,

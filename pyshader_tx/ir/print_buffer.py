@@ -32,32 +32,8 @@ from __future__ import annotations
 import dataclasses
 
 from .. import types as t
-from .nodes import (
-    ArrayLength,
-    Binary,
-    Bitcast,
-    Call,
-    CallStatement,
-    Convert,
-    Declare,
-    Expr,
-    GlobalRef,
-    GlobalVariable,
-    If,
-    Index,
-    Intrinsic,
-    Literal,
-    Load,
-    LocalRef,
-    LocalVariable,
-    Member,
-    Module,
-    Print,
-    Store,
-    expression_changes,
-    print_sites,
-    statement_changes,
-)
+from . import nodes as ir
+from .rewrite import Rewriter
 
 __all__ = [
     "lower_prints",
@@ -88,152 +64,131 @@ def value_words(ty: t.Type) -> int:
     return ty.size if isinstance(ty, t.VectorType) else 1
 
 
-def print_binding(module: Module) -> int:
+def print_binding(module: ir.Module) -> int:
     """The binding (in group 0) the print buffer takes: after every buffer the kernel has."""
     bindings = [v.binding for v in module.globals if v.binding is not None and v.group == 0]
     return max(bindings, default=-1) + 1
 
 
-def lower_prints(module: Module) -> Module:
+def lower_prints(module: ir.Module) -> ir.Module:
     """`module` with its `Print` statements written as records into a new print buffer
-    global (the module itself when it prints nothing). A new module: every function is
-    copied (calls point at the copies), so IR shared with other modules never changes."""
-    sites = print_sites(module)
+    global (the module itself when it prints nothing). A new module: the functions that
+    print, or call one that does, are copied (calls point at the copies), so IR shared
+    with other modules never changes."""
+    sites = ir.print_sites(module)
     if not sites:
         return module
     span = sites[0].span
-    buffer = GlobalVariable(
+    buffer = ir.GlobalVariable(
         PRINT_BUFFER_NAME, BUFFER_TYPE, "storage", "read_write", 0, print_binding(module), span
     )
     buffer.written = True
     lowering = _Lowering(buffer, {id(stmt): index for index, stmt in enumerate(sites, 1)})
-    for function in module.functions:  # callees first: calls find their copies
-        lowering.copies[id(function)] = lowering.function(function)
-    return dataclasses.replace(
-        module,
-        globals=[*module.globals, buffer],
-        functions=list(lowering.copies.values()),
-        entry_point=lowering.function(module.entry_point),
-    )
+    return dataclasses.replace(lowering.module(module), globals=[*module.globals, buffer])
 
 
-class _Lowering:
-    """Copies the functions of one module with `Print`s written as buffer writes."""
+class _Lowering(Rewriter):
+    """Rewrites the `Print`s of one module as buffer writes."""
 
-    def __init__(self, buffer: GlobalVariable, site_ids: dict):
+    def __init__(self, buffer: ir.GlobalVariable, site_ids: dict):
+        super().__init__()
         self.buffer = buffer
         self.site_ids = site_ids  # id(Print) -> its site id
-        self.copies = {}  # id(device function) -> its copy
 
-    def function(self, function):
-        return dataclasses.replace(function, body=self.block(function.body))
-
-    def block(self, block: list) -> list:
-        out = []
-        for stmt in block:
-            if isinstance(stmt, Print):
-                out.extend(self.print_statement(stmt))
-                continue
-            changes = statement_changes(stmt, self.expr, self.block)
-            out.append(dataclasses.replace(stmt, **changes) if changes else stmt)
-        return out
-
-    def expr(self, expr: Expr) -> Expr:
-        """`expr` with its calls pointing at the copies of their functions."""
-        changes = expression_changes(expr, self.expr)
-        if isinstance(expr, Call):
-            changes["function"] = self.copies[id(expr.function)]
-        return dataclasses.replace(expr, **changes) if changes else expr
+    def statement(self, stmt):
+        if isinstance(stmt, ir.Print):
+            return self.print_statement(stmt)
+        return self.children_of_statement(stmt)
 
     # -- one print ------------------------------------------------------------------------
 
-    def print_statement(self, stmt: Print) -> list:
+    def print_statement(self, stmt: ir.Print) -> list:
         """The statements that write `stmt`'s record (see the module doc)."""
         span = stmt.span
-        u32 = lambda value: Literal(value, t.u32, span)  # noqa: E731
+        u32 = lambda value: ir.Literal(value, t.u32, span)  # noqa: E731
         out = []
         words = [u32(self.site_ids[id(stmt)])]
         invocation = self.let(out, "print_invocation", self.expr(stmt.invocation), span)
-        words += [Member(invocation(), axis, t.u32, span) for axis in range(3)]
+        words += [ir.Member(invocation(), axis, t.u32, span) for axis in range(3)]
         for value in stmt.values:
             as_words = self.let(out, "print_value", _as_words(self.expr(value)), span)
             if isinstance(value.ty, t.VectorType):
-                words += [Member(as_words(), c, t.u32, span) for c in range(value.ty.size)]
+                words += [ir.Member(as_words(), c, t.u32, span) for c in range(value.ty.size)]
             else:
                 words.append(as_words())
         # The last offset a record may start at (the buffer has room for one of every site,
         # so nothing wraps around); an offset past it means "no room".
-        room = Binary(
+        room = ir.Binary(
             "sub",
-            Binary("sub", self.length(span), u32(HEADER_WORDS), t.u32, span),
+            ir.Binary("sub", self.length(span), u32(HEADER_WORDS), t.u32, span),
             u32(len(words)),
             t.u32,
             span,
         )
         last = self.let(out, "print_room", room, span)
-        no_room = Binary("add", last(), u32(1), t.u32, span)
+        no_room = ir.Binary("add", last(), u32(1), t.u32, span)
         offset = self.variable(out, "print_offset", no_room, span)
         # Claim words only while there is room, so that the counter stays near the
         # capacity however many records are dropped (it never wraps around).
         claim = self.atomic("atomic_add", u32(0), u32(len(words)), span)
-        has_room = Binary("le", self.atomic_load(u32(0), span), last(), t.bool_, span)
-        out.append(If(has_room, [Store(offset(is_ref=True), claim, None, span)], [], span))
+        has_room = ir.Binary("le", self.atomic_load(u32(0), span), last(), t.bool_, span)
+        out.append(ir.If(has_room, [ir.Store(offset(is_ref=True), claim, None, span)], [], span))
         stores = []
         for position, word in enumerate(words):
-            index = Binary("add", offset(), u32(HEADER_WORDS + position), t.u32, span)
-            stores.append(CallStatement(self.atomic("atomic_store", index, word, span), span))
-        dropped = CallStatement(self.atomic("atomic_add", u32(1), u32(1), span), span)
-        fits = Binary("le", offset(), last(), t.bool_, span)
-        out.append(If(fits, stores, [dropped], span))
+            index = ir.Binary("add", offset(), u32(HEADER_WORDS + position), t.u32, span)
+            stores.append(ir.CallStatement(self.atomic("atomic_store", index, word, span), span))
+        dropped = ir.CallStatement(self.atomic("atomic_add", u32(1), u32(1), span), span)
+        fits = ir.Binary("le", offset(), last(), t.bool_, span)
+        out.append(ir.If(fits, stores, [dropped], span))
         return out
 
-    def element(self, index: Expr, span) -> Expr:
-        buffer = GlobalRef(self.buffer, self.buffer.ty, span)
-        return Index(buffer, index, t.AtomicType(t.u32), span)
+    def element(self, index: ir.Expr, span) -> ir.Expr:
+        buffer = ir.GlobalRef(self.buffer, self.buffer.ty, span)
+        return ir.Index(buffer, index, t.AtomicType(t.u32), span)
 
-    def atomic(self, name: str, index: Expr, value: Expr, span) -> Intrinsic:
+    def atomic(self, name: str, index: ir.Expr, value: ir.Expr, span) -> ir.Intrinsic:
         result = t.u32 if name == "atomic_add" else t.VOID
-        return Intrinsic(name, (self.element(index, span), value), result, span)
+        return ir.Intrinsic(name, (self.element(index, span), value), result, span)
 
-    def atomic_load(self, index: Expr, span) -> Intrinsic:
-        return Intrinsic("atomic_load", (self.element(index, span),), t.u32, span)
+    def atomic_load(self, index: ir.Expr, span) -> ir.Intrinsic:
+        return ir.Intrinsic("atomic_load", (self.element(index, span),), t.u32, span)
 
-    def length(self, span) -> Expr:
-        return ArrayLength(GlobalRef(self.buffer, self.buffer.ty, span), t.u32, span)
+    def length(self, span) -> ir.Expr:
+        return ir.ArrayLength(ir.GlobalRef(self.buffer, self.buffer.ty, span), t.u32, span)
 
     @staticmethod
-    def variable(out: list, name: str, value: Expr, span):
+    def variable(out: list, name: str, value: ir.Expr, span):
         """Declare a `var` initialised to `value` in `out`; returns a factory of loads of
         it (of references to it with `is_ref=True`)."""
-        var = LocalVariable(name, value.ty, False, span)
-        out.append(Declare(var, value, span))
+        var = ir.LocalVariable(name, value.ty, False, span)
+        out.append(ir.Declare(var, value, span))
 
-        def use(is_ref: bool = False) -> Expr:
-            ref = LocalRef(var, var.ty, span)
-            return ref if is_ref else Load(ref, var.ty, span)
+        def use(is_ref: bool = False) -> ir.Expr:
+            ref = ir.LocalRef(var, var.ty, span)
+            return ref if is_ref else ir.Load(ref, var.ty, span)
 
         return use
 
     @staticmethod
-    def let(out: list, name: str, value: Expr, span):
+    def let(out: list, name: str, value: ir.Expr, span):
         """Declare a `let` of `value` in `out`; returns a factory of loads of it."""
-        var = LocalVariable(name, value.ty, True, span)
-        out.append(Declare(var, value, span))
-        return lambda: Load(LocalRef(var, var.ty, span), var.ty, span)
+        var = ir.LocalVariable(name, value.ty, True, span)
+        out.append(ir.Declare(var, value, span))
+        return lambda: ir.Load(ir.LocalRef(var, var.ty, span), var.ty, span)
 
 
-def _as_words(value: Expr) -> Expr:
+def _as_words(value: ir.Expr) -> ir.Expr:
     """`value` as u32 (or vecNu): its words (`VALUE_WORDS`)."""
     span = value.span
     ty = value.ty
     scalar = t.scalar_of(ty)
     if scalar == t.f16:  # exactly representable as f32, then its bits
-        value = Convert(value, _shaped(t.f32, ty), span)
+        value = ir.Convert(value, _shaped(t.f32, ty), span)
     convert, bitcast = VALUE_WORDS[scalar.kind]
     if convert is not None:
-        value = Convert(value, _shaped(convert, ty), span)
+        value = ir.Convert(value, _shaped(convert, ty), span)
     if bitcast is not None:
-        value = Bitcast(value, _shaped(bitcast, ty), span)
+        value = ir.Bitcast(value, _shaped(bitcast, ty), span)
     return value
 
 

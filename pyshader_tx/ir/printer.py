@@ -23,39 +23,7 @@ complains, so unknown nodes and non-types print as `<...>` markers.
 from __future__ import annotations
 
 from ..types import StructType, Type, VOID
-from .nodes import (
-    Argument,
-    ArrayLength,
-    Binary,
-    Bitcast,
-    Break,
-    Call,
-    CallStatement,
-    Compose,
-    Continue,
-    Convert,
-    Declare,
-    Expr,
-    Function,
-    GlobalRef,
-    GlobalVariable,
-    If,
-    Index,
-    Intrinsic,
-    Literal,
-    Load,
-    LocalRef,
-    Loop,
-    Member,
-    Module,
-    Print,
-    Return,
-    Select,
-    Splat,
-    Store,
-    Swizzle,
-    Unary,
-)
+from . import nodes as ir
 
 __all__ = ["print_module", "print_function", "print_block", "print_expr"]
 
@@ -67,27 +35,27 @@ LITERAL_SUFFIXES = {"i32": "i", "u32": "u", "f32": "f", "f16": "h"}
 SWIZZLE_LETTERS = "xyzw"
 
 
-def print_module(module: Module, spans: bool = False) -> str:
+def print_module(module: ir.Module, spans: bool = False) -> str:
     """The whole module as text (ends with a newline). `spans=True` appends
     `# file:line` to statements and declarations that have a span."""
     return IRPrinter(spans=spans).module(module)
 
 
-def print_function(fn: Function, spans: bool = False) -> str:
+def print_function(fn: ir.Function, spans: bool = False) -> str:
     """One function as text: its header line and its body (ends with a newline)."""
     printer = IRPrinter(spans=spans)
     printer.function(fn)
     return printer.text()
 
 
-def print_block(block: list, depth: int = 0, function: Function | None = None) -> str:
+def print_block(block: list, depth: int = 0, function: ir.Function | None = None) -> str:
     """A list of statements as text, indented `depth` levels (ends with a newline)."""
     printer = IRPrinter(function=function)
     printer.block(block, depth)
     return printer.text()
 
 
-def print_expr(expr: Expr, function: Function | None = None) -> str:
+def print_expr(expr: ir.Expr, function: ir.Function | None = None) -> str:
     """One expression on one line. `function` gives `Argument`s their parameter names."""
     return IRPrinter(function=function).expr(expr)
 
@@ -102,7 +70,7 @@ def type_text(ty) -> str:
 class IRPrinter:
     """Writes IR as indented lines of text: an exhaustive match over the node kinds."""
 
-    def __init__(self, function: Function | None = None, spans: bool = False):
+    def __init__(self, function: ir.Function | None = None, spans: bool = False):
         self.current_function = function  # the function being printed (parameter names)
         self.spans = spans  # whether to append `# file:line` comments
         self.lines: list[str] = []
@@ -118,7 +86,7 @@ class IRPrinter:
 
     # -- module level -----------------------------------------------------------------
 
-    def module(self, module: Module) -> str:
+    def module(self, module: ir.Module) -> str:
         for struct in module.structs:
             self.struct(struct)
         for var in module.globals:
@@ -136,8 +104,8 @@ class IRPrinter:
         fields = ", ".join(f"{name}: {type_text(ty)}" for name, ty in struct.fields)
         self.emit(0, f"struct {struct.name} {{ {fields} }}")
 
-    def global_variable(self, var: GlobalVariable) -> str:
-        if not isinstance(var, GlobalVariable):
+    def global_variable(self, var: ir.GlobalVariable) -> str:
+        if not isinstance(var, ir.GlobalVariable):
             return f"global <{type(var).__name__}>"
         text = f"global {var.name}: {type_text(var.ty)} {var.space}"
         if var.space == "storage":
@@ -146,7 +114,7 @@ class IRPrinter:
             text += f" group={var.group} binding={var.binding}"
         return text
 
-    def function(self, fn: Function) -> None:
+    def function(self, fn: ir.Function) -> None:
         outer, self.current_function = self.current_function, fn
         params = ", ".join(f"{p.name}: {type_text(p.ty)}" for p in fn.params)
         header = f"fn {fn.name}({params})"
@@ -166,21 +134,21 @@ class IRPrinter:
 
     def statement(self, stmt, depth: int) -> None:
         match stmt:
-            case Declare():
+            case ir.Declare():
                 self.emit(depth, self.declare(stmt), stmt)
-            case Store():
+            case ir.Store():
                 op = "=" if stmt.op is None else f"{stmt.op}="
                 text = f"store {self.expr(stmt.ref)} {op} {self.expr(stmt.value)}"
                 self.emit(depth, text, stmt)
-            case CallStatement():
+            case ir.CallStatement():
                 self.emit(depth, self.expr(stmt.call), stmt)
-            case If():
+            case ir.If():
                 self.emit(depth, f"if {self.expr(stmt.condition)}", stmt)
                 self.block(stmt.accept, depth + 1)
                 if stmt.reject:
                     self.emit(depth, "else")
                     self.block(stmt.reject, depth + 1)
-            case Loop():
+            case ir.Loop():
                 self.emit(depth, "loop", stmt)
                 if stmt.init is not None:
                     self.emit(depth + 1, f"init {self.declare(stmt.init)}", stmt.init)
@@ -191,14 +159,14 @@ class IRPrinter:
                 if stmt.continuing:
                     self.emit(depth + 1, "continuing")
                     self.block(stmt.continuing, depth + 2)
-            case Break():
+            case ir.Break():
                 self.emit(depth, "break", stmt)
-            case Continue():
+            case ir.Continue():
                 self.emit(depth, "continue", stmt)
-            case Return():
+            case ir.Return():
                 value = "" if stmt.value is None else " " + self.expr(stmt.value)
                 self.emit(depth, "return" + value, stmt)
-            case Print():
+            case ir.Print():
                 self.emit(depth, self.print_statement(stmt), stmt)
             case _:
                 self.emit(depth, f"<statement {type(stmt).__name__}>")
@@ -214,7 +182,7 @@ class IRPrinter:
         return f"{text} by {self.expr(stmt.invocation)}"
 
     def declare(self, stmt) -> str:
-        if not isinstance(stmt, Declare):
+        if not isinstance(stmt, ir.Declare):
             return f"<not a Declare: {type(stmt).__name__}>"
         var = stmt.var
         kind = "let" if var.is_let else "var"
@@ -228,46 +196,46 @@ class IRPrinter:
     def expr(self, expr) -> str:
         """One expression as text: `kind(operands) : type`; places and literals untyped."""
         match expr:
-            case Literal():
+            case ir.Literal():
                 return self.literal(expr)
-            case Argument():
+            case ir.Argument():
                 return self.typed(f"arg {self.argument_name(expr.index)}", expr)
-            case GlobalRef():
+            case ir.GlobalRef():
                 return f"global {getattr(expr.var, 'name', '<?>')}"
-            case LocalRef():
+            case ir.LocalRef():
                 return f"local {getattr(expr.var, 'name', '<?>')}"
-            case Load():
+            case ir.Load():
                 return self.typed(f"load({self.expr(expr.ref)})", expr)
-            case Index():
+            case ir.Index():
                 return self.place(f"index({self.expr(expr.base)}, {self.expr(expr.index)})", expr)
-            case Member():
+            case ir.Member():
                 member = self.member_name(expr)
                 return self.place(f"member({self.expr(expr.base)}, {member})", expr)
-            case Swizzle():
+            case ir.Swizzle():
                 letters = "".join(self.component_letter(i) for i in expr.pattern)
                 return self.typed(f"swizzle({self.expr(expr.base)}, {letters})", expr)
-            case Compose():
+            case ir.Compose():
                 return self.typed(f"compose({self.exprs(expr.parts)})", expr)
-            case Splat():
+            case ir.Splat():
                 return self.typed(f"splat({self.expr(expr.value)})", expr)
-            case Unary():
+            case ir.Unary():
                 return self.typed(f"{expr.op}({self.expr(expr.operand)})", expr)
-            case Binary():
+            case ir.Binary():
                 text = f"{expr.op}({self.expr(expr.left)}, {self.expr(expr.right)})"
                 return self.typed(text, expr)
-            case Select():
+            case ir.Select():
                 parts = self.exprs((expr.condition, expr.accept, expr.reject))
                 return self.typed(f"select({parts})", expr)
-            case Convert():
+            case ir.Convert():
                 return self.typed(f"convert({self.expr(expr.value)})", expr)
-            case Bitcast():
+            case ir.Bitcast():
                 return self.typed(f"bitcast({self.expr(expr.value)})", expr)
-            case Intrinsic():
+            case ir.Intrinsic():
                 return self.typed(f"intrinsic {expr.name}({self.exprs(expr.args)})", expr)
-            case Call():
+            case ir.Call():
                 name = getattr(expr.function, "name", "<?>")
                 return self.typed(f"call {name}({self.exprs(expr.args)})", expr)
-            case ArrayLength():
+            case ir.ArrayLength():
                 return self.typed(f"arraylength({self.expr(expr.ref)})", expr)
             case None:
                 return "<None>"
@@ -291,7 +259,7 @@ class IRPrinter:
             is_ref = False
         return text if is_ref else self.typed(text, expr)
 
-    def literal(self, expr: Literal) -> str:
+    def literal(self, expr: ir.Literal) -> str:
         value, ty = expr.value, expr.ty
         name = getattr(ty, "name", None)
         is_bool = isinstance(value, bool)
@@ -310,7 +278,7 @@ class IRPrinter:
             return params[index].name
         return f"#{index}"
 
-    def member_name(self, expr: Member) -> str:
+    def member_name(self, expr: ir.Member) -> str:
         base_ty = getattr(expr.base, "ty", None)
         index = expr.index
         if isinstance(base_ty, StructType) and isinstance(index, int):

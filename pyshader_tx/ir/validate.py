@@ -61,44 +61,8 @@ from ..types import (
     uses_f16,
 )
 from .intrinsics import INTRINSICS, match_signature
-from .nodes import (
-    BINARY_OPS,
-    UNARY_OPS,
-    Argument,
-    ArrayLength,
-    Binary,
-    Bitcast,
-    Break,
-    Call,
-    CallStatement,
-    Compose,
-    Continue,
-    Convert,
-    Declare,
-    Expr,
-    Function,
-    GlobalRef,
-    GlobalVariable,
-    If,
-    Index,
-    Intrinsic,
-    Literal,
-    Load,
-    LocalRef,
-    LocalVariable,
-    Loop,
-    Member,
-    Module,
-    Parameter,
-    Print,
-    Return,
-    Select,
-    Splat,
-    Stmt,
-    Store,
-    Swizzle,
-    Unary,
-)
+from . import nodes as ir
+from .rewrite import loop_statements
 
 __all__ = ["IRValidationError", "validate_module", "binary_result_type"]
 
@@ -135,7 +99,7 @@ class IRValidationError(Exception):
         self.span = span
 
 
-def validate_module(module: Module) -> None:
+def validate_module(module: ir.Module) -> None:
     """Check every invariant of `module`; raise `IRValidationError` at the first broken one."""
     ModuleValidator(module).validate()
 
@@ -180,9 +144,9 @@ def binary_result_type(op: str, left: Type, right: Type) -> Type:
 
     Raises `TypeRuleError` when the operator does not take these operand types.
     """
-    if op not in BINARY_OPS:
+    if op not in ir.BINARY_OPS:
         raise TypeRuleError(f"unknown binary op {op!r}")
-    category = BINARY_OPS[op][1]
+    category = ir.BINARY_OPS[op][1]
     pair = f"{left!r} and {right!r}"
     if category == "logical":
         if left == bool_ and right == bool_:
@@ -251,7 +215,7 @@ def unary_result_type(op: str, operand: Type) -> Type:
         return operand
     if op == "bit_not" and _is_integer(operand):
         return operand
-    if op not in UNARY_OPS:
+    if op not in ir.UNARY_OPS:
         raise TypeRuleError(f"unknown unary op {op!r}")
     raise TypeRuleError(f"'{op}' does not take {operand!r}")
 
@@ -272,7 +236,7 @@ def _byte_size(ty) -> int:
 class ModuleValidator:
     """Checks the module-level parts, then each function with a `FunctionValidator`."""
 
-    def __init__(self, module: Module):
+    def __init__(self, module: ir.Module):
         self.module = module
         self.struct_positions: dict = {}  # StructType -> its index in module.structs
         self.known_types: set = set()  # types whose structs and features were checked
@@ -285,7 +249,7 @@ class ModuleValidator:
 
     def validate(self) -> None:
         module = self.module
-        if not isinstance(module, Module):
+        if not isinstance(module, ir.Module):
             self.fail(f"expected a Module, got {type(module).__name__}")
         for name in ("structs", "globals", "functions"):
             if not isinstance(getattr(module, name), list):
@@ -338,7 +302,7 @@ class ModuleValidator:
         names = set()
         bindings = {}
         for var in self.module.globals:
-            if not isinstance(var, GlobalVariable):
+            if not isinstance(var, ir.GlobalVariable):
                 self.fail(f"module.globals holds a {type(var).__name__}")
 
             def fail(message: str, var=var):
@@ -375,7 +339,7 @@ class ModuleValidator:
         entry = module.entry_point
         names = set()
         for position, fn in enumerate([*module.functions, entry]):
-            if not isinstance(fn, Function):
+            if not isinstance(fn, ir.Function):
                 self.fail(f"expected a Function, got {type(fn).__name__}")
             if fn in module.functions[:position]:
                 self.fail(f"function '{fn.name}' is listed twice", fn.span)
@@ -390,7 +354,7 @@ class ModuleValidator:
 class FunctionValidator:
     """Checks one function's signature and body, tracking scopes and loop nesting."""
 
-    def __init__(self, module_validator: ModuleValidator, fn: Function, position: int):
+    def __init__(self, module_validator: ModuleValidator, fn: ir.Function, position: int):
         self.module_validator = module_validator
         self.module = module_validator.module
         self.fn = fn
@@ -399,7 +363,7 @@ class FunctionValidator:
         self.declared: set = set()  # every LocalVariable declared so far in the function
         self.loop_section: str | None = None  # innermost loop: None, 'body', 'continuing'
         self.continuing_depth = 0  # how many enclosing loops we are in the continuing of
-        self.statement: Stmt | None = None  # the statement being checked (span fallback)
+        self.statement: ir.Stmt | None = None  # the statement being checked (span fallback)
 
     # -- reporting --------------------------------------------------------------------
 
@@ -434,7 +398,7 @@ class FunctionValidator:
             if fn.result != VOID:
                 self.fail("the entry point returns no value")
         for param in fn.params:
-            if not isinstance(param, Parameter):
+            if not isinstance(param, ir.Parameter):
                 self.fail(f"fn.params holds a {type(param).__name__}")
             self.check_type(param.ty, f"parameter '{param.name}'", param)
             if not is_constructible(param.ty):
@@ -458,7 +422,7 @@ class FunctionValidator:
         declarations = []
         for position, stmt in enumerate(block):
             self.check_statement(stmt)
-            if isinstance(stmt, Declare):
+            if isinstance(stmt, ir.Declare):
                 declarations.append((position, stmt.var))
         self.scopes.pop()
         return declarations
@@ -466,36 +430,36 @@ class FunctionValidator:
     def check_statement(self, stmt) -> None:
         self.statement = stmt
         match stmt:
-            case Declare():
+            case ir.Declare():
                 self.check_declare(stmt)
-            case Store():
+            case ir.Store():
                 self.check_store(stmt)
-            case CallStatement():
-                if not isinstance(stmt.call, (Call, Intrinsic)):
+            case ir.CallStatement():
+                if not isinstance(stmt.call, (ir.Call, ir.Intrinsic)):
                     self.fail(f"CallStatement holds a {type(stmt.call).__name__}", stmt)
                 self.check_expr(stmt.call, discarded=True)
-            case If():
+            case ir.If():
                 self.check_condition(stmt.condition, "If")
                 self.check_block(stmt.accept)
                 self.check_block(stmt.reject)
-            case Loop():
+            case ir.Loop():
                 self.check_loop(stmt)
-            case Break() | Continue():
+            case ir.Break() | ir.Continue():
                 kind = type(stmt).__name__
                 if self.loop_section is None:
                     self.fail(f"{kind} outside a loop", stmt)
                 if self.loop_section == "continuing":
                     self.fail(f"{kind} in a loop's continuing block", stmt)
-            case Return():
+            case ir.Return():
                 self.check_return(stmt)
-            case Print():
+            case ir.Print():
                 self.check_print(stmt)
             case _:
                 self.fail(f"unknown statement {type(stmt).__name__}")
 
-    def check_declare(self, stmt: Declare) -> None:
+    def check_declare(self, stmt: ir.Declare) -> None:
         var = stmt.var
-        if not isinstance(var, LocalVariable):
+        if not isinstance(var, ir.LocalVariable):
             self.fail(f"Declare of a {type(var).__name__}", stmt)
         if var in self.declared:
             self.fail(f"local '{var.name}' is declared twice", stmt)
@@ -517,19 +481,19 @@ class FunctionValidator:
         self.declared.add(var)
         self.scopes[-1].add(var)
 
-    def check_store(self, stmt: Store) -> None:
+    def check_store(self, stmt: ir.Store) -> None:
         ref = stmt.ref
         self.check_expr(ref)
         if not ref.is_ref:
             self.fail(f"Store into a {type(ref).__name__} value, not a reference", ref)
         root = _root_variable(ref)
-        if isinstance(root, GlobalRef):
+        if isinstance(root, ir.GlobalRef):
             var = root.var
             if var.space == "uniform":
                 self.fail(f"Store into uniform buffer '{var.name}'", stmt)
             if var.space == "storage" and var.access == "read":
                 self.fail(f"Store into read-only storage buffer '{var.name}'", stmt)
-        elif isinstance(root, LocalRef) and root.var.is_let:
+        elif isinstance(root, ir.LocalRef) and root.var.is_let:
             self.fail(f"Store into let '{root.var.name}' (only its Declare sets it)", stmt)
         if not is_constructible(ref.ty):
             self.fail(f"Store of a whole {ref.ty!r} (atomics: use the atomic intrinsics)", stmt)
@@ -539,10 +503,10 @@ class FunctionValidator:
             if value_ty != ref.ty:
                 self.fail(f"Store of a {value_ty!r} into a {ref.ty!r} reference", stmt)
             return
-        if stmt.op not in BINARY_OPS or BINARY_OPS[stmt.op][0] is None:
+        if stmt.op not in ir.BINARY_OPS or ir.BINARY_OPS[stmt.op][0] is None:
             self.fail(f"compound Store with op {stmt.op!r}, which has no WGSL spelling", stmt)
-        if BINARY_OPS[stmt.op][1] not in ("arith", "bits"):
-            self.fail(f"compound Store with {BINARY_OPS[stmt.op][1]} op '{stmt.op}'", stmt)
+        if ir.BINARY_OPS[stmt.op][1] not in ("arith", "bits"):
+            self.fail(f"compound Store with {ir.BINARY_OPS[stmt.op][1]} op '{stmt.op}'", stmt)
         try:
             result = binary_result_type(stmt.op, ref.ty, value_ty)
         except TypeRuleError as error:
@@ -558,10 +522,10 @@ class FunctionValidator:
         if condition.ty != bool_:
             self.fail(f"{what} condition of type {condition.ty!r}, not bool", condition)
 
-    def check_loop(self, loop: Loop) -> None:
+    def check_loop(self, loop: ir.Loop) -> None:
         self.scopes.append(set())  # the loop's own scope: its init variable
         if loop.init is not None:
-            if not isinstance(loop.init, Declare):
+            if not isinstance(loop.init, ir.Declare):
                 self.fail(f"Loop.init is a {type(loop.init).__name__}, not a Declare", loop)
             self.check_declare(loop.init)
         if loop.condition is not None:
@@ -582,7 +546,7 @@ class FunctionValidator:
         self.scopes.pop()
         self.scopes.pop()
 
-    def check_print(self, stmt: Print) -> None:
+    def check_print(self, stmt: ir.Print) -> None:
         indices = [part for part in stmt.parts if not isinstance(part, str)]
         if indices != list(range(len(stmt.values))):
             self.fail(f"Print parts {stmt.parts!r} do not name values 0..{len(stmt.values) - 1}")
@@ -596,7 +560,7 @@ class FunctionValidator:
         if stmt.invocation.ty != VectorType(u32, 3):
             self.fail(f"Print invocation of type {stmt.invocation.ty!r}, not vec3u", stmt)
 
-    def check_return(self, stmt: Return) -> None:
+    def check_return(self, stmt: ir.Return) -> None:
         fn = self.fn
         if self.continuing_depth:
             self.fail("Return inside a loop's continuing block", stmt)
@@ -624,14 +588,14 @@ class FunctionValidator:
 
     def check_expr(self, expr, discarded: bool = False) -> None:
         """Check `expr` and its operands. `discarded`: the expression of a CallStatement."""
-        if not isinstance(expr, Expr):
+        if not isinstance(expr, ir.Expr):
             self.fail(f"expected an expression, got {type(expr).__name__}")
         kind = type(expr).__name__
         if id(expr) in self.module_validator.expression_ids:
             self.fail(f"{kind} node used in two places (IR trees share no nodes: clone it)", expr)
         self.module_validator.expression_ids.add(id(expr))
         if expr.ty == VOID:
-            if not (discarded and isinstance(expr, (Call, Intrinsic))):
+            if not (discarded and isinstance(expr, (ir.Call, ir.Intrinsic))):
                 self.fail(f"{kind} of type None used as a value", expr)
         else:
             self.check_type(expr.ty, kind, expr)
@@ -640,7 +604,7 @@ class FunctionValidator:
             self.fail(f"unknown expression {kind}", expr)
         check(self, expr)
 
-    def check_literal(self, expr: Literal) -> None:
+    def check_literal(self, expr: ir.Literal) -> None:
         ty, value = expr.ty, expr.value
         if not isinstance(ty, ScalarType):
             self.fail(f"Literal of type {ty!r}, not a scalar", expr)
@@ -656,7 +620,7 @@ class FunctionValidator:
         if not ok:
             self.fail(f"Literal {value!r} does not fit its type {ty!r}", expr)
 
-    def check_argument(self, expr: Argument) -> None:
+    def check_argument(self, expr: ir.Argument) -> None:
         params = self.fn.params
         if not isinstance(expr.index, int) or not 0 <= expr.index < len(params):
             self.fail(f"Argument index {expr.index!r} out of range ({len(params)} params)", expr)
@@ -668,7 +632,7 @@ class FunctionValidator:
                 expr,
             )
 
-    def check_global_ref(self, expr: GlobalRef) -> None:
+    def check_global_ref(self, expr: ir.GlobalRef) -> None:
         var = expr.var
         if id(var) not in self.module_validator.global_ids:
             name = getattr(var, "name", repr(var))
@@ -676,9 +640,9 @@ class FunctionValidator:
         if expr.ty != var.ty:
             self.fail(f"GlobalRef to '{var.name}' has type {expr.ty!r}, not {var.ty!r}", expr)
 
-    def check_local_ref(self, expr: LocalRef) -> None:
+    def check_local_ref(self, expr: ir.LocalRef) -> None:
         var = expr.var
-        if not isinstance(var, LocalVariable):
+        if not isinstance(var, ir.LocalVariable):
             self.fail(f"LocalRef to a {type(var).__name__}", expr)
         if not any(var in scope for scope in self.scopes):
             where = "outside its scope" if var in self.declared else "before any Declare of it"
@@ -686,7 +650,7 @@ class FunctionValidator:
         if expr.ty != var.ty:
             self.fail(f"LocalRef to '{var.name}' has type {expr.ty!r}, not {var.ty!r}", expr)
 
-    def check_load(self, expr: Load) -> None:
+    def check_load(self, expr: ir.Load) -> None:
         self.check_expr(expr.ref)
         if not expr.ref.is_ref:
             self.fail(f"Load of a {type(expr.ref).__name__} value, not a reference", expr)
@@ -695,7 +659,7 @@ class FunctionValidator:
         if not is_constructible(expr.ty):
             self.fail(f"Load of a whole {expr.ty!r}", expr)
 
-    def check_index(self, expr: Index) -> None:
+    def check_index(self, expr: ir.Index) -> None:
         self.check_expr(expr.base)
         self.check_value(expr.index, "the index")
         base_ty = expr.base.ty
@@ -712,7 +676,7 @@ class FunctionValidator:
         if expr.ty != element:
             self.fail(f"Index into a {base_ty!r} has type {expr.ty!r}, not {element!r}", expr)
 
-    def check_member(self, expr: Member) -> None:
+    def check_member(self, expr: ir.Member) -> None:
         self.check_expr(expr.base)
         base_ty = expr.base.ty
         index = expr.index
@@ -730,7 +694,7 @@ class FunctionValidator:
                 expr,
             )
 
-    def check_swizzle(self, expr: Swizzle) -> None:
+    def check_swizzle(self, expr: ir.Swizzle) -> None:
         self.check_value(expr.base, "the swizzled vector")
         base_ty = expr.base.ty
         if not isinstance(base_ty, VectorType):
@@ -744,7 +708,7 @@ class FunctionValidator:
         if expr.ty != expected:
             self.fail(f"Swizzle has type {expr.ty!r}, not {expected!r}", expr)
 
-    def check_compose(self, expr: Compose) -> None:
+    def check_compose(self, expr: ir.Compose) -> None:
         ty = expr.ty
         for part in expr.parts:
             self.check_value(part, "a Compose part")
@@ -770,12 +734,12 @@ class FunctionValidator:
             listed = ", ".join(repr(p) for p in parts)
             self.fail(f"Compose of a {ty!r} from ({listed})", expr)
 
-    def check_splat(self, expr: Splat) -> None:
+    def check_splat(self, expr: ir.Splat) -> None:
         self.check_value(expr.value, "the splat value")
         if not isinstance(expr.ty, VectorType) or expr.value.ty != expr.ty.scalar:
             self.fail(f"Splat of a {expr.value.ty!r} into a {expr.ty!r}", expr)
 
-    def check_unary(self, expr: Unary) -> None:
+    def check_unary(self, expr: ir.Unary) -> None:
         self.check_value(expr.operand, f"the operand of '{expr.op}'")
         try:
             result = unary_result_type(expr.op, expr.operand.ty)
@@ -784,7 +748,7 @@ class FunctionValidator:
         if expr.ty != result:
             self.fail(f"Unary '{expr.op}' gives a {result!r}, not {expr.ty!r}", expr)
 
-    def check_binary(self, expr: Binary) -> None:
+    def check_binary(self, expr: ir.Binary) -> None:
         self.check_value(expr.left, f"the left operand of '{expr.op}'")
         self.check_value(expr.right, f"the right operand of '{expr.op}'")
         try:
@@ -794,7 +758,7 @@ class FunctionValidator:
         if expr.ty != result:
             self.fail(f"Binary '{expr.op}' gives a {result!r}, not {expr.ty!r}", expr)
 
-    def check_select(self, expr: Select) -> None:
+    def check_select(self, expr: ir.Select) -> None:
         self.check_value(expr.condition, "the Select condition")
         self.check_value(expr.accept, "a Select arm")
         self.check_value(expr.reject, "a Select arm")
@@ -807,7 +771,7 @@ class FunctionValidator:
                 expr,
             )
 
-    def check_convert(self, expr: Convert) -> None:
+    def check_convert(self, expr: ir.Convert) -> None:
         self.check_value(expr.value, "the converted value")
         source, target = expr.value.ty, expr.ty
         if isinstance(source, MatrixType) and isinstance(target, MatrixType):
@@ -822,7 +786,7 @@ class FunctionValidator:
         if not ok:
             self.fail(f"Convert from {source!r} to {target!r}", expr)
 
-    def check_bitcast(self, expr: Bitcast) -> None:
+    def check_bitcast(self, expr: ir.Bitcast) -> None:
         self.check_value(expr.value, "the bitcast value")
         source, target = expr.value.ty, expr.ty
         if not (
@@ -830,7 +794,7 @@ class FunctionValidator:
         ):
             self.fail(f"Bitcast from {source!r} to {target!r} (needs numbers of one size)", expr)
 
-    def check_intrinsic(self, expr: Intrinsic) -> None:
+    def check_intrinsic(self, expr: ir.Intrinsic) -> None:
         definition = INTRINSICS.get(expr.name)
         if definition is None:
             self.fail(f"unknown intrinsic {expr.name!r}", expr)
@@ -845,9 +809,9 @@ class FunctionValidator:
                 continue
             self.check_expr(arg)
             root = arg
-            while isinstance(root, (Index, Member)):
+            while isinstance(root, (ir.Index, ir.Member)):
                 root = root.base
-            if not (arg.is_ref and isinstance(root, GlobalRef)):
+            if not (arg.is_ref and isinstance(root, ir.GlobalRef)):
                 self.fail(f"argument {position} of '{expr.name}' must be a global reference", expr)
             if root.var.space not in definition.reference_spaces:
                 self.fail(
@@ -856,7 +820,7 @@ class FunctionValidator:
                 )
         for position, name, allowed in definition.constant_args:
             arg = expr.args[position] if position < len(expr.args) else None
-            if not (isinstance(arg, Literal) and arg.value in allowed):
+            if not (isinstance(arg, ir.Literal) and arg.value in allowed):
                 self.fail(f"the {name} of '{expr.name}' must be a Literal in {allowed}", expr)
         arg_types = [arg.ty for arg in expr.args]
         try:
@@ -871,7 +835,7 @@ class FunctionValidator:
                 expr,
             )
 
-    def check_call(self, expr: Call) -> None:
+    def check_call(self, expr: ir.Call) -> None:
         callee = expr.function
         functions = self.module.functions
         name = getattr(callee, "name", repr(callee))
@@ -904,7 +868,7 @@ class FunctionValidator:
         if expr.ty != callee.result:
             self.fail(f"Call of '{name}' has type {expr.ty!r}, not {callee.result!r}", expr)
 
-    def check_array_length(self, expr: ArrayLength) -> None:
+    def check_array_length(self, expr: ir.ArrayLength) -> None:
         self.check_expr(expr.ref)
         if not expr.ref.is_ref:
             self.fail(f"ArrayLength of a {type(expr.ref).__name__} value, not a reference", expr)
@@ -916,24 +880,24 @@ class FunctionValidator:
 
 #: The check of each expression kind (exact classes: passes add no subclasses).
 EXPRESSION_CHECKS = {
-    Literal: FunctionValidator.check_literal,
-    Argument: FunctionValidator.check_argument,
-    GlobalRef: FunctionValidator.check_global_ref,
-    LocalRef: FunctionValidator.check_local_ref,
-    Load: FunctionValidator.check_load,
-    Index: FunctionValidator.check_index,
-    Member: FunctionValidator.check_member,
-    Swizzle: FunctionValidator.check_swizzle,
-    Compose: FunctionValidator.check_compose,
-    Splat: FunctionValidator.check_splat,
-    Unary: FunctionValidator.check_unary,
-    Binary: FunctionValidator.check_binary,
-    Select: FunctionValidator.check_select,
-    Convert: FunctionValidator.check_convert,
-    Bitcast: FunctionValidator.check_bitcast,
-    Intrinsic: FunctionValidator.check_intrinsic,
-    Call: FunctionValidator.check_call,
-    ArrayLength: FunctionValidator.check_array_length,
+    ir.Literal: FunctionValidator.check_literal,
+    ir.Argument: FunctionValidator.check_argument,
+    ir.GlobalRef: FunctionValidator.check_global_ref,
+    ir.LocalRef: FunctionValidator.check_local_ref,
+    ir.Load: FunctionValidator.check_load,
+    ir.Index: FunctionValidator.check_index,
+    ir.Member: FunctionValidator.check_member,
+    ir.Swizzle: FunctionValidator.check_swizzle,
+    ir.Compose: FunctionValidator.check_compose,
+    ir.Splat: FunctionValidator.check_splat,
+    ir.Unary: FunctionValidator.check_unary,
+    ir.Binary: FunctionValidator.check_binary,
+    ir.Select: FunctionValidator.check_select,
+    ir.Convert: FunctionValidator.check_convert,
+    ir.Bitcast: FunctionValidator.check_bitcast,
+    ir.Intrinsic: FunctionValidator.check_intrinsic,
+    ir.Call: FunctionValidator.check_call,
+    ir.ArrayLength: FunctionValidator.check_array_length,
 }
 
 
@@ -954,36 +918,29 @@ def _structs_in(ty) -> list:
 
 def _root_variable(ref):
     """The `GlobalRef` or `LocalRef` at the root of a reference (through Index/Member)."""
-    while isinstance(ref, (Index, Member)):
+    while isinstance(ref, (ir.Index, ir.Member)):
         ref = ref.base
     return ref
 
 
 def _continues(stmt) -> bool:
     """Whether `stmt` holds a `Continue` of the enclosing loop (not of a nested one)."""
-    if isinstance(stmt, Continue):
-        return True
-    if isinstance(stmt, If):
-        return any(_continues(s) for s in stmt.accept + stmt.reject)
-    return False
+    return any(isinstance(s, ir.Continue) for s in loop_statements([stmt]))
 
 
-def _breaks(stmt) -> bool:
-    """Whether `stmt` holds a `Break` of the enclosing loop (not of a nested one)."""
-    if isinstance(stmt, Break):
-        return True
-    if isinstance(stmt, If):
-        return any(_breaks(s) for s in stmt.accept + stmt.reject)
-    return False
+def _breaks(block: list) -> bool:
+    """Whether `block` (a loop's body) holds a `Break` of its loop (not of a nested one)."""
+    return any(isinstance(s, ir.Break) for s in loop_statements(block))
 
 
 def _can_complete(block: list) -> bool:
     """Whether control can reach the end of `block` (fall through its last statement)."""
     for stmt in block:
-        if isinstance(stmt, (Return, Break, Continue)):
+        if isinstance(stmt, (ir.Return, ir.Break, ir.Continue)):
             return False
-        if isinstance(stmt, If) and not (_can_complete(stmt.accept) or _can_complete(stmt.reject)):
-            return False
-        if isinstance(stmt, Loop) and stmt.condition is None and not any(map(_breaks, stmt.body)):
+        if isinstance(stmt, ir.If):
+            if not (_can_complete(stmt.accept) or _can_complete(stmt.reject)):
+                return False
+        if isinstance(stmt, ir.Loop) and stmt.condition is None and not _breaks(stmt.body):
             return False  # an endless loop only leaves by Return
     return True

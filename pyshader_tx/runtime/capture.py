@@ -42,7 +42,9 @@ class CapturedLaunch:
     compiled: object  # the CompiledKernel of the launch's specialization
     workgroups: tuple  # (X, Y, Z) workgroup counts ((0, 0, 0): the launch does nothing)
     arguments: dict  # runtime parameter name -> argument
-    folded: bool = False  # a large 1-D launch folded into 2-D: runs the folded variant
+    # A large 1-D launch folded into 2-D runs the folded variant: True, or the int N (its
+    # variant for a launch of exactly N workgroups: `launch.compute_dispatch`).
+    folded: bool | int = False
 
 
 def active() -> list | None:

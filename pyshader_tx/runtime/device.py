@@ -7,8 +7,9 @@ own maxima of the limits that bound array sizes and workgroup shapes (the WebGPU
 are far lower: 128 MiB storage bindings, 256 invocations per workgroup).
 
 Pipelines are cached by shader code, entry point and bind group layout
-(`pipeline_for`); the shader modules of kernels marked `loops_end` are made without
-wgpu's loop bounding (`_shader_module`). Layouts are explicit, built from the kernel
+(`pipeline_for`); the shader modules of kernels whose loops all end are made without
+wgpu's loop bounding, those of `checks=False` kernels without bounds checks too
+(`_shader_module`). Layouts are explicit, built from the kernel
 interface rather than `layout="auto"`: an auto layout drops bindings the shader does not
 use, and one explicit layout serves both the normal and the folded 1-D variant of a
 kernel, so one bind group fits both.
@@ -284,31 +285,31 @@ def _location_text(location) -> str:
     return f"{filename}:{line}: " if line else f"{filename}: "
 
 
-def _shader_module(code, loops_end: bool = False):
-    """The shader module of `code` (WGSL text or SPIR-V bytes), cached. With `loops_end`
-    (every loop of the shader ends), without wgpu's loop bounding: a counter wgpu adds to
-    every loop so that a driver may not assume an endless loop away, which cost the
-    stdlib's sort 13% of its time on an H100. Bounds checks stay either way."""
-    loops_end = loops_end and not options.loop_bounding
-    key = (code, loops_end)
+def _shader_module(code, checks: str = "all"):
+    """The shader module of `code` (WGSL text or SPIR-V bytes), cached, with the runtime
+    checks `checks` (`KernelInterface.runtime_checks`): 'all' is wgpu's ordinary module;
+    'bounds' drops loop bounding, a counter wgpu adds to every loop so that a driver may not
+    assume an endless loop away (it keeps drivers from unrolling: the sort lost 13% to it on
+    an H100); 'none' drops the bounds checks too."""
+    key = (code, checks)
     module = _modules.get(key)
     if module is None:
-        module = _unbounded_module(code) if loops_end else None
+        module = None if checks == "all" else _trusted_module(code, RUNTIME_CHECKS[checks])
         if module is None:  # (wgpu-py takes WGSL as str and SPIR-V as bytes)
             module = get_device().create_shader_module(label="pyshader_tx", code=code)
         _modules[key] = module
     return module
 
 
-#: WGPUShaderRuntimeChecks_BoundsChecks (wgpu-native's wgpu.h): bounds checks, no loop
-#: bounding.
-BOUNDS_CHECKS_ONLY = 0x1
+#: WGPUShaderRuntimeChecks (wgpu-native's wgpu.h) of each `checks` of `_shader_module`
+#: but 'all': BoundsChecks (0x1) alone, or nothing.
+RUNTIME_CHECKS = {"bounds": 0x1, "none": 0x0}
 
 
-def _unbounded_module(code):
-    """`code`'s module through wgpu-native's wgpuDeviceCreateShaderModuleTrusted with bounds
-    checks only; None where wgpu-py's native backend does not offer it (the caller then
-    makes an ordinary module)."""
+def _trusted_module(code, runtime_checks: int):
+    """`code`'s module through wgpu-native's wgpuDeviceCreateShaderModuleTrusted with the
+    runtime checks `runtime_checks` (WGPUShaderRuntimeChecks flags); None where wgpu-py's
+    native backend does not offer it (the caller then makes an ordinary module)."""
     try:
         from wgpu.backends.wgpu_native import _api
 
@@ -335,7 +336,7 @@ def _unbounded_module(code):
         nextInChain=ffi.cast("WGPUChainedStruct *", source),
         label=_api.to_c_string_view("pyshader_tx"),
     )
-    handle = create(handle_of_device, descriptor, BOUNDS_CHECKS_ONLY)
+    handle = create(handle_of_device, descriptor, runtime_checks)
     if handle == ffi.NULL:
         return None
     return _api.GPUShaderModule("pyshader_tx", handle, device)
@@ -347,19 +348,20 @@ def layout_key(bindings) -> tuple:
     return tuple(sorted(bindings))
 
 
-def pipeline_for(code, entry_point: str, bindings: tuple | None = None, loops_end: bool = False):
+def pipeline_for(code, entry_point: str, bindings: tuple | None = None, checks: str = "all"):
     """The compute pipeline of `entry_point` in `code` (WGSL text or SPIR-V bytes), cached.
 
     `bindings` describes group 0 as ((binding, 'read' | 'read_write' | 'uniform'), ...);
     the pipeline then gets that explicit layout. With None the layout is wgpu's "auto".
-    Returns (pipeline, bind group layout of group 0).
+    `checks` is what wgpu adds to the shader (`_shader_module`). Returns (pipeline, bind
+    group layout of group 0).
     """
-    key = (code, entry_point, bindings, loops_end)
+    key = (code, entry_point, bindings, checks)
     cached = _pipelines.get(key)
     if cached is not None:
         return cached
     device = get_device()
-    module = _shader_module(code, loops_end)
+    module = _shader_module(code, checks)
     stage = {"module": module, "entry_point": entry_point}
     if bindings is None:
         pipeline = device.create_compute_pipeline(label=entry_point, layout="auto", compute=stage)

@@ -36,11 +36,24 @@ the shader (`get_code(True)`), which numbers workgroups linearly as
 raised by up to 256 when a larger Y divides W exactly (then X * Y == W); otherwise
 X = ceil(W / Y) and the X * Y - W < Y surplus workgroups run invocations whose linear ids
 lie past the rounded-up thread count, like the round-up tail of any launch, which the
-kernel's bounds check already skips.
+kernel's bounds check already skips. The kernel reads `tx.workgroup_id()` as
+(linear id, 0, 0), `tx.num_workgroups()` as (X * Y, 1, 1) and `tx.global_invocation_id()`
+as the unfolded launch's.
+
+`workgroups=N` (or (N,), (N, 1, 1)) beyond L folds too, but there every workgroup below N
+must run once, no other, and `tx.num_workgroups()` must read (N, 1, 1), as unfolded. Where
+N = X * Y with X, Y <= L (`exact_fold`: the least such Y), the folded variant above runs
+on that grid as it is. Otherwise (N prime, say) the grid is `fold_workgroups(N, L)` and
+the variant for exactly N workgroups runs (`get_code(N)`, an int: one per such N, cached
+per launcher up to `COUNTED_VARIANTS`): its body is skipped where the linear id is N or
+more (a whole workgroup at once, so barriers stay in uniform control flow) and
+`tx.num_workgroups()` reads (N, 1, 1). Launches with more than one dimension are not
+folded: beyond L in any dimension they are an error.
 """
 
 from __future__ import annotations
 
+import functools
 import operator
 import weakref
 
@@ -60,10 +73,18 @@ from .recording import recording
 from .prints import show_pending, take_buffer
 from .uniforms import UniformPacker
 
-__all__ = ["Launcher", "launch", "fold_workgroups", "launcher_for", "compute_dispatch"]
+__all__ = [
+    "Launcher",
+    "launch",
+    "fold_workgroups",
+    "exact_fold",
+    "launcher_for",
+    "compute_dispatch",
+]
 
 BIND_GROUPS_PER_LAUNCHER = 32  # distinct sets of bound buffers remembered per kernel
 FOLD_SEARCH = 256  # how far above the least Y `fold_workgroups` looks for an exact divisor
+COUNTED_VARIANTS = 8  # pipelines of `workgroups=N` variants (`get_code(N)`) kept per launcher
 
 
 def fold_workgroups(total: int, limit: int) -> tuple[int, int]:
@@ -79,10 +100,27 @@ def fold_workgroups(total: int, limit: int) -> tuple[int, int]:
     return -(-total // least_y), least_y
 
 
+@functools.lru_cache(maxsize=256)
+def exact_fold(total: int, limit: int) -> tuple[int, int] | None:
+    """(X, Y) with X * Y == `total` and X, Y <= `limit`, Y the least such; None where there
+    is none (`total` prime and above `limit`, say). Of a divisor pair, the smaller one is
+    at most sqrt(total), so Y is searched from ceil(total / limit) up to there."""
+    y = -(-total // limit)
+    if y > limit:
+        return None
+    while y * y <= total:
+        if total % y == 0:
+            return total // y, y
+        y += 1
+    return None
+
+
 def compute_dispatch(name: str, workgroup_size: tuple, limit: int, threads, workgroups):
     """((X, Y, Z), folded) for a call's `threads`/`workgroups`, or None for an empty launch,
     when at most `limit` workgroups fit in one dimension (`workgroup_size` has 3 entries;
-    `name` is the kernel's, for errors). Shared by every executor."""
+    `name` is the kernel's, for errors). Shared by every executor. `folded` is what
+    `get_code` takes: False (the normal variant), True (the folded variant) or, for a
+    `workgroups=N` launch that folds with surplus workgroups, the int N (see module doc)."""
     if workgroups is not None:
         if threads is not None:
             raise TypeError(f"{name}(): give threads= or workgroups=, not both")
@@ -90,11 +128,18 @@ def compute_dispatch(name: str, workgroup_size: tuple, limit: int, threads, work
         counts = counts + (1,) * (3 - len(counts))
         if 0 in counts:
             return None
+        total = counts[0]
+        if total > limit and counts[1:] == (1, 1):
+            exact = exact_fold(total, limit)
+            if exact is not None:
+                return (*exact, 1), True
+            x, y = fold_workgroups(total, limit)
+            return (x, y, 1), total
         _check_limit(
             counts,
             limit,
             f"{name}(): workgroups={workgroups!r} asks for",
-            "threads=N folds large 1-D launches",
+            "only 1-D launches are folded: workgroups=N, threads=N",
         )
         return counts, False
     if threads is None:
@@ -111,7 +156,10 @@ def compute_dispatch(name: str, workgroup_size: tuple, limit: int, threads, work
         x, y = fold_workgroups(groups[0], limit)
         return (x, y, 1), True
     _check_limit(
-        groups, limit, f"{name}(): threads={threads!r} needs", "only 1-D launches are folded"
+        groups,
+        limit,
+        f"{name}(): threads={threads!r} needs",
+        "only 1-D launches are folded: threads=N, workgroups=N",
     )
     return groups, False
 
@@ -144,8 +192,9 @@ class Launcher:
     """Runs one compiled kernel (one `KernelInterface`) on the device.
 
     `get_code(fold_1d)` returns the shader (WGSL text, or SPIR-V bytes) of the normal
-    variant (False) or of the folded 1-D variant (True, compiled only when a launch
-    needs it). `max_workgroups_per_dimension` defaults to the device limit; tests lower
+    variant (False), of the folded 1-D variant (True) or of the folded variant for a
+    launch of exactly N workgroups (the int N); the folded ones are compiled only when a
+    launch needs them. `max_workgroups_per_dimension` defaults to the device limit; tests lower
     it to exercise folding.
     """
 
@@ -189,12 +238,13 @@ class Launcher:
         self._bind_groups = {}
         self._dispatch_cache = {}
         self._folded_pipeline = None
+        self._counted_pipelines = {}  # N -> pipeline of the variant for N workgroups
         self._prepare()
 
     def _prepare(self) -> None:
         """Create the pipeline (the simulator's launcher has none)."""
         self._pipeline, self._group_layout = pipeline_for(
-            self.get_code(False), self.name, self._layout, self.interface.loops_end
+            self.get_code(False), self.name, self._layout, self.interface.runtime_checks(options)
         )
 
     # -- arguments and dispatch shape ---------------------------------------------------
@@ -214,13 +264,26 @@ class Launcher:
             f"({names}), got {count}"
         )
 
-    def _folded(self):
-        if self._folded_pipeline is None:
-            code = self.get_code(True)
-            self._folded_pipeline, _ = pipeline_for(
-                code, self.name, self._layout, self.interface.loops_end
-            )
-        return self._folded_pipeline
+    def _folded(self, fold=True):
+        """The pipeline of the folded variant (`fold` True) or of the variant for exactly
+        `fold` workgroups (an int: see the module doc), made on first use."""
+        if fold is True:
+            if self._folded_pipeline is None:
+                self._folded_pipeline = self._folded_variant(True)
+            return self._folded_pipeline
+        pipelines = self._counted_pipelines
+        pipeline = pipelines.get(fold)
+        if pipeline is None:
+            if len(pipelines) >= COUNTED_VARIANTS:
+                del pipelines[next(iter(pipelines))]  # the oldest
+            pipeline = pipelines[fold] = self._folded_variant(fold)
+        return pipeline
+
+    def _folded_variant(self, fold):
+        pipeline, _ = pipeline_for(
+            self.get_code(fold), self.name, self._layout, self.interface.runtime_checks(options)
+        )
+        return pipeline
 
     def dispatch_shape(self, threads=None, workgroups=None):
         """((X, Y, Z), folded) for a call's `threads`/`workgroups`, or None for an empty
@@ -308,7 +371,7 @@ class Launcher:
             for buffer, _ in bindings:
                 _watch_buffer(buffer, cache, key)
 
-        pipeline = self._folded() if folded else self._pipeline
+        pipeline = self._folded(folded) if folded else self._pipeline
         recording().dispatch(pipeline, cached[0], counts, uniforms, bound_bytes=cached[1])
 
         if readbacks is not None:

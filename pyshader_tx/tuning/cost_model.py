@@ -105,12 +105,13 @@ def counts(
     one workgroup, with the workgroup and global ids unknown), with the launch's
     `arguments` ({parameter name: value}; an array's length or shape is what counts).
     `folded`: the launch is a large 1-D launch folded into 2-D workgroups (as
-    `runtime.launch.compute_dispatch` says), which runs the folded variant of the kernel."""
+    `runtime.launch.compute_dispatch` says), which runs the folded variant of the kernel
+    (True, or N: its variant for exactly N workgroups)."""
     compiled = _compiled(compiled)
     interface = compiled.interface
     groups = _workgroup_count(workgroups) if workgroups is not None else None
     samples = sample_invocations(interface.workgroup_size, groups, subgroup_size)
-    module = compiled.folded_module() if folded else compiled.module
+    module = compiled.folded_module(folded) if folded else compiled.module
     return count_module(module, interface, samples, _named_arguments(arguments))
 
 

@@ -23,7 +23,9 @@ vulkan_host.run_kernel(saxpy, 2.0, x, x, out, threads=len(out))  # a @tx.kernel,
   buffers, the pipeline cache, cleanup;
 * `reflection.py`: a `KernelInterface` from the host reflection JSON;
 * `launch.py`: one launch (buffers from the reflection, uniform packing, dispatch,
-  readback), with the runtime's argument checks and uniform packer.
+  readback), with the runtime's argument checks and uniform packer;
+* `timing.py`: for benchmarks, arrays in device-local memory and many dispatches recorded
+  into one command buffer, timed with GPU timestamps (`prepare_kernel`, `time_dispatches`).
 """
 
 from __future__ import annotations
@@ -35,12 +37,15 @@ import numpy as np
 from ..runtime.arrays import element_layout
 from .capabilities import spirv_capabilities
 from .device import VulkanUnavailable, close, get_device
-from .launch import LaunchReport, NativeLauncher, launch
+from . import timing
+from .launch import LaunchReport, NativeLauncher, launch, launcher_for
 from .reflection import interface_from_reflection, load_reflection
 
 __all__ = [
     "run",
     "run_kernel",
+    "prepare_kernel",
+    "timing",
     "zeros",
     "launch",
     "available",
@@ -86,6 +91,16 @@ def run_kernel(kernel, *args, threads=None, workgroups=None, **kwargs) -> Launch
     return launch(compiled.interface, compiled.spirv, values, threads, workgroups)
 
 
+def prepare_kernel(kernel, *args, threads=None, workgroups=None, **kwargs):
+    """A `@tx.kernel` launch with `timing.NativeArray` arguments, ready to be recorded
+    many times by `timing.time_dispatches` (see `NativeLauncher.prepare`): the same SPIR-V
+    and launch shape as `run_kernel`, data in device-local memory."""
+    compiled, values = kernel.bind(args, dict(kwargs))
+    return launcher_for(compiled.interface, compiled.spirv).prepare(
+        values, threads=threads, workgroups=workgroups
+    )
+
+
 def zeros(reflection, name: str, shape) -> np.ndarray:
     """A zeroed numpy array for the array parameter `name` of a kernel's reflection, with
     the dtype and trailing element axes a launch expects: `(n, 3)` float32 for `vec3f`,
@@ -118,8 +133,9 @@ def run(
     `uniforms` each scalar, vector, matrix or struct parameter's name to its value; arrays
     the kernel writes are updated in place. Exactly one of `threads` (N, (X, Y) or
     (X, Y, Z) invocations, rounded up to whole workgroups) and `workgroups`. A `.spv` holds
-    the kernel's normal variant: a 1-D launch needs at most the device's limit of
-    workgroups per dimension (65535 on most devices), as with `workgroups=`.
+    the kernel's normal variant: a launch needs at most the device's limit of workgroups
+    per dimension (65535 on most devices); a kernel run from Python folds 1-D launches
+    beyond it.
 
     Returns a `LaunchReport` (device, workgroups, bindings, seconds), None when the launch
     is empty. Raises `TypeError`/`ValueError` naming the parameter for a wrong argument,
@@ -142,12 +158,13 @@ def run(
     if missing:
         raise TypeError(f"{interface.name}: missing argument(s): {', '.join(missing)}")
 
-    def get_code(fold_1d: bool) -> bytes:
+    def get_code(fold_1d: bool | int) -> bytes:
         if fold_1d:
+            given = f"threads={threads!r}" if threads is not None else f"workgroups={workgroups!r}"
             raise ValueError(
-                f"{interface.name}: threads={threads!r} needs more workgroups than the Vulkan"
-                " device allows in one dimension; a .spv holds the unfolded kernel, so give"
-                " fewer threads (or run the kernel from Python, which folds such launches)"
+                f"{interface.name}: {given} needs more workgroups than the Vulkan device"
+                " allows in one dimension; a .spv holds the unfolded kernel, so launch fewer"
+                " (or run the kernel from Python, which folds such 1-D launches)"
             )
         return binary
 

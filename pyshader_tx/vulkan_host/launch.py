@@ -5,8 +5,9 @@ A `NativeLauncher` is the native counterpart of `runtime.Launcher`: it takes the
 runtime's pieces that do not touch wgpu: `ArrayParam` checks every array argument and
 gives its element layout (vec3/mat*x3 padding, structs), `UniformPacker` packs the uniform
 block from the member offsets, `compute_dispatch` rounds `threads=` up to workgroups and
-folds 1-D launches beyond the device's per-dimension limit (the folded variant is
-`get_code(True)`, as for wgpu).
+folds 1-D launches (`threads=N`, `workgroups=N`) beyond the device's per-dimension limit
+(the folded variant is `get_code(True)`, or `get_code(N)` for a launch of exactly N
+workgroups, as for wgpu).
 
 Per call: one host-visible buffer per binding (each array's storage bytes, at least 4 and
 rounded up to 4, as wgpu binds them, so `len(a)` from `OpArrayLength` agrees), the uniform
@@ -31,7 +32,7 @@ from ..options import options
 from ..printing import dropped_message, read_records
 from ..runtime.arguments import ArrayParam
 from ..runtime.arrays import DeviceArray
-from ..runtime.launch import compute_dispatch
+from ..runtime.launch import COUNTED_VARIANTS, compute_dispatch
 from ..runtime.uniforms import UniformPacker
 from .device import get_device
 
@@ -60,7 +61,7 @@ class LaunchReport:
     kernel: str
     device: str
     workgroups: tuple  # the dispatched (X, Y, Z)
-    folded: bool  # the folded 1-D variant ran
+    folded: bool | int  # the folded 1-D variant ran (N: the one for N workgroups)
     bindings: tuple  # BindingReport per buffer
     seconds: float  # from submission to the fence
 
@@ -116,7 +117,7 @@ class NativeLauncher:
             self._packer = UniformPacker(self.name, self._params, interface.uniforms)
         self._layout = binding_layout(interface)
         self._check_uniform_layout()
-        self._pipelines = {}  # folded -> Pipeline
+        self._pipelines = {}  # folded (False, True or a workgroup count N) -> Pipeline
         self.pipeline(False)  # compile now: a bad module fails at the first launch's start
 
     def _check_limits(self) -> None:
@@ -158,10 +159,14 @@ class NativeLauncher:
                     f" does not support it"
                 )
 
-    def pipeline(self, folded: bool):
-        """The device's pipeline of the normal or folded variant (made on first use)."""
+    def pipeline(self, folded: bool | int):
+        """The device's pipeline of the normal or folded variant (made on first use; of
+        the variants for N workgroups, the last `COUNTED_VARIANTS` are kept)."""
         pipeline = self._pipelines.get(folded)
         if pipeline is None:
+            counted = [key for key in self._pipelines if type(key) is int]
+            if type(folded) is int and len(counted) >= COUNTED_VARIANTS:
+                del self._pipelines[counted[0]]
             binary = self.get_code(folded)
             self.device.check_spirv(binary, self.name, self.interface.features)
             pipeline = self.device.pipeline_for(binary, self.name, self._layout)
@@ -270,6 +275,43 @@ class NativeLauncher:
             folded,
             tuple(sorted(reports, key=lambda r: r.binding)),
             seconds,
+        )
+
+    def prepare(self, args, threads=None, workgroups=None):
+        """The launch `self(args, ...)` would make, as a `timing.Dispatch` to record many
+        times (`timing.time_dispatches`): the arrays are `timing.NativeArray`s, bound as
+        they are (never copied), and the uniform block goes to a device-local buffer of its
+        own. None for an empty launch. Kernels that print cannot be prepared."""
+        from .timing import NativeArray, make_dispatch
+
+        args = self._full_args(args)
+        shape = compute_dispatch(
+            self.name, self.workgroup_size, self.max_workgroups, threads, workgroups
+        )
+        if shape is None:
+            return None
+        if self.interface.prints is not None:
+            raise NotImplementedError(f"kernel {self.name!r} prints: time it without print()")
+        counts, folded = shape
+        pipeline = self.pipeline(folded)
+        arrays = []
+        for param in self._arrays:
+            value = args[param.index]
+            if not isinstance(value, NativeArray):
+                raise param.error(
+                    f"expected a vulkan_host.timing.NativeArray, got {type(value).__name__}"
+                )
+            param._check_dtype_and_shape(value.dtype, value.shape)
+            if value.layout.padded != param.layout.padded:
+                raise param.error(
+                    f"the NativeArray holds {value.layout.describe()} elements, but the kernel "
+                    f"takes {param.layout.describe()} (make it with to_device(array, element))"
+                )
+            arrays.append((param.binding, value))
+        uniform_data = self._packer.pack(args) if self._packer is not None else None
+        binding = self.interface.uniforms.binding if uniform_data is not None else None
+        return make_dispatch(
+            self.device, self.name, pipeline, counts, arrays, uniform_data, binding
         )
 
     def _print_buffer(self, buffers: list):

@@ -214,6 +214,8 @@ def test_pair_argument_errors(pair):
         vulkan_host.run(spv, info, arrays={"x": x, "out": np.ones(10)}, threads=10)
     with pytest.raises(ValueError, match=r"a \.spv holds the unfolded kernel"):
         vulkan_host.run(spv, info, arrays={"x": x, "out": x.copy()}, threads=64 * 70000)
+    with pytest.raises(ValueError, match=r"^scaled: workgroups=70001 needs more workgroups"):
+        vulkan_host.run(spv, info, arrays={"x": x, "out": x.copy()}, workgroups=70001)
 
 
 PRINTING_SOURCE = """\

@@ -270,7 +270,7 @@ def test_error_threads_and_workgroups(saxpy):
     with pytest.raises(ValueError, match="must not be negative"):
         saxpy(1.0, x, x, x.copy(), threads=-1)
     with pytest.raises(ValueError, match="more than the device's limit"):
-        saxpy(1.0, x, x, x.copy(), workgroups=(70000, 1, 1))
+        saxpy(1.0, x, x, x.copy(), workgroups=(70000, 2, 1))  # (70000, 1, 1) would fold
     with pytest.raises(ValueError, match="only 1-D launches are folded"):
         saxpy(1.0, x, x, x.copy(), threads=(64 * 70000, 1))
 

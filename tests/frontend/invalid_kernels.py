@@ -2024,3 +2024,21 @@ def print_a_string_constant(n: i32):
 @tx.kernel(workgroup_size=64)
 def print_a_string_operation(n: i32):
     print("n" + "=", n)  # error `"n" + "="`: print() in a kernel takes text as string literals only
+
+
+@tx.kernel(workgroup_size=64)
+def local_array_three_indices(out: Array[f32]):
+    a = tx.local_array(f32, (2, 2))
+    out[0] = a[0, 1, 0]  # error `0, 1, 0`: array<array<f32, 2>, 2> takes 2 indices
+
+
+@tx.kernel(workgroup_size=64)
+def atomic_tile_two_dimensions(out: Array[u32]):
+    bins = tx.workgroup_array(tx.Atomic[u32], (4, 4))  # error `(4, 4)`: workgroup arrays of atomics have one dimension
+    out[0] = tx.atomic_load(bins[0])
+
+
+@tx.kernel(workgroup_size=64)
+def local_array_empty_shape(out: Array[f32]):
+    a = tx.local_array(f32, ())  # error `()`: the shape needs at least one length
+    out[0] = 0.0

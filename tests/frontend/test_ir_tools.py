@@ -10,42 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from pyshader_tx.errors import Span
-from pyshader_tx.ir.nodes import (
-    Argument,
-    ArrayLength,
-    Binary,
-    Bitcast,
-    Break,
-    Call,
-    CallStatement,
-    Compose,
-    Continue,
-    Convert,
-    Declare,
-    Expr,
-    Function,
-    GlobalRef,
-    GlobalVariable,
-    If,
-    Index,
-    Intrinsic,
-    Literal,
-    Load,
-    LocalRef,
-    LocalVariable,
-    Loop,
-    Member,
-    Module,
-    Parameter,
-    Return,
-    Select,
-    Splat,
-    Stmt,
-    Store,
-    Swizzle,
-    Unary,
-    clone,
-)
+from pyshader_tx.ir import nodes as ir
 from pyshader_tx.ir.printer import print_expr, print_function, print_module
 from pyshader_tx.ir.validate import (
     IRValidationError,
@@ -90,88 +55,94 @@ def at(line: int) -> Span:
     return Span("kernels.py", line, 4, line, 30)
 
 
-def local(var: LocalVariable) -> LocalRef:
-    return LocalRef(var, var.ty)
+def local(var: ir.LocalVariable) -> ir.LocalRef:
+    return ir.LocalRef(var, var.ty)
 
 
-def glob(var: GlobalVariable) -> GlobalRef:
-    return GlobalRef(var, var.ty)
+def glob(var: ir.GlobalVariable) -> ir.GlobalRef:
+    return ir.GlobalRef(var, var.ty)
 
 
-def load(ref) -> Load:
-    return Load(ref, ref.ty)
+def load(ref) -> ir.Load:
+    return ir.Load(ref, ref.ty)
 
 
-def load_local(var: LocalVariable) -> Load:
+def load_local(var: ir.LocalVariable) -> ir.Load:
     return load(local(var))
 
 
-def element(base, index) -> Index:
+def element(base, index) -> ir.Index:
     ty = base.ty
     element_ty = ty.element if hasattr(ty, "element") else ty.scalar
-    return Index(base, index, element_ty)
+    return ir.Index(base, index, element_ty)
 
 
-def uint(value: int) -> Literal:
-    return Literal(value, u32)
+def uint(value: int) -> ir.Literal:
+    return ir.Literal(value, u32)
 
 
-def flt(value: float) -> Literal:
-    return Literal(value, f32)
+def flt(value: float) -> ir.Literal:
+    return ir.Literal(value, f32)
 
 
 def build_saxpy() -> SimpleNamespace:
     """A saxpy-like kernel with a device function; the parts tests break are attributes."""
     k = SimpleNamespace()
-    k.x = GlobalVariable("x", F32_ARRAY, "storage", "read", 0, 0)
-    k.out = GlobalVariable("out", F32_ARRAY, "storage", "read_write", 0, 1)
-    k.params = GlobalVariable("params", PARAMS, "uniform", "read", 0, 2)
+    k.x = ir.GlobalVariable("x", F32_ARRAY, "storage", "read", 0, 0)
+    k.out = ir.GlobalVariable("out", F32_ARRAY, "storage", "read_write", 0, 1)
+    k.params = ir.GlobalVariable("params", PARAMS, "uniform", "read", 0, 2)
 
     # def scale(v: f32, s: f32) -> f32: return v * s
-    k.scale = Function("scale", [Parameter("v", f32), Parameter("s", f32)], f32, span=at(3))
-    k.scale_return = Return(Binary("mul", Argument(0, f32), Argument(1, f32), f32), span=at(4))
+    k.scale = ir.Function(
+        "scale", [ir.Parameter("v", f32), ir.Parameter("s", f32)], f32, span=at(3)
+    )
+    k.scale_return = ir.Return(
+        ir.Binary("mul", ir.Argument(0, f32), ir.Argument(1, f32), f32), span=at(4)
+    )
     k.scale.body = [k.scale_return]
 
-    k.i = LocalVariable("i", u32, is_let=True)
-    k.acc = LocalVariable("acc", f32)
-    k.k = LocalVariable("k", u32)
-    k.gid = Intrinsic("global_invocation_id", (), vec3u)
-    k.declare_i = Declare(k.i, Member(k.gid, 0, u32), span=at(11))
-    k.length = ArrayLength(glob(k.out), u32)
+    k.i = ir.LocalVariable("i", u32, is_let=True)
+    k.acc = ir.LocalVariable("acc", f32)
+    k.k = ir.LocalVariable("k", u32)
+    k.gid = ir.Intrinsic("global_invocation_id", (), vec3u)
+    k.declare_i = ir.Declare(k.i, ir.Member(k.gid, 0, u32), span=at(11))
+    k.length = ir.ArrayLength(glob(k.out), u32)
     k.x_i = load(element(glob(k.x), load_local(k.i)))
-    k.a = load(Member(glob(k.params), 0, f32))
-    k.call_scale = Call(k.scale, (k.x_i, k.a), f32)
-    k.store_out = Store(
+    k.a = load(ir.Member(glob(k.params), 0, f32))
+    k.call_scale = ir.Call(k.scale, (k.x_i, k.a), f32)
+    k.store_out = ir.Store(
         element(glob(k.out), load_local(k.i)),
-        Binary("add", k.call_scale, flt(1.0), f32),
+        ir.Binary("add", k.call_scale, flt(1.0), f32),
         span=at(13),
     )
-    k.if_in_range = If(
-        Binary("lt", load_local(k.i), k.length, bool_), [k.store_out], [], span=at(12)
+    k.if_in_range = ir.If(
+        ir.Binary("lt", load_local(k.i), k.length, bool_), [k.store_out], [], span=at(12)
     )
-    k.declare_acc = Declare(k.acc, flt(0.0), span=at(14))
-    k.break_ = Break(span=at(17))
-    k.if_big = If(Binary("gt", load_local(k.acc), flt(100.0), bool_), [k.break_], [], span=at(16))
-    k.add_to_acc = Store(
+    k.declare_acc = ir.Declare(k.acc, flt(0.0), span=at(14))
+    k.break_ = ir.Break(span=at(17))
+    k.if_big = ir.If(
+        ir.Binary("gt", load_local(k.acc), flt(100.0), bool_), [k.break_], [], span=at(16)
+    )
+    k.add_to_acc = ir.Store(
         local(k.acc), load(element(glob(k.x), load_local(k.k))), op="add", span=at(18)
     )
-    k.increment = Store(local(k.k), uint(1), op="add", span=at(15))
-    k.loop = Loop(
-        init=Declare(k.k, uint(0), span=at(15)),
-        condition=Binary("lt", load_local(k.k), load(Member(glob(k.params), 1, u32)), bool_),
+    k.increment = ir.Store(local(k.k), uint(1), op="add", span=at(15))
+    k.loop = ir.Loop(
+        init=ir.Declare(k.k, uint(0), span=at(15)),
+        condition=ir.Binary("lt", load_local(k.k), load(ir.Member(glob(k.params), 1, u32)), bool_),
         body=[k.if_big, k.add_to_acc],
         continuing=[k.increment],
         span=at(15),
     )
-    k.return_ = Return(span=at(19))
-    k.entry = Function(
+    k.return_ = ir.Return(span=at(19))
+    k.entry = ir.Function(
         "saxpy",
         [],
         body=[k.declare_i, k.if_in_range, k.declare_acc, k.loop, k.return_],
         workgroup_size=(64, 1, 1),
         span=at(10),
     )
-    k.module = Module([PARAMS], [k.x, k.out, k.params], [k.scale], k.entry)
+    k.module = ir.Module([PARAMS], [k.x, k.out, k.params], [k.scale], k.entry)
     return k
 
 
@@ -207,112 +178,118 @@ def build_kitchen_sink() -> SimpleNamespace:
     k = SimpleNamespace()
     inner = StructType("Inner", (("p", vec3f),))
     particle = StructType("Particle", (("inner", inner), ("mass", f32)))
-    k.particles = GlobalVariable(
+    k.particles = ir.GlobalVariable(
         "particles", RuntimeArrayType(particle), "storage", "read_write", 0, 0
     )
-    k.counts = GlobalVariable(
+    k.counts = ir.GlobalVariable(
         "counts", RuntimeArrayType(AtomicType(u32)), "storage", "read_write", 0, 1
     )
-    k.halves = GlobalVariable("halves", RuntimeArrayType(f16), "storage", "read", 1, 0)
-    k.tile = GlobalVariable("tile", FixedArrayType(f32, 64), "workgroup")
+    k.halves = ir.GlobalVariable("halves", RuntimeArrayType(f16), "storage", "read", 1, 0)
+    k.tile = ir.GlobalVariable("tile", FixedArrayType(f32, 64), "workgroup")
 
     # def length2(v: vec3f) -> f32: return dot(v, v)
-    k.length2 = Function("length2", [Parameter("v", vec3f)], f32)
-    k.length2.body = [Return(Intrinsic("dot", (Argument(0, vec3f), Argument(0, vec3f)), f32))]
+    k.length2 = ir.Function("length2", [ir.Parameter("v", vec3f)], f32)
+    k.length2.body = [
+        ir.Return(ir.Intrinsic("dot", (ir.Argument(0, vec3f), ir.Argument(0, vec3f)), f32))
+    ]
 
     # def magnitude(x: f32) -> f32: if x > 0: return x else: return -x
-    x = Argument(0, f32)  # cloned below: IR trees share no nodes
-    k.magnitude = Function("magnitude", [Parameter("x", f32)], f32)
+    x = ir.Argument(0, f32)  # cloned below: IR trees share no nodes
+    k.magnitude = ir.Function("magnitude", [ir.Parameter("x", f32)], f32)
     k.magnitude.body = [
-        If(
-            Binary("gt", x, flt(0.0), bool_),
-            [Return(clone(x))],
-            [Return(Unary("neg", clone(x), f32))],
+        ir.If(
+            ir.Binary("gt", x, flt(0.0), bool_),
+            [ir.Return(ir.clone(x))],
+            [ir.Return(ir.Unary("neg", ir.clone(x), f32))],
         )
     ]
 
     # def forever() -> u32: while True: return 7  (an endless loop only leaves by return)
-    k.forever = Function("forever", [], u32)
-    k.forever.body = [Loop(None, None, [Return(uint(7))], [])]
+    k.forever = ir.Function("forever", [], u32)
+    k.forever.body = [ir.Loop(None, None, [ir.Return(uint(7))], [])]
 
     # def touch(x: f32): pass  (a VOID function, called as a statement)
-    k.touch = Function("touch", [Parameter("x", f32)], VOID, [Return()])
+    k.touch = ir.Function("touch", [ir.Parameter("x", f32)], VOID, [ir.Return()])
 
-    idx = LocalVariable("idx", u32, is_let=True)
-    p = LocalVariable("p", vec3f)
-    m = LocalVariable("m", mat3x3f, is_let=True)
-    q = LocalVariable("q", vec3f, is_let=True)
-    t = LocalVariable("t", f32)
-    h = LocalVariable("h", f16, is_let=True)
-    bits = LocalVariable("bits", u32, is_let=True)
-    j = LocalVariable("j", i32)
-    w = LocalVariable("w", f32, is_let=True)
-    mask = LocalVariable("mask", vec3b, is_let=True)
+    idx = ir.LocalVariable("idx", u32, is_let=True)
+    p = ir.LocalVariable("p", vec3f)
+    m = ir.LocalVariable("m", mat3x3f, is_let=True)
+    q = ir.LocalVariable("q", vec3f, is_let=True)
+    t = ir.LocalVariable("t", f32)
+    h = ir.LocalVariable("h", f16, is_let=True)
+    bits = ir.LocalVariable("bits", u32, is_let=True)
+    j = ir.LocalVariable("j", i32)
+    w = ir.LocalVariable("w", f32, is_let=True)
+    mask = ir.LocalVariable("mask", vec3b, is_let=True)
     particle_ref = element(glob(k.particles), load_local(idx))
-    inner_ref = Member(clone(particle_ref), 0, inner)
+    inner_ref = ir.Member(ir.clone(particle_ref), 0, inner)
     body = [
-        Declare(idx, Intrinsic("local_invocation_index", (), u32)),
-        Declare(p, load(Member(inner_ref, 0, vec3f))),
-        Store(Member(local(p), 0, f32), flt(1.0)),  # p.x = 1.0
-        Declare(
+        ir.Declare(idx, ir.Intrinsic("local_invocation_index", (), u32)),
+        ir.Declare(p, load(ir.Member(inner_ref, 0, vec3f))),
+        ir.Store(ir.Member(local(p), 0, f32), flt(1.0)),  # p.x = 1.0
+        ir.Declare(
             m,
-            Compose(
+            ir.Compose(
                 mat3x3f,
                 (
-                    Splat(vec3f, flt(1.0)),
-                    Compose(vec3f, (flt(1.0), Compose(vec2f, ()))),
+                    ir.Splat(vec3f, flt(1.0)),
+                    ir.Compose(vec3f, (flt(1.0), ir.Compose(vec2f, ()))),
                     load_local(p),
                 ),
             ),
         ),
         # q = m @ (p * 2.0) + p
-        Declare(
+        ir.Declare(
             q,
-            Binary(
+            ir.Binary(
                 "add",
-                Binary("mul", load_local(m), Binary("mul", load_local(p), flt(2.0), vec3f), vec3f),
+                ir.Binary(
+                    "mul", load_local(m), ir.Binary("mul", load_local(p), flt(2.0), vec3f), vec3f
+                ),
                 load_local(p),
                 vec3f,
             ),
         ),
-        Declare(
+        ir.Declare(
             t,
-            Select(
-                Binary("gt", load(Member(particle_ref, 1, f32)), flt(1.0), bool_),
-                Convert(load_local(idx), f32),
-                Bitcast(load_local(idx), f32),
+            ir.Select(
+                ir.Binary("gt", load(ir.Member(particle_ref, 1, f32)), flt(1.0), bool_),
+                ir.Convert(load_local(idx), f32),
+                ir.Bitcast(load_local(idx), f32),
                 f32,
             ),
         ),
-        Declare(
+        ir.Declare(
             mask,
-            Unary("not", Binary("lt", load_local(p), load_local(q), vec3b), vec3b),
+            ir.Unary("not", ir.Binary("lt", load_local(p), load_local(q), vec3b), vec3b),
         ),
-        Declare(h, load(element(glob(k.halves), load_local(idx)))),
-        Declare(bits, Unary("bit_not", Binary("shl", load_local(idx), uint(2), u32), u32)),
-        Store(
+        ir.Declare(h, load(element(glob(k.halves), load_local(idx)))),
+        ir.Declare(bits, ir.Unary("bit_not", ir.Binary("shl", load_local(idx), uint(2), u32), u32)),
+        ir.Store(
             element(glob(k.tile), load_local(idx)),
-            Call(k.length2, (Swizzle(load_local(q), (2, 1, 0), vec3f),), f32),
+            ir.Call(k.length2, (ir.Swizzle(load_local(q), (2, 1, 0), vec3f),), f32),
         ),
-        Loop(
-            init=Declare(j, Literal(0, i32)),
-            condition=Binary("lt", load_local(j), Literal(4, i32), bool_),
+        ir.Loop(
+            init=ir.Declare(j, ir.Literal(0, i32)),
+            condition=ir.Binary("lt", load_local(j), ir.Literal(4, i32), bool_),
             body=[
-                Declare(w, load(element(glob(k.tile), Convert(load_local(j), u32)))),
-                If(Binary("eq", load_local(j), Literal(2, i32), bool_), [Continue()], []),
-                Store(local(t), Call(k.magnitude, (load_local(w),), f32), op="add"),
+                ir.Declare(w, load(element(glob(k.tile), ir.Convert(load_local(j), u32)))),
+                ir.If(
+                    ir.Binary("eq", load_local(j), ir.Literal(2, i32), bool_), [ir.Continue()], []
+                ),
+                ir.Store(local(t), ir.Call(k.magnitude, (load_local(w),), f32), op="add"),
             ],
             continuing=[
-                Store(local(j), Literal(1, i32), op="add"),
-                Store(element(glob(k.tile), uint(0)), load_local(w)),  # w: before the continue
+                ir.Store(local(j), ir.Literal(1, i32), op="add"),
+                ir.Store(element(glob(k.tile), uint(0)), load_local(w)),  # w: before the continue
             ],
         ),
-        CallStatement(Call(k.forever, (), u32)),
-        CallStatement(Call(k.touch, (Convert(load_local(h), f32),), VOID)),
-        Return(),
+        ir.CallStatement(ir.Call(k.forever, (), u32)),
+        ir.CallStatement(ir.Call(k.touch, (ir.Convert(load_local(h), f32),), VOID)),
+        ir.Return(),
     ]
-    k.entry = Function("kernel", [], body=body, workgroup_size=(8, 8, 1))
-    k.module = Module(
+    k.entry = ir.Function("kernel", [], body=body, workgroup_size=(8, 8, 1))
+    k.module = ir.Module(
         [inner, particle],
         [k.particles, k.counts, k.halves, k.tile],
         [k.length2, k.magnitude, k.forever, k.touch],
@@ -398,14 +375,14 @@ def test_print_spans_and_malformed_nodes():
         "  return mul(arg v : f32, arg s : f32) : f32  # kernels.py:4\n"
     )
     # Malformed IR prints (the validator's complaints are read next to this output).
-    assert print_expr(Argument(5, "f32")) == "arg #5 : <not a type: 'f32'>"
-    assert print_expr(Literal(True, f32)) == "literal(True) : f32"
-    assert print_expr(Swizzle(load_local(k.i), (0, 7), vec2f)) == (
+    assert print_expr(ir.Argument(5, "f32")) == "arg #5 : <not a type: 'f32'>"
+    assert print_expr(ir.Literal(True, f32)) == "literal(True) : f32"
+    assert print_expr(ir.Swizzle(load_local(k.i), (0, 7), vec2f)) == (
         "swizzle(load(local i) : u32, x<7>) : vec2f"
     )
-    assert print_expr(Literal(-3, i32)) == "-3i"
-    assert print_expr(Literal(0.5, f16)) == "0.5h"
-    assert print_expr(Literal(False, bool_)) == "false"
+    assert print_expr(ir.Literal(-3, i32)) == "-3i"
+    assert print_expr(ir.Literal(0.5, f16)) == "0.5h"
+    assert print_expr(ir.Literal(False, bool_)) == "false"
 
 
 # ---------------------------------------------------------------------------
@@ -508,29 +485,33 @@ def _insert_before_return(k, *statements):
 
 def _use_after_if(k):
     # `tmp` is declared inside the If; its use after the If is out of scope.
-    tmp = LocalVariable("tmp", f32)
-    k.if_in_range.accept.append(Declare(tmp, flt(1.0)))
-    _insert_before_return(k, Store(local(k.acc), load_local(tmp), span=at(30)))
+    tmp = ir.LocalVariable("tmp", f32)
+    k.if_in_range.accept.append(ir.Declare(tmp, flt(1.0)))
+    _insert_before_return(k, ir.Store(local(k.acc), load_local(tmp), span=at(30)))
 
 
 def _use_loop_variable_after_loop(k):
-    _insert_before_return(k, Store(element(glob(k.out), uint(0)), Convert(load_local(k.k), f32)))
+    _insert_before_return(
+        k, ir.Store(element(glob(k.out), uint(0)), ir.Convert(load_local(k.k), f32))
+    )
 
 
 def _continuing_uses_declaration_after_continue(k):
-    late = LocalVariable("late", f32, is_let=True)
+    late = ir.LocalVariable("late", f32, is_let=True)
     k.loop.body[:] = [
-        If(Binary("gt", load_local(k.acc), flt(1.0), bool_), [Continue()], []),
-        Declare(late, flt(2.0)),
+        ir.If(ir.Binary("gt", load_local(k.acc), flt(1.0), bool_), [ir.Continue()], []),
+        ir.Declare(late, flt(2.0)),
     ]
-    k.loop.continuing.append(Store(local(k.acc), load_local(late)))
+    k.loop.continuing.append(ir.Store(local(k.acc), load_local(late)))
 
 
 def _continuing_uses_declaration_before_continue(k):
-    early = LocalVariable("early", f32, is_let=True)
-    k.loop.body[:0] = [Declare(early, flt(2.0))]
-    k.loop.body.append(If(Binary("gt", load_local(k.acc), flt(1.0), bool_), [Continue()], []))
-    k.loop.continuing.append(Store(local(k.acc), load_local(early)))
+    early = ir.LocalVariable("early", f32, is_let=True)
+    k.loop.body[:0] = [ir.Declare(early, flt(2.0))]
+    k.loop.body.append(
+        ir.If(ir.Binary("gt", load_local(k.acc), flt(1.0), bool_), [ir.Continue()], [])
+    )
+    k.loop.continuing.append(ir.Store(local(k.acc), load_local(early)))
 
 
 def _nested_struct_out_of_order(k):
@@ -540,28 +521,28 @@ def _nested_struct_out_of_order(k):
 
 
 def _atomic_store(k):
-    counts = GlobalVariable("counts", RuntimeArrayType(AtomicType(u32)), "storage", "read_write")
+    counts = ir.GlobalVariable("counts", RuntimeArrayType(AtomicType(u32)), "storage", "read_write")
     _set(counts, group=0, binding=3)
     k.module.globals.append(counts)
-    k.store_out.ref = Index(glob(counts), uint(0), AtomicType(u32))
-    k.store_out.value = Literal(1, u32)
+    k.store_out.ref = ir.Index(glob(counts), uint(0), AtomicType(u32))
+    k.store_out.value = ir.Literal(1, u32)
 
 
 def _void_function(k, body):
-    helper = Function("helper", [], VOID, body)
+    helper = ir.Function("helper", [], VOID, body)
     k.module.functions.insert(0, helper)
     return helper
 
 
 def _call_later_function(k):
-    later = Function("later", [], f32, [Return(flt(1.0))])
+    later = ir.Function("later", [], f32, [ir.Return(flt(1.0))])
     k.module.functions.append(later)
-    k.scale_return.value = Call(later, (), f32)
+    k.scale_return.value = ir.Call(later, (), f32)
 
 
 def _call_undeclared_function(k):
-    stranger = Function("stranger", [], f32, [Return(flt(1.0))])
-    k.store_out.value = Call(stranger, (), f32)
+    stranger = ir.Function("stranger", [], f32, [ir.Return(flt(1.0))])
+    k.store_out.value = ir.Call(stranger, (), f32)
 
 
 #: (test id, a function that breaks one invariant of build_saxpy(), a part of the message).
@@ -570,7 +551,7 @@ BROKEN = [
     ("ty-not-a-type", lambda k: _set(k.length, ty="u32"), "has type 'u32', which is not a Type"),
     (
         "abstract-type-left",
-        lambda k: _set(k.increment, value=Literal(1, ABSTRACT_INT)),
+        lambda k: _set(k.increment, value=ir.Literal(1, ABSTRACT_INT)),
         "has type int literal, which is not an IR type",
     ),
     (
@@ -637,7 +618,7 @@ BROKEN = [
     # Functions.
     (
         "entry-point-params",
-        lambda k: k.entry.params.append(Parameter("a", f32)),
+        lambda k: k.entry.params.append(ir.Parameter("a", f32)),
         "the entry point takes no parameters",
     ),
     ("entry-point-result", lambda k: _set(k.entry, result=f32), "the entry point returns no value"),
@@ -690,12 +671,12 @@ BROKEN = [
     ),
     (
         "arraylength-of-value",
-        lambda k: _set(k.length, ref=Compose(FixedArrayType(f32, 2), ())),
+        lambda k: _set(k.length, ref=ir.Compose(FixedArrayType(f32, 2), ())),
         "ArrayLength of a Compose value, not a reference",
     ),
     (
         "arraylength-of-fixed-array",
-        lambda k: _set(k.length, ref=Member(glob(k.params), 1, u32)),
+        lambda k: _set(k.length, ref=ir.Member(glob(k.params), 1, u32)),
         "ArrayLength of a u32, not a runtime-sized array",
     ),
     ("arraylength-type", lambda k: _set(k.length, ty=i32), "ArrayLength has type i32, not u32"),
@@ -712,12 +693,12 @@ BROKEN = [
     ),
     (
         "store-uniform",
-        lambda k: _set(k.store_out, ref=Member(glob(k.params), 0, f32)),
+        lambda k: _set(k.store_out, ref=ir.Member(glob(k.params), 0, f32)),
         "Store into uniform buffer 'params'",
     ),
     (
         "store-let",
-        lambda k: k.if_in_range.accept.append(Store(local(k.i), uint(0))),
+        lambda k: k.if_in_range.accept.append(ir.Store(local(k.i), uint(0))),
         "Store into let 'i' (only its Declare sets it)",
     ),
     (
@@ -757,7 +738,7 @@ BROKEN = [
     ),
     (
         "compound-store-result-type",
-        lambda k: _set(k.add_to_acc, value=Splat(vec3f, flt(1.0))),
+        lambda k: _set(k.add_to_acc, value=ir.Splat(vec3f, flt(1.0))),
         "compound Store 'add=' gives a vec3f for a f32 reference",
     ),
     (
@@ -774,28 +755,28 @@ BROKEN = [
     ),
     (
         "loop-condition-not-bool",
-        lambda k: _set(k.loop, condition=Compose(vec3b, ())),
+        lambda k: _set(k.loop, condition=ir.Compose(vec3b, ())),
         "Loop condition of type vec3b, not bool",
     ),
-    ("break-outside-loop", lambda k: _insert_before_return(k, Break()), "Break outside a loop"),
+    ("break-outside-loop", lambda k: _insert_before_return(k, ir.Break()), "Break outside a loop"),
     (
         "continue-outside-loop",
-        lambda k: k.if_in_range.accept.append(Continue()),
+        lambda k: k.if_in_range.accept.append(ir.Continue()),
         "Continue outside a loop",
     ),
     (
         "break-in-continuing",
-        lambda k: k.loop.continuing.append(Break()),
+        lambda k: k.loop.continuing.append(ir.Break()),
         "Break in a loop's continuing block",
     ),
     (
         "continue-in-continuing",
-        lambda k: k.loop.continuing.append(If(Literal(True, bool_), [Continue()], [])),
+        lambda k: k.loop.continuing.append(ir.If(ir.Literal(True, bool_), [ir.Continue()], [])),
         "Continue in a loop's continuing block",
     ),
     (
         "return-in-continuing",
-        lambda k: k.loop.continuing.append(Loop(None, None, [Return()], [])),
+        lambda k: k.loop.continuing.append(ir.Loop(None, None, [ir.Return()], [])),
         "Return inside a loop's continuing block",
     ),
     (
@@ -805,7 +786,7 @@ BROKEN = [
     ),
     (
         "return-value-from-void-function",
-        lambda k: _void_function(k, [Return(flt(1.0))]),
+        lambda k: _void_function(k, [ir.Return(flt(1.0))]),
         "Return with a value in a function without result",
     ),
     (
@@ -821,20 +802,21 @@ BROKEN = [
     (
         "missing-return",
         # `if True: return 0.0` and nothing after: the reject path falls off the end.
-        lambda k: _set(k.scale, body=[If(Literal(True, bool_), [Return(flt(0.0))], [])]),
+        lambda k: _set(k.scale, body=[ir.If(ir.Literal(True, bool_), [ir.Return(flt(0.0))], [])]),
         "the body can reach its end without returning a f32",
     ),
     (
         "missing-return-after-loop-with-break",
         lambda k: _set(
-            k.scale, body=[Loop(None, None, [If(Literal(True, bool_), [Break()], [])], [])]
+            k.scale,
+            body=[ir.Loop(None, None, [ir.If(ir.Literal(True, bool_), [ir.Break()], [])], [])],
         ),
         "the body can reach its end without returning a f32",
     ),
     # Scopes.
     (
         "local-used-before-declare",
-        lambda k: k.entry.body.insert(0, Store(local(k.acc), flt(1.0))),
+        lambda k: k.entry.body.insert(0, ir.Store(local(k.acc), flt(1.0))),
         "LocalRef to 'acc' before any Declare of it",
     ),
     (
@@ -861,17 +843,17 @@ BROKEN = [
     # Arguments and calls.
     (
         "argument-out-of-range",
-        lambda k: _set(k.scale_return.value, right=Argument(2, f32)),
+        lambda k: _set(k.scale_return.value, right=ir.Argument(2, f32)),
         "Argument index 2 out of range (2 params)",
     ),
     (
         "argument-in-entry-point",
-        lambda k: _set(k.store_out, value=Argument(0, f32)),
+        lambda k: _set(k.store_out, value=ir.Argument(0, f32)),
         "Argument index 0 out of range (0 params)",
     ),
     (
         "argument-type",
-        lambda k: _set(k.scale_return.value, right=Argument(1, u32)),
+        lambda k: _set(k.scale_return.value, right=ir.Argument(1, u32)),
         "Argument 1 has type u32, parameter 's' is a f32",
     ),
     (
@@ -882,7 +864,7 @@ BROKEN = [
     ("call-order", _call_later_function, "Call of 'later', which comes after 'scale'"),
     (
         "recursion",
-        lambda k: _set(k.scale_return, value=Call(k.scale, (flt(1.0), flt(2.0)), f32)),
+        lambda k: _set(k.scale_return, value=ir.Call(k.scale, (flt(1.0), flt(2.0)), f32)),
         "'scale' calls itself (recursion is not supported)",
     ),
     (
@@ -898,12 +880,12 @@ BROKEN = [
     ("call-type", lambda k: _set(k.call_scale, ty=u32), "Call of 'scale' has type u32, not f32"),
     (
         "void-call-as-value",
-        lambda k: _set(k.store_out, value=Call(_void_function(k, [Return()]), (), VOID)),
+        lambda k: _set(k.store_out, value=ir.Call(_void_function(k, [ir.Return()]), (), VOID)),
         "Call of type None used as a value",
     ),
     (
         "call-statement-of-non-call",
-        lambda k: _insert_before_return(k, CallStatement(flt(1.0))),
+        lambda k: _insert_before_return(k, ir.CallStatement(flt(1.0))),
         "CallStatement holds a Literal",
     ),
     # Intrinsics.
@@ -911,26 +893,26 @@ BROKEN = [
     (
         "builtin-value-outside-entry-point",
         lambda k: _set(
-            k.scale_return, value=Convert(Intrinsic("local_invocation_index", (), u32), f32)
+            k.scale_return, value=ir.Convert(ir.Intrinsic("local_invocation_index", (), u32), f32)
         ),
         "built-in value 'local_invocation_index' outside the entry point",
     ),
     (
         "intrinsic-feature",
-        lambda k: _set(k.declare_i, init=Intrinsic("subgroup_size", (), u32)),
+        lambda k: _set(k.declare_i, init=ir.Intrinsic("subgroup_size", (), u32)),
         "'subgroup_size' needs feature 'subgroup', not in module.features",
     ),
     (
         "intrinsic-constant-argument",
         lambda k: _set(
             _with_feature(k, "subgroup").store_out,
-            value=Intrinsic("subgroup_broadcast", (flt(1.0), load_local(k.i)), f32),
+            value=ir.Intrinsic("subgroup_broadcast", (flt(1.0), load_local(k.i)), f32),
         ),
         "the lane of 'subgroup_broadcast' must be a Literal in range(0, 128)",
     ),
     (
         "intrinsic-argument-type",
-        lambda k: _set(k.store_out, value=Intrinsic("sqrt", (load_local(k.i),), f32)),
+        lambda k: _set(k.store_out, value=ir.Intrinsic("sqrt", (load_local(k.i),), f32)),
         "intrinsic 'sqrt': expected a float or float vector, got u32",
     ),
     (
@@ -951,85 +933,89 @@ BROKEN = [
     ),
     (
         "logical-of-numbers",
-        lambda k: _set(k.if_in_range, condition=Binary("and", uint(1), uint(2), bool_)),
+        lambda k: _set(k.if_in_range, condition=ir.Binary("and", uint(1), uint(2), bool_)),
         "Binary: 'and' takes bool operands, got u32 and u32",
     ),
     (
         "unary-type",
-        lambda k: _set(k.store_out, value=Convert(Unary("neg", load_local(k.i), u32), f32)),
+        lambda k: _set(k.store_out, value=ir.Convert(ir.Unary("neg", load_local(k.i), u32), f32)),
         "Unary: 'neg' does not take u32",
     ),
     (
         "unary-unknown-op",
-        lambda k: _set(k.store_out, value=Unary("sqrt", flt(1.0), f32)),
+        lambda k: _set(k.store_out, value=ir.Unary("sqrt", flt(1.0), f32)),
         "Unary: unknown unary op 'sqrt'",
     ),
     (
         "unary-result-type",
-        lambda k: _set(_with_f16(k).store_out, value=Unary("neg", flt(1.0), f16)),
+        lambda k: _set(_with_f16(k).store_out, value=ir.Unary("neg", flt(1.0), f16)),
         "Unary 'neg' gives a f32, not f16",
     ),
     (
         "select-arms",
-        lambda k: _set(k.store_out, value=Select(Literal(True, bool_), flt(1.0), uint(1), f32)),
+        lambda k: _set(
+            k.store_out, value=ir.Select(ir.Literal(True, bool_), flt(1.0), uint(1), f32)
+        ),
         "Select of type f32 with arms f32 and u32",
     ),
     (
         "select-condition",
-        lambda k: _set(k.store_out, value=Select(uint(1), flt(1.0), flt(2.0), f32)),
+        lambda k: _set(k.store_out, value=ir.Select(uint(1), flt(1.0), flt(2.0), f32)),
         "Select condition of type u32, not bool",
     ),
     (
         "convert-shape",
-        lambda k: _set(k.store_out, value=Convert(Splat(vec3f, flt(1.0)), f32)),
+        lambda k: _set(k.store_out, value=ir.Convert(ir.Splat(vec3f, flt(1.0)), f32)),
         "Convert from vec3f to f32",
     ),
     (
         "bitcast-size",
-        lambda k: _set(_with_f16(k).store_out, value=Bitcast(Literal(1.0, f16), f32)),
+        lambda k: _set(_with_f16(k).store_out, value=ir.Bitcast(ir.Literal(1.0, f16), f32)),
         "Bitcast from f16 to f32 (needs numbers of one size)",
     ),
     (
         "compose-parts",
-        lambda k: _set(k.store_out, value=Member(Compose(vec2f, (flt(1.0),)), 0, f32)),
+        lambda k: _set(k.store_out, value=ir.Member(ir.Compose(vec2f, (flt(1.0),)), 0, f32)),
         "Compose of a vec2f from (f32)",
     ),
     (
         "compose-struct-parts",
-        lambda k: _set(k.store_out, value=Member(Compose(PARAMS, (uint(1), flt(1.0))), 0, f32)),
+        lambda k: _set(
+            k.store_out, value=ir.Member(ir.Compose(PARAMS, (uint(1), flt(1.0))), 0, f32)
+        ),
         "Compose of a Params from (u32, f32)",
     ),
     (
         "splat-scalar",
-        lambda k: _set(k.store_out, value=Member(Splat(vec3f, uint(1)), 0, f32)),
+        lambda k: _set(k.store_out, value=ir.Member(ir.Splat(vec3f, uint(1)), 0, f32)),
         "Splat of a u32 into a vec3f",
     ),
     (
         "swizzle-pattern",
         lambda k: _set(
-            k.declare_i, init=Member(Swizzle(k.gid, (0, 3), VectorType(u32, 2)), 0, u32)
+            k.declare_i, init=ir.Member(ir.Swizzle(k.gid, (0, 3), VectorType(u32, 2)), 0, u32)
         ),
         "Swizzle pattern (0, 3) does not fit vec3u",
     ),
     (
         "swizzle-type",
-        lambda k: _set(k.declare_i, init=Member(Swizzle(k.gid, (0, 1), vec3u), 0, u32)),
+        lambda k: _set(k.declare_i, init=ir.Member(ir.Swizzle(k.gid, (0, 1), vec3u), 0, u32)),
         "Swizzle has type vec3u, not vec2u",
     ),
     (
         "literal-range",
-        lambda k: _set(k.increment, value=Literal(-1, u32)),
+        lambda k: _set(k.increment, value=ir.Literal(-1, u32)),
         "Literal -1 does not fit its type u32",
     ),
     (
         "literal-kind",
-        lambda k: _set(k.declare_acc, init=Literal(True, f32)),
+        lambda k: _set(k.declare_acc, init=ir.Literal(True, f32)),
         "Literal True does not fit its type f32",
     ),
     # Index and Member.
     (
         "index-base",
-        lambda k: _set(k.x_i, ref=Index(Member(glob(k.params), 0, f32), uint(0), f32)),
+        lambda k: _set(k.x_i, ref=ir.Index(ir.Member(glob(k.params), 0, f32), uint(0), f32)),
         "Index into a f32, not an array, vector or matrix",
     ),
     (
@@ -1044,12 +1030,12 @@ BROKEN = [
     ),
     (
         "member-base",
-        lambda k: _set(k.declare_i, init=Member(Member(k.gid, 0, u32), 0, u32)),
+        lambda k: _set(k.declare_i, init=ir.Member(ir.Member(k.gid, 0, u32), 0, u32)),
         "Member of a u32, not a struct or vector",
     ),
     (
         "member-index",
-        lambda k: _set(k.declare_i, init=Member(k.gid, 3, u32)),
+        lambda k: _set(k.declare_i, init=ir.Member(k.gid, 3, u32)),
         "Member index 3 out of range for vec3u",
     ),
     (
@@ -1060,13 +1046,13 @@ BROKEN = [
 ]
 
 
-class Unknown(Expr):
+class Unknown(ir.Expr):
     """An expression kind the validator does not know."""
 
     ty = f32
 
 
-class UnknownStatement(Stmt):
+class UnknownStatement(ir.Stmt):
     """A statement kind the validator does not know."""
 
 
@@ -1118,27 +1104,27 @@ BROKEN += [
     ("unknown-expression", lambda k: _set(k.store_out, value=Unknown()), "unknown expression"),
     (
         "literal-vector",
-        lambda k: _set(k.store_out, value=Member(Literal(1.0, vec2f), 0, f32)),
+        lambda k: _set(k.store_out, value=ir.Member(ir.Literal(1.0, vec2f), 0, f32)),
         "Literal of type vec2f, not a scalar",
     ),
     (
         "localref-to-global",
-        lambda k: _set(k.add_to_acc, ref=LocalRef(k.out, F32_ARRAY)),
+        lambda k: _set(k.add_to_acc, ref=ir.LocalRef(k.out, F32_ARRAY)),
         "LocalRef to a GlobalVariable",
     ),
     (
         "swizzle-of-scalar",
-        lambda k: _set(k.declare_i, init=Member(Swizzle(uint(1), (0, 0), vec3u), 0, u32)),
+        lambda k: _set(k.declare_i, init=ir.Member(ir.Swizzle(uint(1), (0, 0), vec3u), 0, u32)),
         "Swizzle of a u32, not a vector",
     ),
     (
         "zero-value-not-constructible",
-        lambda k: _set(k.length, ref=Compose(F32_ARRAY, ())),
+        lambda k: _set(k.length, ref=ir.Compose(F32_ARRAY, ())),
         "zero value of array<f32>",
     ),
     (
         "compose-scalar",
-        lambda k: _set(k.store_out, value=Compose(f32, (flt(1.0),))),
+        lambda k: _set(k.store_out, value=ir.Compose(f32, (flt(1.0),))),
         "Compose of a f32",
     ),
 ]

@@ -209,7 +209,10 @@ def printing(x: Array[f32], out: Array[f32]):
         print("i =", i, vec2f(x[i], out[i]), i % 2 == 0, sep=" ")
 
 
-# (name, kernel) pairs: specialized kernels appear once per specialization.
+# (name, kernel) pairs: specialized kernels appear once per specialization. These goldens show
+# the backends' translation of what the frontend wrote, so the kernels are compiled (below, at
+# import) without the optimisation passes, whose own goldens are in tests/golden/passes/.
+_optimize, tx.options.optimize = tx.options.optimize, False
 GOLDEN_KERNELS = [
     ("saxpy", saxpy),
     ("integrate", integrate),
@@ -224,3 +227,8 @@ GOLDEN_KERNELS = [
     ("atomic_histogram", atomic_histogram),
     ("printing", printing),
 ]
+try:
+    for _, _kernel in GOLDEN_KERNELS:
+        _kernel.compiled()
+finally:
+    tx.options.optimize = _optimize

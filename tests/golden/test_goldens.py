@@ -55,3 +55,13 @@ def test_golden_ir_is_valid(name, kernel):
     validate_module(kernel.compiled().module)
     folded, _ = kernel._compile_module(kernel.compiled().constants, fold_1d=True)
     validate_module(folded)
+    counted, _ = kernel._compile_module(kernel.compiled().constants, fold_1d=70001)
+    validate_module(counted)  # the variant of a launch of exactly 70001 workgroups
+
+
+@pytest.mark.parametrize("name, kernel", GOLDEN_KERNELS, ids=NAMES)
+def test_folded_variants_pass_naga(name, kernel):
+    """The folded variants too (that of `workgroups=70001` skips the body in the surplus
+    workgroups: its barriers must stay in uniform control flow)."""
+    for fold_1d in (True, 70001):
+        assert validate_naga(kernel.compiled().code("naga", fold_1d)) == []

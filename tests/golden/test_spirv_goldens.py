@@ -52,7 +52,7 @@ def test_spirv_golden_passes_spirv_val(name, kernel):
     standard_layout = needs_uniform_standard_layout(kernel.compiled().module)
     golden = assemble_spirv((GOLDEN_DIR / f"{name}.spvasm").read_text())
     assert validate_spirv(golden, uniform_standard_layout=standard_layout) == []
-    for fold_1d in (False, True):
+    for fold_1d in (False, True, 70001):  # 70001: the variant for exactly 70001 workgroups
         binary = kernel.compiled().spirv(fold_1d)
         assert validate_spirv(binary, uniform_standard_layout=standard_layout) == []
 

@@ -1,0 +1,31 @@
+"""Optimisation passes on the IR, between the frontend and the backends.
+
+Each pass is a module of its own, built on `ir.rewrite` (one traversal for all of them):
+
+- `unroll`: constant-trip `range()` loops unrolled where it pays, so local and workgroup
+  array indices become constants;
+- `termination`: which loops provably end (an analysis, not a rewrite): a kernel whose
+  loops all end is made without wgpu's loop bounding.
+
+`optimize(module)` runs the rewriting passes in order; the frontend calls it on every
+kernel it compiles (`compile_kernel`) unless `tx.options.optimize` is False, so every
+executor (wgpu through WGSL or SPIR-V, the native Vulkan host, the simulator) runs the
+same optimised IR.
+"""
+
+from __future__ import annotations
+
+from .termination import module_loops_end
+from .unroll import unroll_loops
+
+__all__ = ["optimize", "module_loops_end", "unroll_loops", "PASSES"]
+
+#: The rewriting passes `optimize` runs, in order.
+PASSES = (unroll_loops,)
+
+
+def optimize(module):
+    """`module` after every pass of `PASSES` (a new module where anything changed)."""
+    for run in PASSES:
+        module = run(module)
+    return module
