@@ -105,12 +105,13 @@ class Pipeline:
 
 @dataclass
 class Buffer:
-    """A host-visible, host-coherent buffer with its memory, mapped while it lives."""
+    """A buffer with its memory: host-visible and host-coherent, mapped while it lives (or,
+    from `create_device_local_buffer`, device-local and maybe unmapped)."""
 
     handle: object
     memory: object
     size: int
-    mapped: object  # a cffi buffer over the mapping
+    mapped: object  # a cffi buffer over the mapping (None: not host-visible)
 
 
 @dataclass
@@ -223,9 +224,50 @@ class VulkanDevice:
                 return index
         raise VulkanUnavailable(f"{self.name}: no host-visible, host-coherent memory for a buffer")
 
+    def create_device_local_buffer(self, size: int, usage: int) -> Buffer:
+        """A buffer of `size` bytes in DEVICE_LOCAL memory, for timing (`timing.py`): the
+        first device-local memory type the buffer allows, mapped only where that type is
+        also host-visible and host-coherent (lavapipe, resizable BAR), else `mapped` is None
+        and its data moves through a staging buffer. It can be copied to and from."""
+        vk = self.vk
+        usage |= vk.VK_BUFFER_USAGE_TRANSFER_SRC_BIT | vk.VK_BUFFER_USAGE_TRANSFER_DST_BIT
+        handle = vk.vkCreateBuffer(
+            self.device,
+            vk.VkBufferCreateInfo(size=size, usage=usage, sharingMode=vk.VK_SHARING_MODE_EXCLUSIVE),
+            None,
+        )
+        try:
+            requirements = vk.vkGetBufferMemoryRequirements(self.device, handle)
+            local = vk.VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT
+            index = next(
+                (
+                    i
+                    for i, flags in enumerate(self.memory_types)
+                    if requirements.memoryTypeBits & (1 << i) and flags & local
+                ),
+                None,
+            )
+            if index is None:
+                raise VulkanUnavailable(f"{self.name}: no device-local memory for a buffer")
+            memory = vk.vkAllocateMemory(
+                self.device,
+                vk.VkMemoryAllocateInfo(allocationSize=requirements.size, memoryTypeIndex=index),
+                None,
+            )
+        except Exception:
+            vk.vkDestroyBuffer(self.device, handle, None)
+            raise
+        vk.vkBindBufferMemory(self.device, handle, memory, 0)
+        visible = vk.VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | vk.VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
+        mapped = None
+        if self.memory_types[index] & visible == visible:
+            mapped = vk.vkMapMemory(self.device, memory, 0, size, 0)
+        return Buffer(handle, memory, size, mapped)
+
     def destroy_buffer(self, buffer: Buffer) -> None:
         vk = self.vk
-        vk.vkUnmapMemory(self.device, buffer.memory)
+        if buffer.mapped is not None:
+            vk.vkUnmapMemory(self.device, buffer.memory)
         vk.vkDestroyBuffer(self.device, buffer.handle, None)
         vk.vkFreeMemory(self.device, buffer.memory, None)
 
@@ -783,6 +825,13 @@ def _create_logical_device(vk, instance) -> VulkanDevice:
         "max_workgroup_memory": limits.maxComputeSharedMemorySize,
         "max_storage_buffer_range": limits.maxStorageBufferRange,
         "max_uniform_buffer_range": limits.maxUniformBufferRange,
+        # For `timing.py`: nanoseconds per timestamp tick, whether every compute queue
+        # writes timestamps, and the bits this queue family's timestamps have (0: none).
+        "timestamp_period": limits.timestampPeriod,
+        "timestamp_compute_and_graphics": bool(limits.timestampComputeAndGraphics),
+        "timestamp_valid_bits": (
+            vk.vkGetPhysicalDeviceQueueFamilyProperties(physical)[family].timestampValidBits
+        ),
     }
     try:
         memory = vk.vkGetPhysicalDeviceMemoryProperties(physical)
