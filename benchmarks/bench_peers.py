@@ -1,7 +1,8 @@
 """Idiomatic kernels in pyshader_tx and in Numba-CUDA, side by side, in one process.
 
-Fifteen kernels, each written once for pyshader_tx (`peer_kernels.py`) and once for
-Numba-CUDA (`peer_numba.py`) as a new user of each tool writes it from its docs: the same
+Sixteen kernels (fifteen programs, the histogram's grid-stride loop in two forms), each
+written once for pyshader_tx (`peer_kernels.py`) and once for Numba-CUDA
+(`peer_numba.py`) as a new user of each tool writes it from its docs: the same
 algorithm, workgroup (block) size and tile sizes on both sides, nothing tuned. Each entry
 (`peer_cases.py`, a `Peer` record) says how to make its inputs, the numpy reference, the
 pyshader_tx launches (the Numba ones are `peer_numba.run_<numba>`), and how close the
@@ -55,7 +56,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # peer_*.py, _co
 import _common  # noqa: E402
 import peer_kernels as pk  # noqa: E402
 import pyshader_tx as tx  # noqa: E402
-from peer_cases import Copy, check, peers, tx_call  # noqa: E402
+from peer_cases import Copy, check, diagnostics, peers, tx_call  # noqa: E402
 from pyshader_tx.runtime.timing import gpu_seconds  # noqa: E402
 
 TRIALS = 3
@@ -306,6 +307,11 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", help="run only these kernels (names)")
     parser.add_argument("--trial-seconds", type=float, default=0.2)
     parser.add_argument("--json", help="write the rows and the summary here")
+    parser.add_argument(
+        "--diagnostics",
+        action="store_true",
+        help="run the variants that explain ratios (peer_cases.diagnostics) instead",
+    )
     args = parser.parse_args()
 
     peer_numba, numba_problem = (None, "--no-numba") if args.no_numba else import_numba()
@@ -330,7 +336,7 @@ def main() -> None:
 
     rows = []
     rng = np.random.default_rng(26)
-    for peer in peers(args.scale):
+    for peer in (diagnostics if args.diagnostics else peers)(args.scale):
         if args.only and peer.name not in args.only:
             continue
         started = time.perf_counter()

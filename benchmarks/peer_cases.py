@@ -1,4 +1,4 @@
-"""The fifteen entries of `bench_peers.py`: for each kernel, how to make its inputs at a
+"""The entries of `bench_peers.py`: for each kernel, how to make its inputs at a
 scale, the pyshader_tx launches of one call (`peer_kernels.py`; Numba's are
 `peer_numba.run_<numba>`), the numpy reference and how close a result must be. Also what
 runs a call's launches on `tx.DeviceArray`s and checks outputs, shared with the test
@@ -98,7 +98,7 @@ def side(n: float, multiple: int = 32, minimum: int = 64) -> int:
     return max(minimum, int(round(n / multiple)) * multiple)
 
 
-# -- the fifteen entries ---------------------------------------------------------------
+# -- the sixteen entries ---------------------------------------------------------------
 
 
 def peers(scale: float) -> list:
@@ -170,6 +170,19 @@ def peers(scale: float) -> list:
             "histogram",
             note=f"grid-stride loop over {groups} workgroups",
             earlier=0.85,
+        )
+    )
+    entries.append(
+        Peer(
+            "histogram_for",
+            f"2^{n3.bit_length() - 1}, {pk.BINS} bins",
+            entries[-1].make,
+            lambda a, p: [
+                Launch(pk.histogram_for, ("data", "bins"), workgroups=(p["groups"], 1, 1))
+            ],
+            entries[-1].reference,
+            "histogram_for",
+            note="the grid-stride loop as a range() with a runtime step (both sides)",
         )
     )
 
@@ -557,6 +570,63 @@ def peers(scale: float) -> list:
 
 
 # -- running and checking on pyshader_tx ----------------------------------------------
+
+
+def diagnostics(scale: float) -> list:
+    """Variants that explain a ratio of the suite (`bench_peers.py --diagnostics`): SpMV with
+    u32 indices and unrolled by hand with its loads first (the compiler's share of its
+    ratio), and a chain of launches that do next to nothing, on 2^10 and 2^24 elements (what a
+    launch costs by itself, the bitonic sort's 300 launches)."""
+    s = scale
+    entries = []
+    spmv = next(p for p in peers(scale) if p.name == "spmv_csr")
+
+    def as_u32(rng, make=spmv.make):
+        arrays, params = make(rng)
+        for name in ("indptr", "indices"):
+            arrays[name] = arrays[name].astype(np.uint32)
+        return arrays, params
+
+    names = ("indptr", "indices", "data", "x", "y")
+    entries.append(
+        Peer(
+            "spmv_u32",
+            spmv.size,
+            as_u32,
+            lambda a, p: [Launch(pk.spmv_csr_u32, names, threads=len(a["y"]))],
+            spmv.reference,
+            "spmv_u32",
+            note="indices, row pointers (and Numba's too) and the counter in u32",
+        )
+    )
+    entries.append(
+        Peer(
+            "spmv_loads_first",
+            spmv.size,
+            spmv.make,
+            lambda a, p: [Launch(pk.spmv_csr_loads_first, names, threads=len(a["y"]))],
+            spmv.reference,
+            "spmv_loads_first",
+            note="unrolled by hand by 4 on both sides, every load of 4 trips first",
+        )
+    )
+    for log2 in (10, max(10, round(math.log2(2**24 * s)))):
+        n = 1 << log2
+        entries.append(
+            Peer(
+                f"touch_chain_2^{log2}",
+                f"2^{log2}, 300 launches",
+                lambda rng, n=n: ({"x": np.zeros(n, np.uint32)}, {"launches": 300, "marker": 7}),
+                lambda a, p: [
+                    Launch(pk.touch, ("x", np.uint32(7)), threads=len(a["x"]))
+                    for _ in range(p["launches"])
+                ],
+                lambda a, p: {"x": Expect(np.zeros(len(a["x"]), np.uint32))},
+                "touch_chain",
+                note="300 launches that read 4 bytes an invocation and write nothing",
+            )
+        )
+    return entries
 
 
 def check(expected: dict, read) -> str | None:

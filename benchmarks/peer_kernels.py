@@ -1,4 +1,4 @@
-"""The pyshader_tx side of `bench_peers.py`: the kernels of its fifteen entries, written as a
+"""The pyshader_tx side of `bench_peers.py`: the kernels of its sixteen entries, written as a
 new user writes them from the README's tour and the examples, not tuned (kernels must live
 in a file: pyshader_tx reads their source). `peer_numba.py` has the same kernels for
 Numba-CUDA, with the same algorithm, workgroup (block) size and tile sizes;
@@ -63,6 +63,20 @@ def histogram(data: Array[u32], bins: Array[tx.Atomic[u32]]):
     while i < len(data):
         tx.atomic_add(local_bins[data[i]], 1)
         i += stride
+    tx.workgroup_barrier()
+    tx.atomic_add(bins[t], tx.atomic_load(local_bins[t]))
+
+
+# 3b. The same with the grid-stride loop written as Numba's guide writes it: a range() with a
+# stride known at run time (the compiler proves it ends; the while form above it cannot).
+@tx.kernel(workgroup_size=BLOCK)
+def histogram_for(data: Array[u32], bins: Array[tx.Atomic[u32]]):
+    local_bins = tx.workgroup_array(tx.Atomic[u32], BINS)
+    t = tx.local_invocation_index()
+    tx.atomic_store(local_bins[t], 0)
+    tx.workgroup_barrier()
+    for i in range(tx.global_invocation_id().x, len(data), tx.num_workgroups().x * BLOCK):
+        tx.atomic_add(local_bins[data[i]], 1)
     tx.workgroup_barrier()
     tx.atomic_add(bins[t], tx.atomic_load(local_bins[t]))
 
@@ -299,10 +313,64 @@ def move_particles(particles: Array[Particle], gravity: vec3f, dt: f32):
     particles[i] = p
 
 
+# -- diagnostics: variants that explain a kernel's ratio (bench_peers.py --diagnostics) ----
+
+
+@tx.kernel(workgroup_size=BLOCK)
+def spmv_csr_u32(
+    indptr: Array[u32], indices: Array[u32], data: Array[f32], x: Array[f32], y: Array[f32]
+):
+    # spmv_csr with unsigned indices and counter (no sign extension in the addresses)
+    row = tx.global_invocation_id().x
+    if row >= len(y):
+        return
+    acc = 0.0
+    for k in range(indptr[row], indptr[row + u32(1)]):
+        acc += data[k] * x[indices[k]]
+    y[row] = acc
+
+
+@tx.kernel(workgroup_size=BLOCK)
+def spmv_csr_loads_first(
+    indptr: Array[i32], indices: Array[i32], data: Array[f32], x: Array[f32], y: Array[f32]
+):
+    # spmv_csr unrolled by hand by 4, every load of the four trips before the first product
+    row = tx.global_invocation_id().x
+    if row >= len(y):
+        return
+    acc = 0.0
+    k = indptr[row]
+    end = indptr[row + u32(1)]
+    while k + 3 < end:
+        c0, c1, c2, c3 = indices[k], indices[k + 1], indices[k + 2], indices[k + 3]
+        d0, d1, d2, d3 = data[k], data[k + 1], data[k + 2], data[k + 3]
+        x0, x1, x2, x3 = x[c0], x[c1], x[c2], x[c3]
+        acc += d0 * x0
+        acc += d1 * x1
+        acc += d2 * x2
+        acc += d3 * x3
+        k += 4
+    while k < end:
+        acc += data[k] * x[indices[k]]
+        k += 1
+    y[row] = acc
+
+
+@tx.kernel(workgroup_size=BLOCK)
+def touch(x: Array[u32], marker: u32):
+    # next to nothing: a chain of these measures what each launch costs by itself
+    i = tx.global_invocation_id().x
+    if i < len(x) and x[i] == marker:
+        x[i] = marker + u32(1)
+
+
+DIAGNOSTIC_KERNELS = (spmv_csr_u32, spmv_csr_loads_first, touch)
+
 KERNELS = (
     saxpy,
     jacobi,
     histogram,
+    histogram_for,
     mandelbrot,
     transpose,
     block_sum,
@@ -328,4 +396,4 @@ def _unchecked(kernel):
         return None
 
 
-UNCHECKED = {kernel: _unchecked(kernel) for kernel in KERNELS}
+UNCHECKED = {kernel: _unchecked(kernel) for kernel in KERNELS + DIAGNOSTIC_KERNELS}

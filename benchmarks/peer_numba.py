@@ -100,6 +100,24 @@ def run_histogram(d, p):
     histogram[p["groups"], BLOCK](d["data"], d["bins"])
 
 
+@cuda.jit
+def histogram_for(data, bins):
+    local_bins = cuda.shared.array(BINS, uint32)
+    t = cuda.threadIdx.x
+    local_bins[t] = 0
+    cuda.syncthreads()
+    start = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    for i in range(start, data.size, stride):
+        cuda.atomic.add(local_bins, data[i], 1)
+    cuda.syncthreads()
+    cuda.atomic.add(bins, t, local_bins[t])
+
+
+def run_histogram_for(d, p):
+    histogram_for[p["groups"], BLOCK](d["data"], d["bins"])
+
+
 # 4. Mandelbrot
 @cuda.jit
 def mandelbrot(x0, y0, step, max_iterations, counts):
@@ -433,3 +451,52 @@ def run_particles(d, p):
     gx, gy, gz = (np.float32(g) for g in p["gravity"])
     particles = d["particles"]
     move_particles[blocks(particles.size), BLOCK](particles, gx, gy, gz, p["dt"])
+
+
+# -- diagnostics (bench_peers.py --diagnostics) ----------------------------------------------
+
+
+@cuda.jit
+def spmv_csr_loads_first(indptr, indices, data, x, y):
+    row = cuda.grid(1)
+    if row >= y.size:
+        return
+    acc = float32(0.0)
+    k = indptr[row]
+    end = indptr[row + 1]
+    while k + 3 < end:
+        c0, c1, c2, c3 = indices[k], indices[k + 1], indices[k + 2], indices[k + 3]
+        d0, d1, d2, d3 = data[k], data[k + 1], data[k + 2], data[k + 3]
+        x0, x1, x2, x3 = x[c0], x[c1], x[c2], x[c3]
+        acc += d0 * x0
+        acc += d1 * x1
+        acc += d2 * x2
+        acc += d3 * x3
+        k += 4
+    while k < end:
+        acc += data[k] * x[indices[k]]
+        k += 1
+    y[row] = acc
+
+
+def run_spmv_u32(d, p):
+    spmv_csr[blocks(d["y"].size), BLOCK](d["indptr"], d["indices"], d["data"], d["x"], d["y"])
+
+
+def run_spmv_loads_first(d, p):
+    spmv_csr_loads_first[blocks(d["y"].size), BLOCK](
+        d["indptr"], d["indices"], d["data"], d["x"], d["y"]
+    )
+
+
+@cuda.jit
+def touch(x, marker):
+    i = cuda.grid(1)
+    if i < x.size and x[i] == marker:
+        x[i] = marker + 1
+
+
+def run_touch_chain(d, p):
+    x = d["x"]
+    for _ in range(p["launches"]):
+        touch[blocks(x.size), BLOCK](x, p["marker"])

@@ -408,6 +408,9 @@ class StatementLowering:
         if static:
             self.lower_static_range(node, start, stop, step, simple)
             return
+        if isinstance(step, ir.Expr):  # a step known at run time
+            self.lower_strided_for(node, start, stop, step, simple)
+            return
         counter = counters.adaptive_counter(name, start, stop, step, span) if simple else None
         body = []
         if counter is not None:
@@ -433,6 +436,64 @@ class StatementLowering:
                     self.assign_name(name, load, node)
                 self.lower_loop_body(node.body, body)
         self.emit(self.counted_loop(var, start, stop, step, body, span))
+
+    def lower_strided_for(self, node: ast.For, start, stop, step: ir.Expr, simple) -> None:
+        """`for i in range(start, stop, step)` with a u32 `step` known at run time (a
+        grid-stride loop, `range(i, n, stride)`), counting up in u32. Lowered as compilers
+        lower it: the trip count first (0 when `start >= stop`, and for a step of 0, where
+        Python raises ValueError), then a loop over trips with `i = start + trip * step`,
+        which never steps past `stop` (no wrap-around), provably ends and, being a loop
+        of single steps, can be unrolled by `ir.passes.unroll_runtime`."""
+        span = self.source.span(node)
+        name = node.target.id
+        start, stop = self.typed_bounds(start, stop, node)
+        if start.ty != t.u32:
+            raise self.source.error(
+                node.iter,
+                f"range() with a step known at run time counts in u32, not {start.ty!r}",
+                "make the bounds u32, e.g. range(u32(a), u32(b), step)",
+            )
+        u32 = t.u32
+
+        def load(var):
+            return ir.Load(ir.LocalRef(var, u32, span), u32, span)
+
+        def binary(op, a, b, ty=u32):
+            return ir.Binary(op, a, b, ty, span)
+
+        first = self.temp(f"{name}_start", u32, span, init=start)
+        stop = self.stable_bound(stop, name)
+        stride = self.temp(f"{name}_step", u32, span, init=step)
+        moves = binary(
+            "and",
+            binary("ne", load(stride), ir.Literal(0, u32, span), t.bool_),
+            binary("lt", load(first), ir.clone(stop), t.bool_),
+            t.bool_,
+        )
+        span_of_values = binary(
+            "sub", binary("sub", ir.clone(stop), load(first)), ir.Literal(1, u32, span)
+        )
+        divisor = ir.Intrinsic("max", (load(stride), ir.Literal(1, u32, span)), u32, span)
+        count = binary("add", binary("div", span_of_values, divisor), ir.Literal(1, u32, span))
+        trips = self.temp(
+            f"{name}_trips", u32, span, ir.Select(moves, count, ir.Literal(0, u32, span), u32, span)
+        )
+        trip = ir.LocalVariable(f"{name}_trip", u32, False, span)
+        value = binary("add", load(first), binary("mul", load(trip), load(stride)))
+        body = []
+        target = self.source.span(node.target)
+        if simple:
+            var = ir.LocalVariable(name, u32, True, target)
+            body.append(ir.Declare(var, value, target))
+            self.bindings[name] = var
+            self.lower_loop_body(node.body, body)
+            del self.bindings[name]
+        else:
+            with self.into(body):
+                self.assign_name(name, value, node)
+            self.lower_loop_body(node.body, body)
+        zero = ir.Literal(0, u32, span)
+        self.emit(self.counted_loop(trip, zero, load(trips), 1, body, span))
 
     def lower_static_range(self, node: ast.For, start, stop, step: int, simple: bool) -> None:
         """`for i in tx.static_range(...)`: the body once per value, each copy a block."""
@@ -520,17 +581,26 @@ class StatementLowering:
         if len(args) == 1:
             args.insert(0, ops.abstract_literal(0, args[0].span))
         step = 1
+        static = callee.value == "static_range"
         if len(args) == 3:
-            step_value = args.pop()
-            if not isinstance(step_value, ir.Literal) or step_value.ty not in (
+            step_value = fold_expression(args.pop())
+            if isinstance(step_value, ir.Literal) and step_value.ty in (
                 t.ABSTRACT_INT,
                 t.i32,
+                t.u32,
             ):
-                raise self.source.error(call.args[2], "the range step must be a constant integer")
-            step = step_value.value
-            if step == 0:
-                raise self.source.error(call.args[2], "the range step must not be zero")
-        return args[0], args[1], step, callee.value == "static_range"
+                step = step_value.value
+                if step == 0:
+                    raise self.source.error(call.args[2], "the range step must not be zero")
+            elif step_value.ty == t.u32 and not static:
+                step = step_value  # known at run time: `lower_strided_for`
+            else:
+                raise self.source.error(
+                    call.args[2],
+                    "the range step must be a constant integer, or a u32 (counting up)",
+                    "a stride known at run time: range(start, stop, u32(stride))",
+                )
+        return args[0], args[1], step, static
 
     def typed_bounds(self, start: ir.Expr, stop: ir.Expr, node: ast.For) -> tuple:
         """Bounds of one integer type (a loop over typed bounds counts in their type)."""

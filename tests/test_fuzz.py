@@ -42,6 +42,21 @@ def test_random_kernels(batch):
     assert not failures, f"{len(failures)} failure(s):\n{report}"
 
 
+#: Kernels of longer runs (`tools/fuzz.py`) that found a bug, checked again here: seed ->
+#: what it found.
+FOUND = {
+    20261128000595: "the simulator composed a vector for no lane (numpy's reshape failed)",
+    20261128001183: "the same",
+    20261128002853: "a divisor `i32(False if False else False)`: a literal zero to the frontend",
+}
+
+
+@pytest.mark.parametrize("seed", sorted(FOUND))
+def test_found_kernels(seed):
+    failures = harness.check_seeds([seed], ENABLED, SECTIONS)
+    assert not failures, f"{FOUND[seed]}:\n{failures[0]}\n{failures[0].source}"
+
+
 def test_the_harness_reports_a_wrong_result(monkeypatch):
     """A reference that computes `^` as `|` must be caught (so the comparison can fail)."""
     original = reference.int_binary

@@ -630,7 +630,11 @@ class Executor:
             return value
         dtype = value_dtype(ty)
         if isinstance(ty, t.VectorType):
-            columns = [np.reshape(p, (count, -1)) for p in parts]
+            # (each part's width from its type: with no lanes, -1 cannot be inferred)
+            widths = [
+                part.ty.size if isinstance(part.ty, t.VectorType) else 1 for part in expr.parts
+            ]
+            columns = [np.reshape(p, (count, width)) for p, width in zip(parts, widths)]
             return np.concatenate(columns, axis=1).astype(dtype, copy=False)
         if isinstance(ty, t.MatrixType) and len(parts) == ty.columns * ty.rows:
             flat = np.stack(parts, axis=1).astype(dtype, copy=False)

@@ -54,6 +54,7 @@ import numpy as np
 
 from .. import types as t
 from ..ir import nodes as ir
+from ..ir.passes import termination
 from . import sampled_values as sampled
 from .sampled_values import Samples
 
@@ -240,6 +241,7 @@ class _Walker:
         self.return_value = None
         self.budget = WALK_BUDGET
         self.counting = True  # False while evaluating loop bounds (no cost)
+        self.counted_end = None  # what `counted_trips` found last (see `counter_after`)
         self._array_names = {(a.group, a.binding): a.name for a in getattr(interface, "arrays", ())}
 
     # -- cost ----------------------------------------------------------------
@@ -372,16 +374,35 @@ class _Walker:
     def walk_loop(self, loop: ir.Loop, mask: np.ndarray) -> None:
         if loop.init is not None:
             self.walk_statement(loop.init, mask)
+        self.counted_end = None
         trips = self.counted_trips(loop, mask)
+        end = self.counted_end  # (this loop's: nested loops set their own)
         outer_broken = self.flow.broken
         self.flow.broken = np.zeros(self.count, dtype=bool)
         longest = np.where(mask & ~np.isnan(trips), trips, 0).max() if trips is not None else 0
         if longest > UNROLL_LIMIT:
             self.charge_iterations(loop, mask, trips)
             self.evaluate(loop.condition, mask)  # the test that ends the loop
+            self.counter_after(loop, mask, trips, end)
         else:
             self.follow_iterations(loop, mask, trips)
         self.flow.broken = outer_broken
+
+    def counter_after(self, loop: ir.Loop, mask: np.ndarray, trips, end) -> None:
+        """After a counted loop charged as a whole that nothing leaves early, its counter
+        is known again: start + trips * step (`v -= ...`: minus), so that a loop counting
+        on from it (the runtime unroller's rest) is counted too. `end`: what
+        `counted_trips` found (None: not a counted loop)."""
+        if end is None or trips is None or end[0] not in self.env:
+            return
+        if any(isinstance(s, (ir.Break, ir.Return)) for s in ir.walk_statements(loop.body)):
+            return
+        counter, start, stride, direction, _ = end
+        sign = 1.0 if direction == "add" else -1.0
+        with np.errstate(all="ignore"):
+            value = start + sign * trips * stride
+        current = self.env[counter]
+        self.env[counter] = sampled.masked(mask, value.astype(current.dtype), current)
 
     def follow_iterations(self, loop: ir.Loop, mask: np.ndarray, trips) -> None:
         """Run the loop one iteration at a time over the invocations in `mask` (at most
@@ -435,7 +456,8 @@ class _Walker:
         `v += step` (`-=` for `>`), unconditionally (in the continuing block, or at the top
         level of the body), with `stop` and `step` unchanged by the loop: `for i in
         range(a, b, k)` and grid-stride `while i < n: ...; i += stride` loops."""
-        condition = loop.condition
+        terms = list(termination.conjuncts(loop.condition)) if loop.condition is not None else []
+        condition = terms[0] if terms else None
         if not (
             isinstance(condition, ir.Binary)
             and condition.op in _TRIP_RULES
@@ -469,8 +491,17 @@ class _Walker:
         start = self.env.get(counter)
         if start is None or stop is None or stride is None or np.ndim(start) != 1:
             return None
+        stride = np.where(stride > 0, stride, np.nan)
         with np.errstate(all="ignore"):
-            trips = np.maximum(0.0, rule(start, stop, np.where(stride > 0, stride, np.nan)))
+            trips = np.maximum(0.0, rule(start, stop, stride))
+            room = [term for term in terms[1:] if _is_room(term, counter, condition.right)]
+            if room:  # `... && stop - v >= c`: whole steps of c only (the runtime unroller)
+                least = max(term.right.value for term in room)
+                distance = stop - start if direction == "add" else start - stop
+                trips = np.minimum(trips, np.maximum(0.0, np.floor(distance / least)))
+        if len(terms) > 1 and not room:
+            return None  # another conjunct may end the loop sooner
+        self.counted_end = (counter, start, stride, direction, trips)
         return trips
 
     # -- expressions ------------------------------------------------------------
@@ -750,6 +781,22 @@ def _binary_ops(expr: ir.Binary) -> int:
 
 #: Trip counts of counted loops by comparison: (the step's operation, trips(start, stop,
 #: step)).
+def _is_room(term, counter, bound) -> bool:
+    """Whether `term` is `bound - v >= c` (or `v - bound >= c`) with a constant `c`."""
+    if not (isinstance(term, ir.Binary) and term.op == "ge"):
+        return False
+    distance, least = term.left, term.right
+    if not (isinstance(least, ir.Literal) and isinstance(distance, ir.Binary)):
+        return False
+    if distance.op != "sub":
+        return False
+    sides = (distance.left, distance.right)
+    return any(
+        termination.loaded_local(near) is counter and termination.same_expr(far, bound)
+        for far, near in (sides, sides[::-1])
+    )
+
+
 _TRIP_RULES = {
     "lt": ("add", lambda start, stop, step: np.ceil((stop - start) / step)),
     "le": ("add", lambda start, stop, step: np.floor((stop - start) / step) + 1),

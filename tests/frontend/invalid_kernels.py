@@ -2042,3 +2042,9 @@ def atomic_tile_two_dimensions(out: Array[u32]):
 def local_array_empty_shape(out: Array[f32]):
     a = tx.local_array(f32, ())  # error `()`: the shape needs at least one length
     out[0] = 0.0
+
+
+@tx.kernel(workgroup_size=64)
+def range_runtime_step_over_i32(out: Array[i32], n: i32, stride: u32):
+    for k in range(0, n, stride):  # error `range(0, n, stride)`: range() with a step known at run time counts in u32, not i32
+        out[k] = k

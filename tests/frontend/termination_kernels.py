@@ -82,7 +82,23 @@ def while_continue_after_step(out: Array[u32], n: u32):
         out[0] += i
 
 
+@tx.kernel(workgroup_size=64)
+def while_step_4_with_room(out: Array[u32], n: u32):
+    i = u32(0)
+    while i < n and n - i >= u32(4):  # the runtime unroller's test: i + 4 <= n
+        out[i] = i
+        i += u32(4)
+
+
 # -- not proven -------------------------------------------------------------------------
+
+
+@tx.kernel(workgroup_size=64)
+def while_step_4_with_less_room(out: Array[u32], n: u32):
+    i = u32(0)
+    while i < n and n - i >= u32(2):  # i + 4 may wrap
+        out[i] = i
+        i += u32(4)
 
 
 @tx.kernel(workgroup_size=64)
@@ -190,6 +206,8 @@ LOOPS = {
     while_le_literal: True,
     while_step_2_literal: True,
     while_continue_after_step: True,
+    while_step_4_with_room: True,
+    while_step_4_with_less_room: False,
     while_le_runtime: False,
     while_step_2_runtime: False,
     while_continue_before_step: False,
@@ -201,3 +219,27 @@ LOOPS = {
     while_float_counter: False,
     calls_unproven: False,
 }
+
+
+@tx.kernel(workgroup_size=64)
+def grid_stride_range(x: Array[u32], out: Array[u32]):
+    total = u32(0)
+    stride = tx.num_workgroups().x * u32(64)
+    for i in range(tx.global_invocation_id().x, len(x), stride):  # a runtime step
+        total += x[i]
+    out[tx.global_invocation_id().x] = total
+
+
+@tx.kernel(workgroup_size=64)
+def grid_stride_while(x: Array[u32], out: Array[u32]):
+    total = u32(0)
+    i = tx.global_invocation_id().x
+    stride = tx.num_workgroups().x * u32(64)
+    while i < len(x):  # not proven: the stride may be 0 or wrap i around
+        total += x[i]
+        i += stride
+    out[tx.global_invocation_id().x] = total
+
+
+LOOPS[grid_stride_range] = True
+LOOPS[grid_stride_while] = False

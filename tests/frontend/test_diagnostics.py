@@ -361,7 +361,8 @@ DIAGNOSTICS = {
         "             ^^^^^"
     ),
     "range_runtime_step": (
-        "diagnostic_kernels.py:379:27: error: the range step must be a constant integer\n"
+        "diagnostic_kernels.py:379:27: error: the range step must be a constant integer, or a"
+        " u32 (counting up); a stride known at run time: range(start, stop, u32(stride))\n"
         "    for k in range(0, 10, n):\n"
         "                          ^"
     ),

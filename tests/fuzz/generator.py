@@ -15,6 +15,8 @@ name the ones they enable.
 
 from __future__ import annotations
 
+import dataclasses
+
 import random
 
 import numpy as np
@@ -88,7 +90,17 @@ def frontend_literal(e: Expr) -> bool:
         return frontend_literal(e.args[0])
     if e.op == "un":
         return e.args[0].op == "lit" and e.args[0].bare
+    if e.op == "ternary" and e.args[0].op == "lit":  # `a if True else b`: folded, a branch
+        return frontend_literal(chosen_branch(e))
     return False
+
+
+def chosen_branch(e: Expr) -> Expr:
+    """`e` with each conditional expression on a literal condition replaced by the branch
+    it takes (what the frontend folds it to; the other branch may read variables)."""
+    if e.op == "ternary" and e.args[0].op == "lit":
+        return chosen_branch(e.args[1 if e.args[0].value else 2])
+    return dataclasses.replace(e, args=[chosen_branch(a) for a in e.args])
 
 
 class Scope:
@@ -600,7 +612,7 @@ class Generator:
         """`e`, unless it is a literal zero (`0`, `u32(0)`, `u32(i32(0))`: a compile error;
         a zero computed from constants is not)."""
         if e.ty in INTEGER and frontend_literal(e):
-            value = reference.Evaluator(Program(0, [], [], []), {}, 0).eval(e, {})
+            value = reference.Evaluator(Program(0, [], [], []), {}, 0).eval(chosen_branch(e), {})
             if value.bad or value.v == 0:
                 return Expr("lit", e.ty, value=self.choice([1, 3, 7]), bare=e.bare)
         if (

@@ -12,13 +12,14 @@ A loop ends when its condition holds a *counted* conjunct: `v < b`, `v <= b`, `v
 - `v` is an integer local that every continuing iteration steps towards `b`: a step in
   the loop's `continuing` block, or a statement of the body's own top level that no
   `continue` of the loop can skip; the steps are `v += c` / `v -= c` (a positive constant
-  `c`, or the guard `min(c, b - v)` that `for` loops over runtime bounds use) and no other
-  statement anywhere in the loop stores to `v`;
+  `c`, or the guard `min(c, b - v)` that `for` loops over runtime bounds use) and no
+  other statement anywhere in the loop stores to `v`;
 - `b` does not change while the loop runs: constants, built-in values, uniforms, array
   lengths, locals the loop never stores to, and pure math of those;
 - the step cannot wrap around past `b`: a step of 1 towards a strict bound always stops
-  at it, larger steps need the guard or a constant bound far enough from the type's
-  limits, and `<=`/`>=` need a constant bound short of the type's limit.
+  at it, larger steps need the guard, a conjunct `b - v >= c` with `c` at least the step
+  (the runtime unroller's test) or a constant bound far enough from the type's limits,
+  and `<=`/`>=` need a constant bound short of the type's limit.
 
 So every `for i in range(...)` loop ends (the frontend emits exactly this shape) and a
 `while` loop does when it counts the same way (`while i < n and ...: ...; i += 1`).
@@ -67,23 +68,29 @@ def loop_ends(loop: ir.Loop) -> bool:
     )
 
 
+def conjuncts(condition: ir.Expr):
+    """Yield the operands of the `and`s of `condition` (itself when it is no `and`)."""
+    if isinstance(condition, ir.Binary) and condition.op == "and":
+        yield from conjuncts(condition.left)
+        yield from conjuncts(condition.right)
+    else:
+        yield condition
+
+
 def counted_conjuncts(condition: ir.Expr):
     """Yield (variable, comparison, bound) for each conjunct of `condition` that compares a
     local integer variable with something else (`v OP b`, normalised so `v` is on the
     left)."""
-    if isinstance(condition, ir.Binary) and condition.op == "and":
-        yield from counted_conjuncts(condition.left)
-        yield from counted_conjuncts(condition.right)
-        return
-    if not isinstance(condition, ir.Binary) or condition.op not in SWAPPED:
-        return
-    for counter, bound, op in (
-        (condition.left, condition.right, condition.op),
-        (condition.right, condition.left, SWAPPED[condition.op]),
-    ):
-        var = loaded_local(counter)
-        if var is not None and var.ty in (t.i32, t.u32):
-            yield var, op, bound
+    for term in conjuncts(condition):
+        if not isinstance(term, ir.Binary) or term.op not in SWAPPED:
+            continue
+        for counter, bound, op in (
+            (term.left, term.right, term.op),
+            (term.right, term.left, SWAPPED[term.op]),
+        ):
+            var = loaded_local(counter)
+            if var is not None and var.ty in (t.i32, t.u32):
+                yield var, op, bound
 
 
 def loaded_local(expr: ir.Expr):
@@ -125,7 +132,36 @@ def _counts_towards(loop, var, op: str, bound: ir.Expr, stored: dict) -> bool:
         return False
     if not any(_always_runs(loop, s) for s in stores):
         return False
-    return all(_cannot_wrap(var.ty, op, bound, step) for step in steps)
+    room = _room(loop.condition, var, op, bound)
+    return all(
+        _cannot_wrap(var.ty, op, bound, step) or (step != "guarded" and step <= room)
+        for step in steps
+    )
+
+
+def _room(condition, var, op: str, bound) -> int:
+    """The distance the condition guarantees between the counter and its bound: `c` for a
+    conjunct `b - v >= c` (`v - b >= c` counting down, the runtime unroller's test), else 0."""
+    room = 0
+    for term in conjuncts(condition):
+        if not (isinstance(term, ir.Binary) and term.op == "ge"):
+            continue
+        distance, least = term.left, term.right
+        if not (isinstance(least, ir.Literal) and isinstance(distance, ir.Binary)):
+            continue
+        if distance.op != "sub":
+            continue
+        far, near = (
+            (distance.left, distance.right)
+            if op in ("lt", "le")
+            else (
+                distance.right,
+                distance.left,
+            )
+        )
+        if loaded_local(near) is var and same_expr(far, bound):
+            room = max(room, least.value)
+    return room
 
 
 def step_of(stmt, var, direction: str, bound: ir.Expr):
@@ -159,7 +195,7 @@ def _is_guard(value, var, direction: str, bound) -> bool:
     if not (isinstance(value, ir.Intrinsic) and value.name == "min" and len(value.args) == 2):
         return False
     step, distance = value.args
-    if not (isinstance(step, ir.Literal) and isinstance(step.value, int) and step.value > 0):
+    if not _positive_constant(step):
         return False
     if not (isinstance(distance, ir.Binary) and distance.op == "sub"):
         return False
@@ -167,6 +203,10 @@ def _is_guard(value, var, direction: str, bound) -> bool:
         (distance.right, distance.left) if direction == "add" else (distance.left, distance.right)
     )
     return loaded_local(counter) is var and same_expr(limit, bound)
+
+
+def _positive_constant(expr) -> bool:
+    return isinstance(expr, ir.Literal) and isinstance(expr.value, int) and expr.value > 0
 
 
 def _always_runs(loop: ir.Loop, stmt) -> bool:

@@ -33,7 +33,7 @@ from ..fold import fold_constants
 from ..rewrite import Rewriter, expression_nodes, loop_statements
 from .termination import loaded_local, stored_variables
 
-__all__ = ["unroll_loops", "unroll_plan", "MAX_TRIPS", "BUDGET", "SMALL"]
+__all__ = ["unroll_loops", "unroll_plan", "copy_body", "size_of", "MAX_TRIPS", "BUDGET", "SMALL"]
 
 #: The most iterations a loop may have to be unrolled.
 MAX_TRIPS = 32
@@ -158,7 +158,7 @@ def unrolled(loop: ir.Loop, var, values: list):
     copy fails."""
     blocks = []
     for value in values:
-        copy = _Copy(var, value, loop.body).block(loop.body)
+        copy = copy_body(loop.body, var, lambda span, value=value: ir.Literal(value, var.ty, span))
         holder = ir.Function("unrolled", [], t.VOID, copy, None, loop.span)
         try:
             fold_constants(ir.Module([], [], [], holder))
@@ -203,13 +203,17 @@ class _Constants(Rewriter):
         return self.children_of_expr(expr)
 
 
-class _Copy(Rewriter):
-    """A copy of a loop body sharing no node with it: the counter's loads are the constant
-    `value`, and the locals the body declares are fresh variables."""
+def copy_body(body: list, var, replacement) -> list:
+    """A copy of a loop body sharing no node with it, in which every load of the counter
+    `var` is `replacement(span)` (a new expression each time) and the locals the body
+    declares are fresh variables."""
+    return _Copy(var, replacement, body).block(body)
 
-    def __init__(self, var, value: int, body: list):
+
+class _Copy(Rewriter):
+    def __init__(self, var, replacement, body: list):
         super().__init__()
-        self.var, self.value = var, value
+        self.var, self.replacement = var, replacement
         self.fresh = {}
         for stmt in ir.walk_statements(body):
             if isinstance(stmt, ir.Declare):
@@ -229,7 +233,7 @@ class _Copy(Rewriter):
 
     def expr(self, expr: ir.Expr) -> ir.Expr:
         if loaded_local(expr) is self.var:
-            return ir.Literal(self.value, self.var.ty, expr.span)
+            return self.replacement(expr.span)
         if isinstance(expr, ir.LocalRef) and id(expr.var) in self.fresh:
             var = self.fresh[id(expr.var)]
             return ir.LocalRef(var, var.ty, expr.span)
