@@ -81,6 +81,18 @@ def unproven_while(out: Array[u32]):
         out[i] = steps
 
 
+@tx.kernel(workgroup_size=64)
+def hoisted_row(a: tx.Array2D[f32], w: Array[f32], out: Array[f32], scale: f32):
+    # the row's offset (row * a.shape[1]), len(w) and the uniform `scale` move before the
+    # loop; w[k] and a[row, k] stay
+    row = tx.global_invocation_id().x
+    if row < a.shape[0]:
+        acc = 0.0
+        for k in range(a.shape[1]):
+            acc += a[row, k] * w[k % len(w)] * scale
+        out[row] = acc
+
+
 # (name, kernel, whether every loop provably ends)
 PASS_KERNELS = [
     ("unrolled_taps", unrolled_taps, True),
@@ -88,4 +100,5 @@ PASS_KERNELS = [
     ("kept_loops", kept_loops, True),
     ("counted_while", counted_while, True),
     ("unproven_while", unproven_while, False),
+    ("hoisted_row", hoisted_row, True),
 ]
