@@ -48,6 +48,8 @@ FOUND = {
     20261128000595: "the simulator composed a vector for no lane (numpy's reshape failed)",
     20261128001183: "the same",
     20261128002853: "a divisor `i32(False if False else False)`: a literal zero to the frontend",
+    20261128006614: "a divisor `+int(f32(-0.0))`: a literal zero to the frontend",
+    20261128008142: "a shift amount `... if (not True) else u32(255)`: a literal 255",
 }
 
 

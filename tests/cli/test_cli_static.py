@@ -152,6 +152,20 @@ def test_decorator_spellings(tmp_path, header, decorator):
     assert "fn spelled(" in kernel.wgsl
 
 
+def test_the_checks_option(tmp_path):
+    path = write(
+        tmp_path,
+        """
+        @tx.kernel(workgroup_size=32, checks=False)
+        def unchecked(out: Array[f32]):
+            out[0] = 1.0
+        """,
+    )
+    module = read_module(path)
+    assert module.errors == []
+    assert module.kernels[0].checks is False and module.kernels[0].workgroup_size == (32, 1, 1)
+
+
 def test_nested_and_undecorated_functions_are_not_kernels(tmp_path):
     path = write(
         tmp_path,
@@ -185,6 +199,14 @@ def test_nested_and_undecorated_functions_are_not_kernels(tmp_path):
         (
             "@tx.kernel(size=64)\ndef k(out: Array[f32]):\n    out[0] = 1.0\n",
             ":5:12: error: tx.kernel got an unexpected keyword argument 'size'",
+        ),
+        (
+            "@tx.kernel(checks=FLAG)\ndef k(out: Array[f32]):\n    out[0] = 1.0\n",
+            ":5:19: error: checks must be a compile-time constant",
+        ),
+        (
+            "@tx.kernel(checks=1)\ndef k(out: Array[f32]):\n    out[0] = 1.0\n",
+            ":5:19: error: checks must be True, False or None, not 1",
         ),
         (
             "@tx.kernel(workgroup_size=(1, 2, 3, 4))\ndef k(out: Array[f32]):\n    out[0] = 1.0\n",

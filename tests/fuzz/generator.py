@@ -90,17 +90,26 @@ def frontend_literal(e: Expr) -> bool:
         return frontend_literal(e.args[0])
     if e.op == "un":
         return e.args[0].op == "lit" and e.args[0].bare
-    if e.op == "ternary" and e.args[0].op == "lit":  # `a if True else b`: folded, a branch
+    if e.op == "ternary" and frontend_literal(e.args[0]):  # `a if True else b`: a branch
         return frontend_literal(chosen_branch(e))
     return False
 
 
 def chosen_branch(e: Expr) -> Expr:
-    """`e` with each conditional expression on a literal condition replaced by the branch
-    it takes (what the frontend folds it to; the other branch may read variables)."""
-    if e.op == "ternary" and e.args[0].op == "lit":
-        return chosen_branch(e.args[1 if e.args[0].value else 2])
+    """`e` with each conditional expression on a literal condition (`True`, `not True`)
+    replaced by the branch it takes (what the frontend folds it to; the other branch may
+    read variables)."""
+    if e.op == "ternary" and frontend_literal(e.args[0]):
+        taken = literal_value(e.args[0])
+        if taken is not None:
+            return chosen_branch(e.args[1 if taken else 2])
     return dataclasses.replace(e, args=[chosen_branch(a) for a in e.args])
+
+
+def literal_value(e: Expr):
+    """The value of an expression of literals and constants (None if it has none)."""
+    value = reference.Evaluator(Program(0, [], [], []), {}, 0).eval(chosen_branch(e), {})
+    return None if value.bad else value.v
 
 
 class Scope:
@@ -609,9 +618,10 @@ class Generator:
         return Expr("bin", ty, [self.expr(ty, 1), Expr("lit", ty, value=n, bare=True)], "%")
 
     def nonzero_divisor(self, e: Expr) -> Expr:
-        """`e`, unless it is a literal zero (`0`, `u32(0)`, `u32(i32(0))`: a compile error;
-        a zero computed from constants is not)."""
-        if e.ty in INTEGER and frontend_literal(e):
+        """`e`, unless it is a zero made of constants (`0`, `u32(0)`, `+int(f32(-0.0))`, or a
+        conditional on a literal condition taking one: the frontend folds them to a literal
+        zero divisor, a compile error)."""
+        if e.ty in INTEGER and (frontend_literal(e) or chosen_branch(e).constant):
             value = reference.Evaluator(Program(0, [], [], []), {}, 0).eval(chosen_branch(e), {})
             if value.bad or value.v == 0:
                 return Expr("lit", e.ty, value=self.choice([1, 3, 7]), bare=e.bare)
@@ -631,10 +641,13 @@ class Generator:
         if not is_vector(ty) and counters and self.chance(0.3):
             return Expr("var", "u32", value=self.choice(counters)[0])  # < 32
         amount = self.expr(amount_type, 2)
-        # A constant amount must be below 32 (like WGSL, a compile error otherwise).
-        if amount.op == "lit":
+        # A constant amount must be below 32 (like WGSL, a compile error otherwise); a
+        # conditional on a literal condition is the branch it takes.
+        core = chosen_branch(amount)
+        if core.op == "lit":
+            amount = core
             amount.value %= 32
-        elif amount.constant:
+        elif amount.constant or core.constant:
             mask = Expr("vec", amount_type, [Expr("lit", "u32", value=31)])
             amount = Expr(
                 "bin", amount_type, [amount, mask if is_vector(ty) else mask.args[0]], "&"

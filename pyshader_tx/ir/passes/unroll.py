@@ -33,7 +33,16 @@ from ..fold import fold_constants
 from ..rewrite import Rewriter, expression_nodes, loop_statements
 from .termination import loaded_local, stored_variables
 
-__all__ = ["unroll_loops", "unroll_plan", "copy_body", "size_of", "MAX_TRIPS", "BUDGET", "SMALL"]
+__all__ = [
+    "unroll_loops",
+    "unroll_plan",
+    "counted_loop",
+    "copy_body",
+    "size_of",
+    "MAX_TRIPS",
+    "BUDGET",
+    "SMALL",
+]
 
 #: The most iterations a loop may have to be unrolled.
 MAX_TRIPS = 32
@@ -70,18 +79,29 @@ class _Unroller(Rewriter):
         return again if size_of(again) <= BUDGET else copies
 
 
-def unroll_plan(loop: ir.Loop):
-    """(counter variable, its values) when `loop` has the counted shape with constant
-    bounds and can be unrolled (see the module docstring), else None."""
+@dataclasses.dataclass
+class CountedLoop:
+    """The frontend's counted loop: `var k = start; k < stop; k += step` (or `>`, `-=`),
+    with a constant step and nothing else storing to `k` (`counted_loop`)."""
+
+    var: ir.LocalVariable
+    start: ir.Expr
+    compare: str  # 'lt' or 'gt'
+    stop: ir.Expr
+    step: int
+    stored: dict  # `stored_variables` of the loop
+
+
+def counted_loop(loop: ir.Loop) -> CountedLoop | None:
+    """`loop` as a `CountedLoop`, or None when it has another shape."""
     init, condition = loop.init, loop.condition
-    if init is None or not isinstance(init.init, ir.Literal) or init.var.ty not in (t.i32, t.u32):
+    if init is None or init.init is None or init.var.ty not in (t.i32, t.u32):
         return None
     var = init.var
     if not (
         isinstance(condition, ir.Binary)
         and condition.op in COMPARE_STEP
         and loaded_local(condition.left) is var
-        and isinstance(condition.right, ir.Literal)
     ):
         return None
     if len(loop.continuing) != 1:
@@ -97,13 +117,24 @@ def unroll_plan(loop: ir.Loop):
     ):
         return None
     stored = stored_variables(loop)
-    if len(stored.get(id(var), [])) != 1 or not _unrollable_body(loop.body):
+    if len(stored.get(id(var), [])) != 1:
         return None
-    start, stop, by = init.init.value, condition.right.value, step.value.value
-    values = range(start, stop, by) if condition.op == "lt" else range(start, stop, -by)
+    return CountedLoop(var, init.init, condition.op, condition.right, step.value.value, stored)
+
+
+def unroll_plan(loop: ir.Loop):
+    """(counter variable, its values) when `loop` has the counted shape with constant
+    bounds and can be unrolled (see the module docstring), else None."""
+    counted = counted_loop(loop)
+    if counted is None or not _unrollable_body(loop.body):
+        return None
+    if not isinstance(counted.start, ir.Literal) or not isinstance(counted.stop, ir.Literal):
+        return None
+    start, stop, by = counted.start.value, counted.stop.value, counted.step
+    values = range(start, stop, by) if counted.compare == "lt" else range(start, stop, -by)
     if len(values) > MAX_TRIPS:
         return None
-    return var, list(values)
+    return counted.var, list(values)
 
 
 def _unrollable_body(body: list) -> bool:

@@ -30,8 +30,8 @@ from ... import types as t
 from ..intrinsics import INTRINSICS
 from .. import nodes as ir
 from ..rewrite import Rewriter, loop_statements
-from .termination import is_invariant, loaded_local, root_variable, stored_variables
-from .unroll import copy_body, size_of
+from .termination import is_invariant, root_variable
+from .unroll import COMPARE_STEP, copy_body, counted_loop, size_of
 
 __all__ = ["unroll_runtime_loops", "FACTOR", "MAX_BODY"]
 
@@ -39,9 +39,6 @@ __all__ = ["unroll_runtime_loops", "FACTOR", "MAX_BODY"]
 FACTOR = 4
 #: The most IR nodes a body may have to be unrolled.
 MAX_BODY = 48
-
-#: The comparison of the counted loop and its step and distance to the bound.
-SHAPES = {"lt": "add", "gt": "sub"}
 
 
 def unroll_runtime_loops(module: ir.Module) -> ir.Module:
@@ -60,33 +57,12 @@ class _RuntimeUnroller(Rewriter):
 
 def qualifies(loop: ir.Loop) -> bool:
     """Whether `loop` is unrolled by this pass (see the module docstring)."""
-    init, condition = loop.init, loop.condition
-    if init is None or init.var.ty not in (t.i32, t.u32):
+    counted = counted_loop(loop)
+    if counted is None or counted.step != 1:
         return False
-    var = init.var
-    if not (
-        isinstance(condition, ir.Binary)
-        and condition.op in SHAPES
-        and loaded_local(condition.left) is var
-    ):
-        return False
-    stop = condition.right
-    if isinstance(stop, ir.Literal) and isinstance(init.init, ir.Literal):
+    if isinstance(counted.stop, ir.Literal) and isinstance(counted.start, ir.Literal):
         return False  # constant trips: unroll.py's business
-    if len(loop.continuing) != 1:
-        return False
-    step = loop.continuing[0]
-    if not (
-        isinstance(step, ir.Store)
-        and isinstance(step.ref, ir.LocalRef)
-        and step.ref.var is var
-        and step.op == SHAPES[condition.op]
-        and isinstance(step.value, ir.Literal)
-        and step.value.value == 1
-    ):
-        return False
-    stored = stored_variables(loop)
-    if len(stored.get(id(var), [])) != 1 or not is_invariant(stop, stored):
+    if not is_invariant(counted.stop, counted.stored):
         return False
     return _simple_body(loop.body) and size_of(loop.body) <= MAX_BODY
 
@@ -110,7 +86,7 @@ def unrolled_by_factor(loop: ir.Loop) -> ir.If:
     span, var = loop.span, loop.init.var
     ty = var.ty
     compare = loop.condition.op
-    step_op = SHAPES[compare]
+    step_op = COMPARE_STEP[compare]
 
     def counter():
         return ir.Load(ir.LocalRef(var, ty, span), ty, span)
