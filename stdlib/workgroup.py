@@ -27,10 +27,10 @@ from pyshader_tx import u32
 
 from .ops import T, add, bit_and, bit_or, bit_xor, identity, maximum, minimum, mul
 
-#: Shuffle steps enough for the largest subgroup (128 lanes). The loops over steps and
-#: rounds are range() loops, so that the compiler proves they end and kernels that call
-#: these functions are made without wgpu's loop bounding.
-SUBGROUP_LEVELS = 7
+# The loops over shuffle steps and scan rounds end, and the compiler proves it
+# (`ir.passes.termination`: a counter doubling from 1 below `tx.subgroup_size()`, at most
+# 128, and bounds capped by the workgroup's size), so kernels that call these functions
+# are made without wgpu's loop bounding.
 
 
 @tx.func
@@ -108,13 +108,12 @@ def shuffle_scan(v: T, op: tx.Func) -> T:
     """An inclusive scan by shuffles: log2(subgroup size) steps, each reading a lower lane."""
     lane = lane_index()
     x = v
-    for level in range(SUBGROUP_LEVELS):  # a range loop: it provably ends
-        offset = u32(1) << u32(level)
-        if offset >= tx.subgroup_size():
-            break
+    offset = u32(1)
+    while offset < tx.subgroup_size():
         y = tx.subgroup_shuffle_up(x, offset)
         if lane >= offset:
             x = op(y, x)
+        offset = offset * u32(2)
     return x
 
 
@@ -205,8 +204,8 @@ def subgroup_totals_scan(inclusive: T, op: tx.Func, read: u32) -> T:
     lane = lane_index()
     found = inclusive
     carry = inclusive
-    for round in range((count + lanes - u32(1)) // lanes):
-        base = round * lanes
+    base = u32(0)
+    while base < min(count, size):  # (count <= size: the bound the compiler can see)
         scanned = subgroup_inclusive_scan(totals[min(base + lane, count - u32(1))], op)
         if base > u32(0):
             scanned = op(carry, scanned)
@@ -214,6 +213,7 @@ def subgroup_totals_scan(inclusive: T, op: tx.Func, read: u32) -> T:
         if read >= base and read < base + lanes:
             found = picked
         carry = tx.subgroup_shuffle(scanned, lanes - u32(1))
+        base = base + lanes
     tx.workgroup_barrier()
     return found
 
@@ -230,10 +230,9 @@ def memory_scan(value: T, op: tx.Func, slot: u32, count: u32, read: u32) -> T:
     if slot < count:
         entries[slot] = value
     tx.workgroup_barrier()
-    for level in range(32):  # a range loop: it provably ends
-        offset = u32(1) << u32(level)
-        if offset >= count:
-            break
+    offset = u32(1)
+    invocations = tx.workgroup_size().x * tx.workgroup_size().y * tx.workgroup_size().z
+    while offset < min(count, invocations):  # (count <= invocations: a bound it can see)
         combined = value
         if index < count and index >= offset:
             combined = op(entries[index - offset], entries[index])
@@ -241,6 +240,7 @@ def memory_scan(value: T, op: tx.Func, slot: u32, count: u32, read: u32) -> T:
         if index < count and index >= offset:
             entries[index] = combined
         tx.workgroup_barrier()
+        offset = offset * u32(2)
     found = entries[read]
     tx.workgroup_barrier()
     return found

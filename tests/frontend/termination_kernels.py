@@ -90,7 +90,76 @@ def while_step_4_with_room(out: Array[u32], n: u32):
         i += u32(4)
 
 
+@tx.kernel(workgroup_size=64)
+def doubling_below_subgroup_size(out: Array[u32]):
+    offset = u32(1)
+    while offset < tx.subgroup_size():  # at most 128: offset * 2 cannot wrap
+        out[offset] = offset
+        offset = offset * u32(2)
+
+
+@tx.func
+def doubling_in_a_function(out: Array[u32], n: u32):
+    offset = u32(1)
+    while offset < n:  # n is a subgroup size at every call
+        out[offset] = offset
+        offset <<= u32(1)
+
+
+@tx.kernel(workgroup_size=64)
+def calls_doubling(out: Array[u32]):
+    doubling_in_a_function(out, tx.subgroup_size())
+
+
+@tx.kernel(workgroup_size=64)
+def halving_tree(out: Array[u32]):
+    s = u32(32)
+    while s > u32(0):
+        out[s] = s
+        s //= u32(2)
+
+
+@tx.kernel(workgroup_size=64)
+def step_by_subgroup_size(out: Array[u32], n: u32):
+    base = u32(0)
+    while base < min(n, u32(1024)):
+        out[base] = base
+        base = base + tx.subgroup_size()
+
+
 # -- not proven -------------------------------------------------------------------------
+
+
+@tx.kernel(workgroup_size=64)
+def doubling_below_a_uniform(out: Array[u32], n: u32):
+    offset = u32(1)
+    while offset < n:  # n may be above 2^31: offset wraps to 0
+        out[0] = offset
+        offset = offset * u32(2)
+
+
+@tx.kernel(workgroup_size=64)
+def doubling_from_zero(out: Array[u32]):
+    offset = u32(0)
+    while offset < u32(64):  # 0 * 2 is 0
+        out[0] = offset
+        offset = offset * u32(2)
+
+
+@tx.kernel(workgroup_size=64)
+def halving_towards_minus_one(out: Array[i32]):
+    s = 32
+    while s > -1:  # 0 // 2 is 0
+        out[0] = s
+        s //= 2
+
+
+@tx.kernel(workgroup_size=64)
+def step_by_subgroup_size_unbounded(out: Array[u32], n: u32):
+    base = u32(0)
+    while base < n:  # n near the largest u32: base + 128 wraps
+        out[0] = base
+        base = base + tx.subgroup_size()
 
 
 @tx.kernel(workgroup_size=64)
@@ -218,6 +287,14 @@ LOOPS = {
     while_step_under_if: False,
     while_float_counter: False,
     calls_unproven: False,
+    doubling_below_subgroup_size: True,
+    calls_doubling: True,
+    halving_tree: True,
+    step_by_subgroup_size: True,
+    doubling_below_a_uniform: False,
+    doubling_from_zero: False,
+    halving_towards_minus_one: False,
+    step_by_subgroup_size_unbounded: False,
 }
 
 

@@ -21,6 +21,14 @@ A loop ends when its condition holds a *counted* conjunct: `v < b`, `v <= b`, `v
   (the runtime unroller's test) or a constant bound far enough from the type's limits,
   and `<=`/`>=` need a constant bound short of the type's limit.
 
+Steps known by a range (`ranges.value_range`: literals, `tx.subgroup_size()` up to 128,
+`min`/`max`/arithmetic of those, lets, and a device function's parameters over every call)
+count too: `v += s` with `s` at least 1 where `b`'s largest value plus `s`'s stays in
+range; `v *= c` / `v <<= k` counting up from a constant first value of at least 1 set
+before the loop, where `b`'s largest value times `c` stays in range (a shuffle scan's
+`offset` doubling below `tx.subgroup_size()`); and `v //= c` / `v >>= k` counting down
+towards a bound of at least 0 (a tree reduction's `while s > 0: ...; s //= 2`).
+
 So every `for i in range(...)` loop ends (the frontend emits exactly this shape) and a
 `while` loop does when it counts the same way (`while i < n and ...: ...; i += 1`).
 Everything else (`while True` with a break, a counter stepped only under an `if`, a bound
@@ -33,6 +41,7 @@ from ... import types as t
 from ..intrinsics import INTRINSICS
 from .. import nodes as ir
 from ..rewrite import module_functions
+from . import ranges
 
 __all__ = ["module_loops_end", "loop_ends", "counted_conjuncts"]
 
@@ -49,21 +58,30 @@ PURE_KINDS = ("math", "builtin_value")
 
 def module_loops_end(module: ir.Module) -> bool:
     """Whether every loop of every function of `module` provably ends."""
-    return all(
-        loop_ends(stmt)
-        for fn in module_functions(module)
-        for stmt in ir.walk_statements(fn.body)
-        if isinstance(stmt, ir.Loop)
-    )
+    facts = ranges.function_facts(module)
+    return all(_block_loops_end(fn.body, facts[id(fn)]) for fn in module_functions(module))
 
 
-def loop_ends(loop: ir.Loop) -> bool:
-    """Whether `loop` provably ends (see the module docstring)."""
+def _block_loops_end(block: list, lets: dict) -> bool:
+    for position, stmt in enumerate(block):
+        if isinstance(stmt, ir.Loop) and not loop_ends(stmt, block[:position], lets):
+            return False
+        if not all(_block_loops_end(inner, lets) for inner in ir.nested_blocks(stmt)):
+            return False
+    return True
+
+
+def loop_ends(loop: ir.Loop, before: list = (), lets: dict | None = None) -> bool:
+    """Whether `loop` provably ends (see the module docstring). `before`: the statements
+    before it in its block (where its counter gets its first value); `lets`: the initial
+    values of the function's locals stored once and its parameters' ranges
+    (`ranges.function_facts`)."""
     if loop.condition is None:
         return False
     stored = stored_variables(loop)
+    context = (before, lets or {})
     return any(
-        _counts_towards(loop, var, op, bound, stored)
+        _counts_towards(loop, var, op, bound, stored, context)
         for var, op, bound in counted_conjuncts(loop.condition)
     )
 
@@ -122,21 +140,66 @@ def root_variable(ref: ir.Expr):
     return ref.var if isinstance(ref, ir.LocalRef) else None
 
 
-def _counts_towards(loop, var, op: str, bound: ir.Expr, stored: dict) -> bool:
+def _counts_towards(loop, var, op: str, bound: ir.Expr, stored: dict, context) -> bool:
     if not is_invariant(bound, stored):
         return False
     stores = stored.get(id(var), [])
     direction = DIRECTION[op]
-    steps = [step_of(s, var, direction, bound) for s in stores]
+    steps = [step_of(s, var, direction, bound, stored) for s in stores]
     if not stores or any(step is None for step in steps):
         return False
     if not any(_always_runs(loop, s) for s in stores):
         return False
     room = _room(loop.condition, var, op, bound)
+    before, lets = context
     return all(
-        _cannot_wrap(var.ty, op, bound, step) or (step != "guarded" and step <= room)
+        _cannot_wrap(var.ty, op, bound, step)
+        or (isinstance(step, int) and step <= room)
+        or (isinstance(step, tuple) and _ranged_step_ends(var, op, bound, step, before, lets))
         for step in steps
     )
+
+
+def _ranged_step_ends(var, op: str, bound, step: tuple, before: list, lets: dict) -> bool:
+    """Whether a step known by its range ends the loop without wrapping around: a runtime
+    step (`v += s`, s at least 1), a growth (`v *= c`, `v <<= k` from a first value of at
+    least 1) or a shrink (`v //= c`, `v >>= k` towards a bound of at least 0)."""
+    kind, amount = step
+    low, high = ranges.type_range(var.ty)
+    bound_low, bound_high = ranges.value_range(bound, lets)
+    last = {"lt": bound_high - 1, "le": bound_high, "gt": bound_low + 1, "ge": bound_low}[op]
+    if kind == "runtime":
+        step_low, step_high = ranges.value_range(amount, lets)
+        if step_low < 1:
+            return False
+        landing = last + step_high if op in ("lt", "le") else last - step_high
+        return low <= landing <= high
+    if kind == "times":
+        return op in ("lt", "le") and last * amount <= high and _first_value(var, before) >= 1
+    # "shrink": a value above a bound of at least 0 (or at least 1 for >=) is positive,
+    # and dividing it by 2 or more makes it smaller
+    return (bound_low >= 0 if op == "gt" else bound_low >= 1) and op in ("gt", "ge")
+
+
+def _first_value(var, before: list) -> int:
+    """The constant `var` holds when the statements `before` have run, if the last one to
+    store to it stores a constant (-1 otherwise)."""
+    for stmt in reversed(before):
+        stores = [
+            s
+            for s in ir.walk_statements([stmt])
+            if (isinstance(s, ir.Declare) and s.var is var)
+            or (isinstance(s, ir.Store) and root_variable(s.ref) is var)
+        ]
+        if not stores:
+            continue
+        last = stores[-1]
+        value = last.init if isinstance(last, ir.Declare) else last.value
+        whole = isinstance(last, ir.Declare) or (last.op is None and last is stmt)
+        if whole and isinstance(value, ir.Literal) and isinstance(value.value, int):
+            return value.value
+        return -1
+    return -1
 
 
 def _room(condition, var, op: str, bound) -> int:
@@ -164,29 +227,55 @@ def _room(condition, var, op: str, bound) -> int:
     return room
 
 
-def step_of(stmt, var, direction: str, bound: ir.Expr):
-    """The step of `stmt` towards `bound`: a positive int, 'guarded' (`min(c, b - v)`), or
-    None when `stmt` is not a step of `var` in `direction`."""
+#: Steps by a constant factor: (store op or binary op, what it does to the counter). `shl`
+#: and `shr` by k multiply and divide by 2**k.
+SCALING = {
+    "mul": "times",
+    "shl": "times",
+    "div": "shrink",
+    "floor_div": "shrink",
+    "shr": "shrink",
+}
+
+
+def step_of(stmt, var, direction: str, bound: ir.Expr, stored: dict | None = None):
+    """The step of `stmt` towards `bound`: a positive int, 'guarded' (`min(c, b - v)`),
+    ('runtime', s) for `v += s` with `s` a value the loop does not change, ('times', c) for
+    `v *= c` (c >= 2: counting up), ('shrink', c) for `v //= c` (counting down), or None
+    when `stmt` is not a step of `var` in `direction`."""
     if not (isinstance(stmt, ir.Store) and isinstance(stmt.ref, ir.LocalRef)):
         return None
     if stmt.ref.var is not var:
         return None
-    value = stmt.value
-    if stmt.op is None:  # v = v + c (or c + v), v = v - c
-        if not isinstance(value, ir.Binary) or value.op != direction:
+    value, op = stmt.value, stmt.op
+    if op is None:  # v = v + c (or c + v), v = v * c, v = v // c, ...
+        if not isinstance(value, ir.Binary):
             return None
+        op = value.op
         if loaded_local(value.left) is var:
             value = value.right
-        elif direction == "add" and loaded_local(value.right) is var:
+        elif op in ("add", "mul") and loaded_local(value.right) is var:
             value = value.left
         else:
             return None
-    elif stmt.op != direction:
+    scaling = SCALING.get(op)
+    if scaling is not None:
+        if direction != {"times": "add", "shrink": "sub"}[scaling]:
+            return None
+        if not (isinstance(value, ir.Literal) and isinstance(value.value, int)):
+            return None
+        factor = 2 ** value.value if op in ("shl", "shr") else value.value
+        if factor < 2 or (op in ("shl", "shr") and not 1 <= value.value < 32):
+            return None
+        return scaling, factor
+    if op != direction:
         return None
     if isinstance(value, ir.Literal) and isinstance(value.value, int) and value.value > 0:
         return value.value
     if _is_guard(value, var, direction, bound):
         return "guarded"
+    if stored is not None and is_invariant(value, stored):
+        return "runtime", value
     return None
 
 
@@ -232,6 +321,8 @@ def _continues(stmt) -> bool:
 def _cannot_wrap(ty, op: str, bound: ir.Expr, step) -> bool:
     """Whether stepping the counter by `step` while `v op bound` holds stays in range."""
     low, high = INTEGER_RANGES[ty.name]
+    if isinstance(step, tuple):
+        return False  # known by its range: `_ranged_step_ends`
     if step == "guarded":
         return op in ("lt", "gt")  # the guard stops at the bound exactly
     if op in ("lt", "gt") and step == 1:
