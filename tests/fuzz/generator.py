@@ -107,8 +107,12 @@ def chosen_branch(e: Expr) -> Expr:
 
 
 def literal_value(e: Expr):
-    """The value of an expression of literals and constants (None if it has none)."""
-    value = reference.Evaluator(Program(0, [], [], []), {}, 0).eval(chosen_branch(e), {})
+    """The value of an expression of literals and constants (None if it has none, or
+    needs what a program declares: its structs)."""
+    try:
+        value = reference.Evaluator(Program(0, [], [], []), {}, 0).eval(chosen_branch(e), {})
+    except (KeyError, StopIteration):
+        return None
     return None if value.bad else value.v
 
 
@@ -622,8 +626,8 @@ class Generator:
         conditional on a literal condition taking one: the frontend folds them to a literal
         zero divisor, a compile error)."""
         if e.ty in INTEGER and (frontend_literal(e) or chosen_branch(e).constant):
-            value = reference.Evaluator(Program(0, [], [], []), {}, 0).eval(chosen_branch(e), {})
-            if value.bad or value.v == 0:
+            value = literal_value(e)
+            if value is None or value == 0:
                 return Expr("lit", e.ty, value=self.choice([1, 3, 7]), bare=e.bare)
         if (
             e.op == "vec"
