@@ -50,6 +50,7 @@ FOUND = {
     20261128002853: "a divisor `i32(False if False else False)`: a literal zero to the frontend",
     20261128006614: "a divisor `+int(f32(-0.0))`: a literal zero to the frontend",
     20261128008142: "a shift amount `... if (not True) else u32(255)`: a literal 255",
+    20261129009745: "a shift amount `v if (u32(6) > u32(23)) else u32(0xffffffff)`",
 }
 
 

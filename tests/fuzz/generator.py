@@ -90,16 +90,16 @@ def frontend_literal(e: Expr) -> bool:
         return frontend_literal(e.args[0])
     if e.op == "un":
         return e.args[0].op == "lit" and e.args[0].bare
-    if e.op == "ternary" and frontend_literal(e.args[0]):  # `a if True else b`: a branch
+    if e.op == "ternary" and e.args[0].constant:  # `a if 6 > 23 else b`: folded, a branch
         return frontend_literal(chosen_branch(e))
     return False
 
 
 def chosen_branch(e: Expr) -> Expr:
-    """`e` with each conditional expression on a literal condition (`True`, `not True`)
-    replaced by the branch it takes (what the frontend folds it to; the other branch may
-    read variables)."""
-    if e.op == "ternary" and frontend_literal(e.args[0]):
+    """`e` with each conditional expression on a constant condition (`True`, `not True`,
+    `u32(6) > u32(23)`) replaced by the branch it takes (what the frontend folds it to;
+    the other branch may read variables)."""
+    if e.op == "ternary" and e.args[0].constant:
         taken = literal_value(e.args[0])
         if taken is not None:
             return chosen_branch(e.args[1 if taken else 2])
