@@ -191,28 +191,7 @@ class VulkanDevice:
 
     def create_buffer(self, size: int, usage: int) -> Buffer:
         """A host-visible buffer of `size` bytes (mapped)."""
-        vk = self.vk
-        handle = vk.vkCreateBuffer(
-            self.device,
-            vk.VkBufferCreateInfo(size=size, usage=usage, sharingMode=vk.VK_SHARING_MODE_EXCLUSIVE),
-            None,
-        )
-        try:
-            requirements = vk.vkGetBufferMemoryRequirements(self.device, handle)
-            memory = vk.vkAllocateMemory(
-                self.device,
-                vk.VkMemoryAllocateInfo(
-                    allocationSize=requirements.size,
-                    memoryTypeIndex=self._host_visible_memory(requirements.memoryTypeBits),
-                ),
-                None,
-            )
-        except Exception:
-            vk.vkDestroyBuffer(self.device, handle, None)
-            raise
-        vk.vkBindBufferMemory(self.device, handle, memory, 0)
-        mapped = vk.vkMapMemory(self.device, memory, 0, size, 0)
-        return Buffer(handle, memory, size, mapped)
+        return self._buffer(size, usage, self._host_visible_memory)
 
     def _host_visible_memory(self, allowed_types: int) -> int:
         """The first memory type of `allowed_types` (a bit mask) that is host-visible and
@@ -231,6 +210,19 @@ class VulkanDevice:
         and its data moves through a staging buffer. It can be copied to and from."""
         vk = self.vk
         usage |= vk.VK_BUFFER_USAGE_TRANSFER_SRC_BIT | vk.VK_BUFFER_USAGE_TRANSFER_DST_BIT
+        return self._buffer(size, usage, self._device_local_memory)
+
+    def _device_local_memory(self, allowed_types: int) -> int:
+        local = self.vk.VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT
+        for index, flags in enumerate(self.memory_types):
+            if allowed_types & (1 << index) and flags & local:
+                return index
+        raise VulkanUnavailable(f"{self.name}: no device-local memory for a buffer")
+
+    def _buffer(self, size: int, usage: int, choose_memory) -> Buffer:
+        """A buffer of `size` bytes bound to memory of the type `choose_memory(allowed type
+        bits)` picks, mapped where that type is host-visible and host-coherent."""
+        vk = self.vk
         handle = vk.vkCreateBuffer(
             self.device,
             vk.VkBufferCreateInfo(size=size, usage=usage, sharingMode=vk.VK_SHARING_MODE_EXCLUSIVE),
@@ -238,17 +230,7 @@ class VulkanDevice:
         )
         try:
             requirements = vk.vkGetBufferMemoryRequirements(self.device, handle)
-            local = vk.VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT
-            index = next(
-                (
-                    i
-                    for i, flags in enumerate(self.memory_types)
-                    if requirements.memoryTypeBits & (1 << i) and flags & local
-                ),
-                None,
-            )
-            if index is None:
-                raise VulkanUnavailable(f"{self.name}: no device-local memory for a buffer")
+            index = choose_memory(requirements.memoryTypeBits)
             memory = vk.vkAllocateMemory(
                 self.device,
                 vk.VkMemoryAllocateInfo(allocationSize=requirements.size, memoryTypeIndex=index),
@@ -415,40 +397,44 @@ class VulkanDevice:
         workgroups, and wait for the queue (the fence)."""
         vk, device = self.vk, self.device
         with self.lock:
-            pool = self._descriptor_pool(buffers)
+            pool, descriptor_set = self.descriptor_set(pipeline, buffers)
             try:
-                descriptor_set = vk.vkAllocateDescriptorSets(
-                    device,
-                    vk.VkDescriptorSetAllocateInfo(
-                        descriptorPool=pool,
-                        descriptorSetCount=1,
-                        pSetLayouts=[pipeline.set_layout],
-                    ),
-                )[0]
-                writes = [
-                    vk.VkWriteDescriptorSet(
-                        dstSet=descriptor_set,
-                        dstBinding=binding,
-                        descriptorCount=1,
-                        descriptorType=(
-                            vk.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
-                            if kind == "uniform"
-                            else vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
-                        ),
-                        pBufferInfo=[
-                            vk.VkDescriptorBufferInfo(
-                                buffer=buffer.handle, offset=0, range=buffer.size
-                            )
-                        ],
-                    )
-                    for binding, kind, buffer in buffers
-                ]
-                if writes:
-                    vk.vkUpdateDescriptorSets(device, len(writes), writes, 0, None)
                 self._record_and_wait(pipeline, descriptor_set, counts)
             finally:
                 vk.vkDestroyDescriptorPool(device, pool, None)
             self.raise_validation_messages("running a dispatch")
+
+    def descriptor_set(self, pipeline: Pipeline, buffers: list) -> tuple:
+        """(descriptor pool, descriptor set) of `pipeline`'s set 0 with `buffers` ([(binding,
+        kind, Buffer)], kind 'uniform' or a storage access) bound; the caller destroys the
+        pool when the set is no longer used."""
+        vk = self.vk
+        pool = self._descriptor_pool(buffers)
+        descriptor_set = vk.vkAllocateDescriptorSets(
+            self.device,
+            vk.VkDescriptorSetAllocateInfo(
+                descriptorPool=pool, descriptorSetCount=1, pSetLayouts=[pipeline.set_layout]
+            ),
+        )[0]
+        writes = [
+            vk.VkWriteDescriptorSet(
+                dstSet=descriptor_set,
+                dstBinding=binding,
+                descriptorCount=1,
+                descriptorType=(
+                    vk.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+                    if kind == "uniform"
+                    else vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+                ),
+                pBufferInfo=[
+                    vk.VkDescriptorBufferInfo(buffer=buffer.handle, offset=0, range=buffer.size)
+                ],
+            )
+            for binding, kind, buffer in buffers
+        ]
+        if writes:
+            vk.vkUpdateDescriptorSets(self.device, len(writes), writes, 0, None)
+        return pool, descriptor_set
 
     def _descriptor_pool(self, buffers: list):
         vk = self.vk

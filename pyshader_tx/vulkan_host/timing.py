@@ -269,8 +269,7 @@ def make_dispatch(
     `uniform_data` uploaded to a device-local uniform buffer at `uniform_binding`."""
     vk = device.vk
     owned = []  # buffers the dispatch owns (the uniform block)
-    bound = [(binding, array.buffer) for binding, array in arrays]
-    descriptor_types = {binding: vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER for binding, _ in arrays}
+    bound = [(binding, "read_write", array.buffer) for binding, array in arrays]
     if uniform_data is not None:
         size = max(4, (len(uniform_data) + 3) & ~3)
         uniform = device.create_device_local_buffer(size, vk.VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT)
@@ -278,39 +277,8 @@ def make_dispatch(
         padded = np.zeros(size, np.uint8)
         padded[: len(uniform_data)] = np.frombuffer(uniform_data, np.uint8)
         _write(device, uniform, padded)
-        bound.append((uniform_binding, uniform))
-        descriptor_types[uniform_binding] = vk.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
-    kinds = {}
-    for kind in descriptor_types.values():
-        kinds[kind] = kinds.get(kind, 0) + 1
-    sizes = [vk.VkDescriptorPoolSize(type=k, descriptorCount=n) for k, n in kinds.items()] or [
-        vk.VkDescriptorPoolSize(type=vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptorCount=1)
-    ]
-    pool = vk.vkCreateDescriptorPool(
-        device.device,
-        vk.VkDescriptorPoolCreateInfo(maxSets=1, poolSizeCount=len(sizes), pPoolSizes=sizes),
-        None,
-    )
-    descriptor_set = vk.vkAllocateDescriptorSets(
-        device.device,
-        vk.VkDescriptorSetAllocateInfo(
-            descriptorPool=pool, descriptorSetCount=1, pSetLayouts=[pipeline.set_layout]
-        ),
-    )[0]
-    writes = [
-        vk.VkWriteDescriptorSet(
-            dstSet=descriptor_set,
-            dstBinding=binding,
-            descriptorCount=1,
-            descriptorType=descriptor_types[binding],
-            pBufferInfo=[
-                vk.VkDescriptorBufferInfo(buffer=buffer.handle, offset=0, range=buffer.size)
-            ],
-        )
-        for binding, buffer in bound
-    ]
-    if writes:
-        vk.vkUpdateDescriptorSets(device.device, len(writes), writes, 0, None)
+        bound.append((uniform_binding, "uniform", uniform))
+    pool, descriptor_set = device.descriptor_set(pipeline, bound)
     dispatch = Dispatch(
         name, pipeline, tuple(counts), descriptor_set, tuple(a for _, a in arrays), device
     )
