@@ -372,7 +372,9 @@ class Launcher:
                 _watch_buffer(buffer, cache, key)
 
         pipeline = self._folded(folded) if folded else self._pipeline
-        recording().dispatch(pipeline, cached[0], counts, uniforms, bound_bytes=cached[1])
+        recording().dispatch(
+            pipeline, cached[0], counts, uniforms, bound_bytes=cached[1], source=self
+        )
 
         if readbacks is not None:
             for param, buffer, array in readbacks:

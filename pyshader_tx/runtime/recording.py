@@ -180,12 +180,19 @@ class Recording:
             compute_pass.end()
 
     def dispatch(
-        self, pipeline, bind_group, counts, uniforms: bytes | None = None, bound_bytes: int = 0
+        self,
+        pipeline,
+        bind_group,
+        counts,
+        uniforms: bytes | None = None,
+        bound_bytes: int = 0,
+        source=None,
     ) -> None:
         """Record one dispatch of `pipeline` with `bind_group` (group 0) over `counts`.
         `uniforms` is the launch's uniform block (bound at its slice of the arena through
         the group's one dynamic offset), or None for a kernel without one; `bound_bytes`:
-        the storage the bind group binds (towards FLUSH_BOUND_BYTES)."""
+        the storage the bind group binds (towards FLUSH_BOUND_BYTES); `source`: the
+        `Launcher` recording it (its `name` and `interface`), or None."""
         offset = None if uniforms is None else self._uniform_offset(uniforms)
         compute_pass = self._pass
         if compute_pass is None:
