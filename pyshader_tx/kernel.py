@@ -155,6 +155,9 @@ class CompiledKernel:
         # The WGSL name of the entry point (a kernel named like a WGSL keyword is renamed).
         with _deep_recursion(kernel):
             self.interface.name = entry_point_name(self.module)
+        # What `tx.profile` reports of this specialisation (`runtime/profile.py`): the values
+        # given for Consts, Func parameters and TypeVars, and the Consts' defaults.
+        self.interface.specialisation = {**constants, **self.interface.constants}
         self._code = {}
         self._folded = {}  # fold_1d (True, or a launch's workgroup count N) -> IR module
 
@@ -384,13 +387,18 @@ class Kernel:
         if runtime.capture._launches is not None:  # `capture.capturing()`: record, not run
             runtime.capture.record(self, compiled, args, threads, workgroups)
             return
-        if runtime.device.simulated_device() is not None:
-            get_code = compiled.simulated_module
-        elif options.shader_source == "spirv":
-            get_code = compiled.wgpu_spirv
-        else:
-            get_code = compiled.naga_code
-        runtime.launch(compiled.interface, get_code, args, threads, workgroups)
+        runtime.launch(compiled.interface, _code_of(compiled, runtime), args, threads, workgroups)
+
+    def prepare(self, *args, **kwargs) -> tuple:
+        """(the compiled specialisation, the bound runtime values, its `Launcher` on the
+        current device and shader source) for a call with `args` and `kwargs` (Const values
+        and TypeVars by name; no threads=/workgroups=): what a prepared host call
+        (`runtime/plans.py`) records launches with, without binding them again."""
+        compiled, values = self.bind(args, dict(kwargs))
+        runtime = sys.modules.get("pyshader_tx.runtime") or _import_runtime()
+        from .runtime.launch import launcher_for
+
+        return compiled, values, launcher_for(compiled.interface, _code_of(compiled, runtime))
 
     def bind(self, args: tuple, kwargs: dict) -> tuple:
         """(the compiled specialisation, one value per parameter) for a launch's
@@ -511,6 +519,16 @@ BOUND_CALLS_PER_KERNEL = 64
 
 #: The type a TypeVar takes from an array of each numpy dtype.
 DTYPE_TYPES = {"float32": t.f32, "int32": t.i32, "uint32": t.u32, "float16": t.f16}
+
+
+def _code_of(compiled, runtime):
+    """What `compiled`'s launcher takes its shader from on the device in use: the IR on the
+    simulator, else the SPIR-V or the naga WGSL (`options.shader_source`)."""
+    if runtime.device.simulated_device() is not None:
+        return compiled.simulated_module
+    if options.shader_source == "spirv":
+        return compiled.wgpu_spirv
+    return compiled.naga_code
 
 
 def _bound_type(value) -> t.Type | None:

@@ -19,7 +19,7 @@ import numpy as np
 import pyshader_tx as tx
 from pyshader_tx import types as t
 from pyshader_tx.frontend import annotations
-from pyshader_tx.runtime import pool
+from pyshader_tx.runtime import plans, pool
 from pyshader_tx.runtime.arrays import DeviceArray
 from pyshader_tx.tuning.host import HostTuner
 from pyshader_tx.tuning.search import bucket
@@ -56,6 +56,9 @@ SOURCES = (sys.modules[__name__], kernels, workgroup_functions)  # (the tunings'
 REDUCE = HostTuner("reduce", _reduce_configs, sources=SOURCES)
 SCAN = HostTuner("scan", _scan_configs, sources=SOURCES)
 SELECT = HostTuner("select", _scan_configs, sources=SOURCES)
+REDUCE_PLANS = plans.PlanCache("reduce")
+SCAN_PLANS = plans.PlanCache("scan")
+SELECT_PLANS = plans.PlanCache("select")
 
 
 def func_key(func) -> str | None:
@@ -136,91 +139,153 @@ def _identity(op, dtype, name: str):
 
 def reduce(x, op="add", map=None) -> DeviceArray:
     """op over map(x): a 0-d DeviceArray (`float(r)`, `int(r)`, `r.numpy()`)."""
-    dtype = _result_dtype(x, op, map, "reduce")
-    n = len(x)
-    if n == 0:
-        return tx.to_device(np.array(_identity(op, dtype, "reduce of an empty array")))
-    ordered = not isinstance(op, str)  # the named ops are commutative
-    result = pool.result((), dtype)
-    with pool.device_input(x) as dx:
+    plan = _cached(REDUCE_PLANS, x, op, map)
+    if plan is None:
+        dtype = _result_dtype(x, op, map, "reduce")
+        n = len(x)
+        if n == 0:
+            return tx.to_device(np.array(_identity(op, dtype, "reduce of an empty array")))
         key = (bucket(n), str(np.dtype(x.dtype)), func_key(op), func_key(map))
-
-        def make_run(scratch):
-            out = scratch.take((), dtype)
-            return lambda config: _reduce_launches(dx, out, n, op, map, ordered, config)
-
-        config = REDUCE.choose(key, n, make_run)
-        _reduce_launches(dx, result, n, op, map, ordered, config)
+        build = functools.partial(_reduce_plan, n, np.dtype(x.dtype), dtype, op, map)
+        inputs = lambda scratch: (scratch.take((), dtype),)  # noqa: E731
+        plan = _plan(REDUCE_PLANS, REDUCE, (x.dtype, x.shape, op, map), key, n, build, x, inputs)
+    result = pool.result((), plan.dtype)
+    _run(plan, x, result)
     return result
 
 
-def _reduce_launches(dx, result, n: int, op, map, ordered: bool, config: dict) -> None:
-    """The two passes of `reduce` with `config` (ITEMS, WORKGROUPS), into `result`."""
+def _reduce_plan(n: int, x_dtype, dtype, op, map, config: dict) -> plans.Plan:
+    """The two launches of `reduce` with `config` (ITEMS, WORKGROUPS): the ranges of the
+    first pass's workgroups into partials, then the partials into the result."""
+    ordered = not isinstance(op, str)  # the named ops are commutative
     row = kernels.WORKGROUP * config["ITEMS"]
     per = -(-n // config["WORKGROUPS"])
     per = -(-per // row) * row  # whole rows (ORDERED: whole runs)
     groups = -(-n // per)
-    with pool.temporary(groups, result.dtype) as partials:
-        kernels.reduce_tiles(
-            dx,
-            partials,
-            n,
-            per,
-            op=op,
-            map=map,
-            ORDERED=ordered,
-            ITEMS=config["ITEMS"],
-            workgroups=groups,
-        )
-        last = -(-groups // kernels.WORKGROUP) * kernels.WORKGROUP
-        kernels.reduce_tiles(partials, result, groups, last, op=op, ORDERED=ordered, workgroups=1)
+    plan = plans.Plan("reduce")
+    plan.dtype = dtype
+    x, result = plan.input((n,), x_dtype), plan.input((), dtype)
+    partials = plan.scratch(groups, dtype)
+    plan.launch(
+        kernels.reduce_tiles,
+        *(x, partials, n, per),
+        op=op,
+        map=map,
+        ORDERED=ordered,
+        ITEMS=config["ITEMS"],
+        workgroups=groups,
+    )
+    last = -(-groups // kernels.WORKGROUP) * kernels.WORKGROUP
+    plan.launch(
+        kernels.reduce_tiles, partials, result, groups, last, op=op, ORDERED=ordered, workgroups=1
+    )
+    return plan
+
+
+def _cached(cache: plans.PlanCache, x, *key):
+    """The plan `cache` holds for a call on `x` with `key` (its other arguments), or None
+    (also for arguments that cannot key a plan: the call's checks then speak)."""
+    try:
+        return cache.get((x.dtype, x.shape, *key))
+    except (AttributeError, TypeError):
+        return None
+
+
+def _plan(cache, tuner, plan_key, tuning_key, size, build, x, inputs) -> plans.Plan:
+    """The plan of a call (checked already) that `cache` did not hold: `build(config)` with
+    the config `tuner` chooses for `tuning_key` and `size`, kept in `cache` under
+    `plan_key` unless the tuner's choice holds for this call only. A tuning runs plans of
+    the other configs on `x` and `inputs(scratch)` (the plan's other inputs: arrays taken
+    from `scratch`, never the caller's)."""
+
+    def make_run(scratch):
+        args = (scratch.upload(x), *inputs(scratch))
+        made = {}
+
+        def run(config):
+            key = repr(config)
+            if key not in made:
+                made[key] = build(config)
+            made[key].run(*args)
+
+        return run
+
+    plan = build(tuner.choose(tuning_key, size, make_run))
+    if tuner.steady:
+        cache.put(plan_key, plan)
+    return plan
+
+
+def _run(plan: plans.Plan, x, *arrays) -> None:
+    """Run `plan` on `x` (a DeviceArray, or numpy data uploaded for the call) and `arrays`."""
+    if type(x) is DeviceArray:
+        plan.run(x, *arrays)
+        return
+    with pool.device_input(x) as dx:
+        plan.run(dx, *arrays)
 
 
 def _scan(x, op, init, map, out, exclusive: bool, name: str) -> DeviceArray:
-    dtype = _result_dtype(x, op, map, name)
-    n = len(x)
-    if exclusive and init is None:
-        init = _identity(op, dtype, name)
-    fresh = out is None  # (tuning runs may then write into it: the last run is ours)
-    if fresh:
-        out = pool.result(n, dtype)
-    elif np.dtype(out.dtype) != dtype or len(out) != n:
-        raise ValueError(f"{name}: out must be {n} elements of {dtype}")
-    if n == 0:
-        return out
-    init_value = dtype.type(0 if init is None else init)
-    with pool.device_input(x) as dx:
+    plan = _cached(SCAN_PLANS, x, op, map, exclusive)
+    if plan is None:
+        dtype = _result_dtype(x, op, map, name)
+        n = len(x)
+        if out is not None:
+            _check_out(out, n, dtype, name)
+        if n == 0:
+            return pool.result(0, dtype) if out is None else out
+        if exclusive and init is None:
+            _identity(op, dtype, name)  # (a user op needs init)
         key = (bucket(n), str(np.dtype(x.dtype)), func_key(op), func_key(map), exclusive)
+        build = functools.partial(_scan_plan, n, np.dtype(x.dtype), dtype, op, map, exclusive)
+        inputs = lambda scratch: (scratch.take(n, dtype), dtype.type(0))  # noqa: E731
+        plan_key = (x.dtype, x.shape, op, map, exclusive)
+        plan = _plan(SCAN_PLANS, SCAN, plan_key, key, n, build, x, inputs)
+    dtype = plan.dtype
+    init_value = plan.identity if init is None else dtype.type(init)
+    if init_value is None:
+        _identity(op, dtype, name)  # (raises: a user op has no known identity)
+    if out is None:
+        target = pool.result(plan.n, dtype)
+    elif type(out) is DeviceArray and out.shape == (plan.n,) and out.dtype == dtype:
+        target = out
+    else:
+        _check_out(out, plan.n, dtype, name)
+        target = out if isinstance(out, DeviceArray) else pool.result(plan.n, dtype)
+    _run(plan, x, target, init_value)
+    if out is not None and target is not out:  # numpy out=: filled in place
+        out[...] = target.numpy()
+        return out
+    return target
 
-        def make_run(scratch):
-            target = out if fresh else scratch.take(n, dtype)  # never the caller's out=
-            return lambda config: _scan_launches(
-                dx, target, n, op, init_value, map, exclusive, config
-            )
 
-        config = SCAN.choose(key, n, make_run)
-        _scan_launches(dx, out, n, op, init_value, map, exclusive, config)
-    return out
+def _check_out(out, n: int, dtype, name: str) -> None:
+    if np.dtype(getattr(out, "dtype", None)) != dtype or len(out) != n or out.ndim != 1:
+        raise ValueError(f"{name}: out must be {n} elements of {dtype}")
 
 
-def _scan_launches(dx, out, n: int, op, init_value, map, exclusive: bool, config: dict) -> None:
-    """The scan's pass with `config` (ITEMS, WORKGROUP), into `out`."""
+def _scan_plan(n: int, x_dtype, dtype, op, map, exclusive: bool, config: dict) -> plans.Plan:
+    """The scan's launch with `config` (ITEMS, WORKGROUP): inputs x, out and init."""
     items, workgroup = config["ITEMS"], config["WORKGROUP"]
     tiles = -(-n // (workgroup * items))
-    with pool.temporary(2 * tiles, np.uint32, zero=True) as state:
-        kernels.scan_tiles.with_workgroup_size(workgroup)(
-            dx,
-            out,
-            state,
-            n,
-            init_value,
-            op=op,
-            map=map,
-            EXCLUSIVE=exclusive,
-            ITEMS=items,
-            SPINS=kernels.SPIN_LIMIT,
-            threads=tiles * workgroup,
-        )
+    plan = plans.Plan("scan")
+    plan.dtype, plan.n = dtype, n
+    plan.identity = dtype.type(0)  # (init of an inclusive scan: unused)
+    if exclusive:
+        plan.identity = dtype.type(IDENTITIES[op](dtype)) if isinstance(op, str) else None
+    x, out, init = plan.input((n,), x_dtype), plan.input((n,), dtype), plan.input(None, dtype)
+    state = plan.scratch(2 * tiles, np.uint32, zero=True)
+    plan.launch(
+        kernels.scan_tiles.with_workgroup_size(workgroup),
+        *(x, out, state, n, init),
+        op=op,
+        map=map,
+        EXCLUSIVE=exclusive,
+        ITEMS=items,
+        SPINS=kernels.SPIN_LIMIT,
+        threads=tiles * workgroup,
+    )
+    return plan
 
 
 def inclusive_scan(x, op="add", map=None, out=None) -> DeviceArray:
@@ -242,46 +307,68 @@ def _check_predicate(predicate, ty: t.Type) -> None:
         raise TypeError(f"select: predicate must return bool, not {result!r}")
 
 
-def select(x, predicate) -> DeviceArray:
-    """The elements of `x` for which `predicate` holds, in order (`x[predicate(x)]`): one
-    pass (the scan's tiles and look-back over the predicate's 0/1, each selected element
-    stored at its rank), then the count is read back to size the result."""
-    ty = _element(x, "select")
-    _check_predicate(predicate, ty)
-    dtype = NUMPY_DTYPES[ty]
-    n = len(x)
-    if n == 0:
-        return pool.result(0, dtype)
-    out = pool.take(n, dtype)
-    with pool.device_input(x) as dx, pool.temporary(1, np.uint32) as count:
+def select(x, predicate, count=None) -> DeviceArray:
+    """The elements of `x` for which `predicate` holds, in order (`x[predicate(x)]`): the
+    selected elements go to the front of a new array, their number to a count, which is
+    read back to size the result. With `count` (a u32 DeviceArray of one element) nothing
+    waits: the result has `len(x)` elements, its first `count` ones the selected ones, and
+    the number is left in `count` on the device."""
+    plan = _cached(SELECT_PLANS, x, predicate)
+    if plan is None:
+        ty = _element(x, "select")
+        _check_predicate(predicate, ty)
+        if count is not None:
+            _check_count(count)
+        dtype = NUMPY_DTYPES[ty]
+        n = len(x)
+        if n == 0:
+            if count is not None:
+                count.write(np.zeros(count.shape, np.uint32))
+            return pool.result(0, dtype)
         key = (bucket(n), str(dtype), func_key(predicate))
+        build = functools.partial(_select_plan, n, dtype, predicate)
+        inputs = lambda scratch: (scratch.take(n, dtype), scratch.take(1, np.uint32))  # noqa
+        plan = _plan(SELECT_PLANS, SELECT, (x.dtype, x.shape, predicate), key, n, build, x, inputs)
+    if count is None:
+        out = pool.take(plan.n, plan.dtype)
+        _run(plan, x, out, plan.count)
+        selected = int(plan.count.numpy()[0])
+        return pool.buffer_pool().keep(out, selected)
+    if type(count) is not DeviceArray or count.dtype != np.uint32 or count.size != 1:
+        _check_count(count)
+    out = pool.result(plan.n, plan.dtype)
+    _run(plan, x, out, count)
+    return out
 
-        def make_run(scratch):  # (its own arrays: `out` and `count` do not outlive the call)
-            scratch_out, scratch_count = scratch.take(n, dtype), scratch.take(1, np.uint32)
-            return lambda config: _select_launches(
-                dx, scratch_out, scratch_count, n, predicate, config
-            )
 
-        config = SELECT.choose(key, n, make_run)
-        _select_launches(dx, out, count, n, predicate, config)
-        selected = int(count.numpy()[0])  # (read back after the tuned launches)
-    return pool.buffer_pool().keep(out, selected)
+def _check_count(count) -> None:
+    """A TypeError unless `count` is a u32 DeviceArray of one element."""
+    if not isinstance(count, DeviceArray):
+        raise TypeError(f"select: count must be a DeviceArray (u32, one element), not {count!r}")
+    if np.dtype(count.dtype) != np.uint32 or count.size != 1:
+        raise TypeError(
+            f"select: count must hold one uint32 element, not {count.size} of {count.dtype}"
+        )
+    count._live_buffer("select count")
 
 
-def _select_launches(dx, out, count, n: int, predicate, config: dict) -> None:
-    """select's pass with `config` (ITEMS, WORKGROUP): the selected elements to the front
-    of `out`, their number to count[0]."""
+def _select_plan(n: int, dtype, predicate, config: dict) -> plans.Plan:
+    """select's launch with `config` (ITEMS, WORKGROUP): inputs x, out and count; the
+    selected elements to the front of out, their number to count[0]."""
     items, workgroup = config["ITEMS"], config["WORKGROUP"]
     tiles = -(-n // (workgroup * items))
-    with pool.temporary(2 * tiles, np.uint32, zero=True) as state:
-        kernels.select_tiles.with_workgroup_size(workgroup)(
-            dx,
-            out,
-            state,
-            count,
-            n,
-            predicate=predicate,
-            ITEMS=items,
-            SPINS=kernels.SPIN_LIMIT,
-            threads=tiles * workgroup,
-        )
+    plan = plans.Plan("select")
+    plan.dtype, plan.n = dtype, n
+    plan.count = pool.take(1, np.uint32)  # the plan's own, for calls without count=
+    plan.count._pool = None
+    x, out, count = plan.input((n,), dtype), plan.input((n,), dtype), plan.input((1,), np.uint32)
+    state = plan.scratch(2 * tiles, np.uint32, zero=True)
+    plan.launch(
+        kernels.select_tiles.with_workgroup_size(workgroup),
+        *(x, out, state, count, n),
+        predicate=predicate,
+        ITEMS=items,
+        SPINS=kernels.SPIN_LIMIT,
+        threads=tiles * workgroup,
+    )
+    return plan

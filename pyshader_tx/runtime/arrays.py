@@ -325,6 +325,18 @@ def _shape_tuple(shape) -> tuple:
 
 def _layout_for_dtype(dtype) -> ElementLayout:
     """The layout `empty`/`zeros` use for their dtype argument."""
+    if isinstance(dtype, np.dtype):  # (the host paths' common case, remembered)
+        layout = _dtype_layouts.get(dtype)
+        if layout is None:
+            layout = _dtype_layouts[dtype] = _new_layout_for_dtype(dtype)
+        return layout
+    return _new_layout_for_dtype(dtype)
+
+
+_dtype_layouts: dict = {}  # numpy dtype -> its plain layout
+
+
+def _new_layout_for_dtype(dtype) -> ElementLayout:
     ty = resolve_type(dtype)
     if ty is not None:
         if isinstance(ty, t.ScalarType) and ty.kind == "bool":

@@ -354,22 +354,14 @@ class Launcher:
             keys.append(print_buffer._key)
 
         key = tuple(keys)
-        cache = self._bind_groups
-        cached = cache.get(key)  # (bind group, bytes it binds)
+        cached = self._bind_groups.get(key)  # (bind group, bytes it binds)
         if cached is None:
             bindings = []  # (buffer, bytes bound) per array parameter
             for param in self._arrays:
                 value = args[param.index]
                 is_array = isinstance(value, DeviceArray)
                 bindings.append(value._binding if is_array else param.uploaded)
-            bind_group = self._create_bind_group(bindings, print_buffer)
-            if print_buffer is not None:
-                bindings.append(print_buffer._binding)
-            if len(cache) >= BIND_GROUPS_PER_LAUNCHER:
-                _forget_bind_group(cache, next(iter(cache)))
-            cached = cache[key] = (bind_group, sum(size for _, size in bindings))
-            for buffer, _ in bindings:
-                _watch_buffer(buffer, cache, key)
+            cached = self._new_bind_group(key, bindings, print_buffer)
 
         pipeline = self._folded(folded) if folded else self._pipeline
         recording().dispatch(
@@ -381,6 +373,35 @@ class Launcher:
                 param.read_back(buffer, array)
         if print_buffer is not None and (readbacks is not None or self._synchronous(args)):
             show_pending()
+
+    def record(self, arrays, counts, folded, uniforms) -> None:
+        """Record a dispatch over `counts` of the variant `folded` (as `dispatch_shape` gives
+        them) that binds `arrays`, one DeviceArray per array parameter in binding order,
+        with the uniform block `uniforms` (bytes, or None): a prepared launch
+        (`plans.py`), whose arguments were checked and packed when it was prepared. A
+        kernel that prints is not recorded this way (its print buffer is per launch)."""
+        key = tuple([array._key for array in arrays])
+        cached = self._bind_groups.get(key)
+        if cached is None:
+            cached = self._new_bind_group(key, [array._binding for array in arrays])
+        pipeline = self._folded(folded) if folded else self._pipeline
+        recording().dispatch(
+            pipeline, cached[0], counts, uniforms, bound_bytes=cached[1], source=self
+        )
+
+    def _new_bind_group(self, key: tuple, bindings: list, print_buffer=None) -> tuple:
+        """(bind group, bytes it binds) of `bindings` ((buffer, bytes) per array parameter;
+        checked), cached under `key` and dropped when one of its buffers is freed."""
+        bind_group = self._create_bind_group(bindings, print_buffer)
+        if print_buffer is not None:
+            bindings = bindings + [print_buffer._binding]
+        cache = self._bind_groups
+        if len(cache) >= BIND_GROUPS_PER_LAUNCHER:
+            _forget_bind_group(cache, next(iter(cache)))
+        cached = cache[key] = (bind_group, sum(size for _, size in bindings))
+        for buffer, _ in bindings:
+            _watch_buffer(buffer, cache, key)
+        return cached
 
     def _synchronous(self, args) -> bool:
         """Whether a launch with `args` binds no DeviceArray: it is over when it returns

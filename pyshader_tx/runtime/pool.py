@@ -128,6 +128,12 @@ class BufferPool:
 
     def _take(self, shape: tuple, layout, zero: bool) -> DeviceArray:
         nbytes = max(4, (layout.storage_nbytes(shape) + 3) & ~3)
+        buffer = self._buffer(nbytes, zero)
+        return DeviceArray(buffer, shape, layout, pool=self)
+
+    def _buffer(self, nbytes: int, zero: bool):
+        """A buffer for `nbytes` bytes of data: an idle one of its bucket, else a new one;
+        its first `nbytes` zero-filled (recorded) when `zero` and it was used before."""
         limit = device_limit("max-storage-buffer-binding-size")
         if nbytes > limit:
             raise ValueError(
@@ -136,15 +142,22 @@ class BufferPool:
             )
         size = min(bucket_bytes(nbytes), limit & ~3)
         buffer = self._reuse(size)
-        reused = buffer is not None
-        if not reused:
-            buffer = self.device.create_buffer(
+        if buffer is None:
+            return self.device.create_buffer(
                 label="pyshader_tx pooled array", size=size, usage=STORAGE_USAGE
             )
-        array = DeviceArray(buffer, shape, layout, pool=self)
-        if zero and reused:
+        if zero:
             recording().clear(buffer, 0, nbytes)
-        return array
+        return buffer
+
+    def result(self, shape, dtype, zero: bool = False) -> DeviceArray:
+        """`keep(take(shape, dtype, zero))` in one step: a result for a caller."""
+        layout = _layout_for_dtype(dtype)
+        shape = _shape_tuple(shape) + layout.shape
+        buffer = self._buffer(max(4, (layout.storage_nbytes(shape) + 3) & ~3), zero)
+        kept = DeviceArray(buffer, shape, layout)
+        weakref.finalize(kept, self._park, buffer)
+        return kept
 
     def _reuse(self, size: int):
         """The idle buffer of `size` bytes given back last (taken out), or None."""
@@ -237,8 +250,7 @@ def give_back(array: DeviceArray) -> None:
 def result(shape, dtype, zero: bool = False) -> DeviceArray:
     """A pooled array to return to a caller (`BufferPool.keep` of a `take`): contents
     undefined unless `zero`; its buffer comes back to the pool when the caller drops it."""
-    taken = buffer_pool().take(shape, dtype, zero)
-    return taken._pool.keep(taken)
+    return buffer_pool().result(shape, dtype, zero)
 
 
 def upload(array, element=None) -> DeviceArray:

@@ -140,8 +140,18 @@ class HostTuner:
         return {key: tuning for (s, key), tuning in self._tunings.items() if s == source}
 
     def forget(self) -> None:
-        """Forget the tunings held in memory (the disk cache keeps them)."""
+        """Forget the tunings held in memory (the disk cache keeps them), and the plans
+        made with them (`runtime/plans.py`)."""
+        from ..runtime import plans
+
         self._tunings.clear()
+        plans.clear()
+
+    @property
+    def steady(self) -> bool:
+        """Whether a call's choice may be kept with its plan: no `using` or `runs` block is
+        open (their choices hold for the block only)."""
+        return self._forced is None and self._grab is None
 
     @contextlib.contextmanager
     def using(self, index: int):

@@ -14,7 +14,7 @@ import pytest
 
 import pyshader_tx as tx
 from pyshader_tx import Array, f32, stdlib, u32
-from pyshader_tx.runtime import capture, timing
+from pyshader_tx.runtime import capture, plans, timing
 from pyshader_tx.runtime.device import device_limit
 from pyshader_tx.stdlib import device as stdlib_device
 from pyshader_tx.stdlib import linalg as stdlib_linalg
@@ -152,14 +152,15 @@ def test_tuning_picks_a_config_caches_it_and_reads_it_back(
 def test_tuning_runs_never_touch_the_callers_arrays(
     needs_gpu, measured, tuned_at_any_size, monkeypatch
 ):
-    written = []  # (the out a launch wrote, the config)
-    original = stdlib_device._scan_launches
+    written = []  # the out of each run of a scan plan
+    original = plans.Plan.run
 
-    def spy(dx, out, *args):
-        written.append(out)
-        return original(dx, out, *args)
+    def spy(plan, *inputs):
+        if plan.name == "scan":
+            written.append(inputs[1])
+        return original(plan, *inputs)
 
-    monkeypatch.setattr(stdlib_device, "_scan_launches", spy)
+    monkeypatch.setattr(plans.Plan, "run", spy)
     scan_configs = stdlib_device._scan_configs  # three configs each are enough here
     monkeypatch.setattr(stdlib_device.SCAN, "_configs", lambda key: scan_configs(key)[:3])
     matmul_configs = stdlib_linalg._matmul_configs
@@ -236,7 +237,8 @@ def test_capture_records_launches_and_dispatches_nothing(needs_gpu):
     result = tx.zeros((), np.uint32)
     config = {"ITEMS": 4, "WORKGROUPS": 2}
     with stdlib.device.pool.device_input(u) as dx, capture.capturing() as launches:
-        stdlib_device._reduce_launches(dx, result, len(u), "add", None, False, config)
+        plan = stdlib_device._reduce_plan(len(u), u.dtype, u.dtype, "add", None, config)
+        plan.run(dx, result)
     assert int(result) == 0
     assert [launch.name for launch in launches] == ["reduce_tiles", "reduce_tiles"]
     assert launches[0].workgroups == (2, 1, 1) and launches[1].workgroups == (1, 1, 1)
