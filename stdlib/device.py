@@ -24,6 +24,7 @@ from pyshader_tx.runtime.arrays import DeviceArray
 from pyshader_tx.tuning.host import HostTuner
 from pyshader_tx.tuning.search import bucket
 
+from . import calls
 from . import device_kernels as kernels
 from . import workgroup as workgroup_functions
 from .ops import NAMED_OPS
@@ -139,7 +140,7 @@ def _identity(op, dtype, name: str):
 
 def reduce(x, op="add", map=None) -> DeviceArray:
     """op over map(x): a 0-d DeviceArray (`float(r)`, `int(r)`, `r.numpy()`)."""
-    plan = _cached(REDUCE_PLANS, x, op, map)
+    plan = calls.cached(REDUCE_PLANS, x, op, map)
     if plan is None:
         dtype = _result_dtype(x, op, map, "reduce")
         n = len(x)
@@ -147,10 +148,12 @@ def reduce(x, op="add", map=None) -> DeviceArray:
             return tx.to_device(np.array(_identity(op, dtype, "reduce of an empty array")))
         key = (bucket(n), str(np.dtype(x.dtype)), func_key(op), func_key(map))
         build = functools.partial(_reduce_plan, n, np.dtype(x.dtype), dtype, op, map)
-        inputs = lambda scratch: (scratch.take((), dtype),)  # noqa: E731
-        plan = _plan(REDUCE_PLANS, REDUCE, (x.dtype, x.shape, op, map), key, n, build, x, inputs)
+        inputs = lambda scratch, dx: (scratch.take((), dtype),)  # noqa: E731
+        plan = calls.prepare(
+            REDUCE_PLANS, REDUCE, (x.dtype, x.shape, op, map), key, n, build, x, inputs
+        )
     result = pool.result((), plan.dtype)
-    _run(plan, x, result)
+    calls.run(plan, x, result)
     return result
 
 
@@ -182,51 +185,8 @@ def _reduce_plan(n: int, x_dtype, dtype, op, map, config: dict) -> plans.Plan:
     return plan
 
 
-def _cached(cache: plans.PlanCache, x, *key):
-    """The plan `cache` holds for a call on `x` with `key` (its other arguments), or None
-    (also for arguments that cannot key a plan: the call's checks then speak)."""
-    try:
-        return cache.get((x.dtype, x.shape, *key))
-    except (AttributeError, TypeError):
-        return None
-
-
-def _plan(cache, tuner, plan_key, tuning_key, size, build, x, inputs) -> plans.Plan:
-    """The plan of a call (checked already) that `cache` did not hold: `build(config)` with
-    the config `tuner` chooses for `tuning_key` and `size`, kept in `cache` under
-    `plan_key` unless the tuner's choice holds for this call only. A tuning runs plans of
-    the other configs on `x` and `inputs(scratch)` (the plan's other inputs: arrays taken
-    from `scratch`, never the caller's)."""
-
-    def make_run(scratch):
-        args = (scratch.upload(x), *inputs(scratch))
-        made = {}
-
-        def run(config):
-            key = repr(config)
-            if key not in made:
-                made[key] = build(config)
-            made[key].run(*args)
-
-        return run
-
-    plan = build(tuner.choose(tuning_key, size, make_run))
-    if tuner.steady:
-        cache.put(plan_key, plan)
-    return plan
-
-
-def _run(plan: plans.Plan, x, *arrays) -> None:
-    """Run `plan` on `x` (a DeviceArray, or numpy data uploaded for the call) and `arrays`."""
-    if type(x) is DeviceArray:
-        plan.run(x, *arrays)
-        return
-    with pool.device_input(x) as dx:
-        plan.run(dx, *arrays)
-
-
 def _scan(x, op, init, map, out, exclusive: bool, name: str) -> DeviceArray:
-    plan = _cached(SCAN_PLANS, x, op, map, exclusive)
+    plan = calls.cached(SCAN_PLANS, x, op, map, exclusive)
     if plan is None:
         dtype = _result_dtype(x, op, map, name)
         n = len(x)
@@ -238,9 +198,9 @@ def _scan(x, op, init, map, out, exclusive: bool, name: str) -> DeviceArray:
             _identity(op, dtype, name)  # (a user op needs init)
         key = (bucket(n), str(np.dtype(x.dtype)), func_key(op), func_key(map), exclusive)
         build = functools.partial(_scan_plan, n, np.dtype(x.dtype), dtype, op, map, exclusive)
-        inputs = lambda scratch: (scratch.take(n, dtype), dtype.type(0))  # noqa: E731
+        inputs = lambda scratch, dx: (scratch.take(n, dtype), dtype.type(0))  # noqa: E731
         plan_key = (x.dtype, x.shape, op, map, exclusive)
-        plan = _plan(SCAN_PLANS, SCAN, plan_key, key, n, build, x, inputs)
+        plan = calls.prepare(SCAN_PLANS, SCAN, plan_key, key, n, build, x, inputs)
     dtype = plan.dtype
     init_value = plan.identity if init is None else dtype.type(init)
     if init_value is None:
@@ -252,7 +212,7 @@ def _scan(x, op, init, map, out, exclusive: bool, name: str) -> DeviceArray:
     else:
         _check_out(out, plan.n, dtype, name)
         target = out if isinstance(out, DeviceArray) else pool.result(plan.n, dtype)
-    _run(plan, x, target, init_value)
+    calls.run(plan, x, target, init_value)
     if out is not None and target is not out:  # numpy out=: filled in place
         out[...] = target.numpy()
         return out
@@ -313,7 +273,7 @@ def select(x, predicate, count=None) -> DeviceArray:
     read back to size the result. With `count` (a u32 DeviceArray of one element) nothing
     waits: the result has `len(x)` elements, its first `count` ones the selected ones, and
     the number is left in `count` on the device."""
-    plan = _cached(SELECT_PLANS, x, predicate)
+    plan = calls.cached(SELECT_PLANS, x, predicate)
     if plan is None:
         ty = _element(x, "select")
         _check_predicate(predicate, ty)
@@ -327,17 +287,19 @@ def select(x, predicate, count=None) -> DeviceArray:
             return pool.result(0, dtype)
         key = (bucket(n), str(dtype), func_key(predicate))
         build = functools.partial(_select_plan, n, dtype, predicate)
-        inputs = lambda scratch: (scratch.take(n, dtype), scratch.take(1, np.uint32))  # noqa
-        plan = _plan(SELECT_PLANS, SELECT, (x.dtype, x.shape, predicate), key, n, build, x, inputs)
+        inputs = lambda scratch, dx: (scratch.take(n, dtype), scratch.take(1, np.uint32))  # noqa
+        plan = calls.prepare(
+            SELECT_PLANS, SELECT, (x.dtype, x.shape, predicate), key, n, build, x, inputs
+        )
     if count is None:
         out = pool.take(plan.n, plan.dtype)
-        _run(plan, x, out, plan.count)
+        calls.run(plan, x, out, plan.count)
         selected = int(plan.count.numpy()[0])
         return pool.buffer_pool().keep(out, selected)
     if type(count) is not DeviceArray or count.dtype != np.uint32 or count.size != 1:
         _check_count(count)
     out = pool.result(plan.n, plan.dtype)
-    _run(plan, x, out, count)
+    calls.run(plan, x, out, count)
     return out
 
 

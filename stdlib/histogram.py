@@ -29,6 +29,7 @@ of the element count and of the bins, dtype and binning. More bins than fit in w
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 import sys
@@ -39,13 +40,14 @@ import pyshader_tx as tx
 from pyshader_tx.kernel import loops_end
 from pyshader_tx import Array, Atomic, f32, i32, u32
 from pyshader_tx import types as t
-from pyshader_tx.runtime import pool
+from pyshader_tx.runtime import plans, pool
 from pyshader_tx.runtime.arrays import DeviceArray, element_layout
 from pyshader_tx.runtime.device import device_limit
 
 from pyshader_tx.tuning.host import HostTuner
 from pyshader_tx.tuning.search import bucket
 
+from . import calls
 from .device import _element, func_key, reduce
 
 T = tx.TypeVar("T", u32, i32, f32)
@@ -215,6 +217,11 @@ def histogram(x, bins, range=None) -> DeviceArray:
     `(lo, hi)` of integers (default `(0, bins)`: value v in bin v), v in bin
     `(v - lo) * bins // (hi - lo)`. Float x: like `np.histogram(x, bins, range)` (default
     range: x's min and max; the last bin closed; NaN and values outside not counted)."""
+    plan = calls.cached(PLANS, x, bins, range)
+    if plan is not None:
+        counts = pool.result(plan.bins, np.uint32)
+        calls.run(plan, x, counts)
+        return counts
     ty = _element(x, "histogram")
     bins = _check_bins(bins)
     bounds = _check_range(range, ty)
@@ -222,15 +229,65 @@ def histogram(x, bins, range=None) -> DeviceArray:
     if len(x) == 0:
         return counts
     with pool.device_input(x) as dx:
-        if ty is t.f32:
-            binning, p, edges = _float_binning(dx, bins, bounds)
-        else:
-            binning, p, edges = _integer_binning(NUMPY_INTEGERS[ty], bins, bounds)
-        if binning is not None:
-            # (direct bins read no edges: x stands in for them)
-            with pool.device_input(dx if edges is None else edges) as device_edges:
-                _count(dx, counts, device_edges, p, binning, ty, edges)
+        plan = _prepare(x, dx, bins, ty, bounds, (x.dtype, x.shape, bins, range))
+        plan.run(dx, counts)
     return counts
+
+
+def _prepare(x, dx, bins: int, ty: t.Type, bounds, plan_key) -> plans.Plan:
+    """The plan of a histogram call (x and, on the device, dx): kept in PLANS under
+    `plan_key`, except where the edges come from the data (float x without a range)."""
+    if ty is t.f32:
+        binning, p, edges = _float_binning(dx, bins, bounds)
+    else:
+        binning, p, edges = _integer_binning(NUMPY_INTEGERS[ty], bins, bounds)
+    cache = PLANS if ty is not t.f32 or bounds is not None else None
+    n = len(dx)
+    capacity = max(MIN_CAPACITY, 1 << (bins - 1).bit_length())
+    fits = capacity * 4 <= device_limit("max-compute-workgroup-storage-size")
+    build = functools.partial(_count_plan, n, dx.dtype, bins, ty, binning, p, edges, capacity)
+    if binning is None or bins > MAX_PRIVATE_BINS or not fits or n < 4:
+        plan = build(None)
+        if cache is not None:
+            cache.put(plan_key, plan)
+        return plan
+    key = (bucket(n), str(dx.dtype), bucket(bins), func_key(binning))
+    inputs = lambda scratch, run_dx: (scratch.take(bins, np.uint32),)  # noqa: E731
+    return calls.prepare(cache, COUNT, plan_key, key, n, build, x, inputs)
+
+
+def _count_plan(n, dtype, bins, ty, binning, p, edges, capacity, config) -> plans.Plan:
+    """Zero the counts, then count: `count_private` with `config` (ITEMS, WORKGROUPS) (the
+    bins in workgroup memory), or `count_global` where `config` is None; nothing to count
+    where `binning` is None (no value of the type lies in the range). Inputs: x, counts."""
+    plan = plans.Plan("histogram")
+    plan.bins = bins
+    x, counts = plan.input((n,), dtype), plan.input((bins,), np.uint32)
+    plan.clear(counts)
+    if binning is None:
+        return plan
+    device_edges = x  # (direct bins read no edges: x stands in for them)
+    if edges is not None:
+        device_edges = pool.upload(edges)  # the plan's own
+        device_edges._pool = None
+    if config is None:
+        plan.launch(count_global, x, counts, device_edges, p, binning=binning, threads=n)
+        return plan
+    vectors, items = n // 4, config["ITEMS"]
+    per = -(-vectors // config["WORKGROUPS"])
+    per = -(-per // (WORKGROUP * items)) * (WORKGROUP * items)
+    record = p.copy()
+    record["per"] = per
+    plan.launch(
+        count_private,
+        *(plans.View(x, (vectors,), VECTORS[ty]), x, counts, device_edges, record),
+        binning=binning,
+        CAPACITY=capacity,
+        ITEMS=items,
+        V=VECTORS[ty],
+        workgroups=-(-vectors // per),
+    )
+    return plan
 
 
 def _count_configs(key) -> list:
@@ -241,6 +298,7 @@ def _count_configs(key) -> list:
 
 
 COUNT = HostTuner("histogram", _count_configs, sources=(sys.modules[__name__],))
+PLANS = plans.PlanCache("histogram")
 
 NUMPY_INTEGERS = {t.u32: np.dtype(np.uint32), t.i32: np.dtype(np.int32)}
 
@@ -322,51 +380,3 @@ def _float_binning(dx: DeviceArray, bins: int, bounds):
 def _binning(*fields) -> np.ndarray:
     """A Binning record (`per` 0; launches take a record without checking each field)."""
     return np.array((*fields, 0), Binning.dtype)
-
-
-def _count(dx: DeviceArray, counts, edges, p, binning, ty: t.Type, host_edges=None) -> None:
-    """Launch the counting kernel: in workgroup memory when the bins fit, else global."""
-    n, bins = len(dx), int(p["bins"])
-    capacity = max(MIN_CAPACITY, 1 << (bins - 1).bit_length())
-    fits = capacity * 4 <= device_limit("max-compute-workgroup-storage-size")
-    if bins > MAX_PRIVATE_BINS or not fits or n < 4:
-        count_global(dx, counts, edges, p, binning=binning, threads=n)
-        return
-    xv = DeviceArray(dx.buffer, (n // 4, 4), element_layout(VECTORS[ty]))
-    key = (bucket(n), str(dx.dtype), bucket(bins), func_key(binning))
-
-    def make_run(scratch):
-        scratch_counts = scratch.take(bins, np.uint32)
-        # (its own edges: `HostTuner.runs` uses the run after the call gave its edges back)
-        run_edges = edges if host_edges is None else scratch.upload(host_edges)
-
-        def run(config):
-            pool.clear(scratch_counts)
-            _count_private(xv, dx, scratch_counts, run_edges, p, binning, capacity, ty, config)
-
-        return run
-
-    config = COUNT.choose(key, n, make_run)
-    _count_private(xv, dx, counts, edges, p, binning, capacity, ty, config)
-
-
-def _count_private(xv, dx, counts, edges, p, binning, capacity: int, ty, config: dict) -> None:
-    """count_private with `config` (ITEMS, WORKGROUPS) into `counts`."""
-    vectors, items = len(xv), config["ITEMS"]
-    per = -(-vectors // config["WORKGROUPS"])
-    per = -(-per // (WORKGROUP * items)) * (WORKGROUP * items)
-    groups = -(-vectors // per)
-    record = p.copy()
-    record["per"] = per
-    count_private(
-        xv,
-        dx,
-        counts,
-        edges,
-        record,
-        binning=binning,
-        CAPACITY=capacity,
-        ITEMS=items,
-        V=VECTORS[ty],
-        workgroups=groups,
-    )

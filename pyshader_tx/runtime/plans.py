@@ -47,12 +47,12 @@ import numpy as np
 
 from ..options import options
 from . import capture
-from .arrays import DeviceArray
+from .arrays import DeviceArray, element_layout
 from .device import get_device, simulated_device
 from .launch import Launcher
 from .recording import recording
 
-__all__ = ["Plan", "Slot", "PlanCache", "clear", "OWNED_SCRATCH_BYTES"]
+__all__ = ["Plan", "Slot", "View", "PlanCache", "clear", "OWNED_SCRATCH_BYTES"]
 
 #: Scratch arrays up to this size belong to their plan; larger ones come from the pool per run.
 OWNED_SCRATCH_BYTES = 1 << 20
@@ -73,6 +73,22 @@ class Slot:
 
     def __repr__(self) -> str:
         return f"Slot({self.index}, shape={self.shape}, dtype={self.dtype})"
+
+
+class View:
+    """An argument that views a slot's array with another shape and element type (a u32
+    array read as vec4u, say): made on the run's array's buffer for each run."""
+
+    __slots__ = ("slot", "shape", "dtype", "layout")
+
+    def __init__(self, slot: Slot, shape, element):
+        self.slot = slot
+        self.layout = element_layout(element)
+        self.shape = tuple(shape) + self.layout.shape
+        self.dtype = self.layout.dtype
+
+    def of(self, values) -> DeviceArray:
+        return DeviceArray(values[self.slot.index].buffer, self.shape, self.layout)
 
 
 class _Pooled:
@@ -200,9 +216,9 @@ class _Launch:
         self.counts, self.folded = shape
         self.arrays = [values[param.index] for param in launcher._arrays]
         self.array_slots = [
-            (position, value.index)
+            (position, value)
             for position, value in enumerate(self.arrays)
-            if isinstance(value, Slot)
+            if isinstance(value, (Slot, View))
         ]
         array_indices = {param.index for param in launcher._arrays}
         self.value_slots = [
@@ -218,7 +234,7 @@ class _Launch:
         for param, value in zip(launcher._arrays, self.arrays):  # checked once, here
             if isinstance(value, DeviceArray):
                 param.accept(value)
-            elif isinstance(value, Slot):
+            else:  # a Slot or View
                 shape = value.shape or ((1,) if param.full_ndim == 1 else ())
                 param._check_dtype_and_shape(value.dtype, shape)
 
@@ -228,6 +244,8 @@ class _Launch:
         for index, value in enumerate(args):
             if isinstance(value, Slot):
                 args[index] = values[value.index]
+            elif isinstance(value, View):
+                args[index] = value.of(values)
         return args
 
     def run(self, values) -> None:
@@ -237,8 +255,11 @@ class _Launch:
         arrays = self.arrays
         if self.array_slots:
             arrays = list(arrays)
-            for position, index in self.array_slots:
-                arrays[position] = values[index]
+            for position, value in self.array_slots:
+                if type(value) is Slot:
+                    arrays[position] = values[value.index]
+                else:
+                    arrays[position] = value.of(values)
         uniforms = self.uniforms
         if self.value_slots:
             uniforms = self.launcher._packer.pack(self._arguments(values))

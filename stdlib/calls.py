@@ -1,0 +1,59 @@
+"""How tx.stdlib's host functions prepare and run their launches (`runtime/plans.py`).
+
+A host function first asks `cached` for the plan of its call shape (the input's dtype and
+shape and its other key arguments); only when there is none does it check its arguments,
+ask its tuner for a config and build the plan (`prepare`); then it takes its results from
+the pool and `run`s the plan. So a repeated call costs its launches' recording and a few
+microseconds, not its checks, tuning lookups and bindings again.
+"""
+
+from __future__ import annotations
+
+from pyshader_tx.runtime import plans, pool
+from pyshader_tx.runtime.arrays import DeviceArray
+
+__all__ = ["cached", "prepare", "run"]
+
+
+def cached(cache: plans.PlanCache, x, *key):
+    """The plan `cache` holds for a call on `x` with `key` (its other arguments), or None
+    (also for arguments that cannot key a plan: the call's checks then speak)."""
+    try:
+        return cache.get((x.dtype, x.shape, *key))
+    except (AttributeError, TypeError):
+        return None
+
+
+def prepare(cache, tuner, plan_key, tuning_key, size, build, x, inputs) -> plans.Plan:
+    """The plan of a call (checked already) that `cache` did not hold: `build(config)` with
+    the config `tuner` chooses for `tuning_key` and `size`, kept in `cache` under
+    `plan_key` (`cache` None: not kept) unless the tuner's choice holds for this call only. A tuning runs plans of
+    the other configs on `x` and `inputs(scratch, dx)` (the plan's other inputs: arrays
+    taken from `scratch`, never the caller's; `dx` is `x` on the device)."""
+
+    def make_run(scratch):
+        dx = scratch.upload(x)
+        args = (dx, *inputs(scratch, dx))
+        made = {}
+
+        def run(config):
+            key = repr(config)
+            if key not in made:
+                made[key] = build(config)
+            made[key].run(*args)
+
+        return run
+
+    plan = build(tuner.choose(tuning_key, size, make_run))
+    if cache is not None and tuner.steady:
+        cache.put(plan_key, plan)
+    return plan
+
+
+def run(plan: plans.Plan, x, *arrays) -> None:
+    """Run `plan` on `x` (a DeviceArray, or numpy data uploaded for the call) and `arrays`."""
+    if type(x) is DeviceArray:
+        plan.run(x, *arrays)
+        return
+    with pool.device_input(x) as dx:
+        plan.run(dx, *arrays)
