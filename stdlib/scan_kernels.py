@@ -1,0 +1,298 @@
+"""The kernels of tx.stdlib's reduce-then-scan: the device-wide scan and select in three
+passes, in which no workgroup ever waits for another (`stdlib/scan_passes.py` launches
+them). The alternative to the single-pass chained scan of `stdlib/device_kernels.py`: it
+reads the input twice (about three words of traffic per element, where the chained scan
+moves two), but needs no forward progress between workgroups, no atomics and no zeroed
+state, so it runs alike on every GPU and under every order of workgroups.
+
+1. `upsweep`: workgroup b reduces tile b (TILE = workgroup size * ITEMS elements of
+   map(x), or the predicate's 0/1 for select) into sums[b]; nothing per element is written.
+2. `spine`: one workgroup scans the tiles' sums inclusively, in place, a chunk of TILE
+   sums at a time with a carry between chunks: any number of tiles, in one launch.
+3. `downsweep` (`select_downsweep`): workgroup b scans tile b again, starting from
+   sums[b - 1] (the op over every tile before it; tile 0 has none), and writes the scan
+   (the selected elements at their ranks, and their number to count[0]).
+
+The spine's scan is inclusive, so that a user op needs no identity: tile b's carry-in is
+sums[b - 1], and the last sum is the whole total.
+
+Layout (of every pass, and of each of the spine's chunks): subgroup s of the workgroup
+holds `width * ITEMS` consecutive elements from s * lanes * ITEMS on, as ITEMS rows of
+one element per lane (`width` the subgroup's lanes: the subgroup size, or fewer in a
+workgroup's last subgroup when the workgroup size is not a multiple of it), so that every
+load and store is coalesced; a row is scanned across the subgroup and carried into the
+next, then the subgroups' totals are scanned across the workgroup (`subgroup_prefix`).
+The elements a tile holds are a prefix of its positions (the last tile is partial), so the
+invocations holding elements are a prefix of the workgroup's, and their values come first
+in every row scan: whatever the lanes past the end hold only follows them.
+"""
+
+import pyshader_tx as tx
+from pyshader_tx.kernel import loops_end
+from pyshader_tx import Array, u32
+
+from .device_kernels import load
+from .ops import T, add, bit_and, bit_or, bit_xor, identity, maximum, minimum, mul
+from .workgroup import subgroup_inclusive_scan, subgroup_prefix, workgroup_reduce
+
+U = tx.TypeVar("U", u32, tx.i32, tx.f32)
+
+WORKGROUP = 256
+#: Elements per invocation (its ITEMS) of the three passes: a tile is WORKGROUP * ITEMS.
+ITEMS = 24
+
+
+@tx.func
+def subgroup_width() -> u32:
+    """The lanes of this invocation's subgroup: the subgroup size, or fewer in the
+    workgroup's last subgroup when the workgroup size is not a multiple of it."""
+    lanes = tx.subgroup_size()
+    start = tx.local_invocation_index() - tx.local_invocation_index() % lanes
+    return min(lanes, tx.workgroup_size().x - start)
+
+
+@tx.func
+def row_start(base: u32, items: u32) -> u32:
+    """This invocation's element of row 0 in the tile from `base`: its subgroup's chunk
+    starts at base + (first invocation of the subgroup) * items; lane i holds element i
+    of each row (row j at row_start + j * subgroup_width())."""
+    index = tx.local_invocation_index()
+    lane = index % tx.subgroup_size()
+    return base + (index - lane) * items + lane
+
+
+@loops_end
+@tx.kernel(workgroup_size=WORKGROUP)
+def upsweep(
+    x: Array[T],
+    sums: Array[U],
+    n: u32,
+    op: tx.Func,
+    map: tx.Func = None,
+    predicate: tx.Func = None,
+    ITEMS: tx.Const[int] = ITEMS,
+):
+    """sums[b] = op over map(x) in tile b (elements b*TILE .. min((b+1)*TILE, n) - 1, in
+    order); with a predicate, the number of its elements for which it holds (U is u32 and
+    op "add" then). The loads follow the row layout (ITEMS in flight per invocation). A
+    named op (commutative, with an identity) is reduced in each invocation first, then
+    across the workgroup; a user op (associative only) is scanned row by row in order,
+    and the total read where the tile's last element is."""
+    tile = tx.workgroup_id().x
+    size = tx.workgroup_size().x * u32(ITEMS)
+    if tile >= (n + size - u32(1)) // size:  # a folded launch's surplus workgroup
+        return
+    base = tile * size
+    end = min(base + size, n)
+    first = row_start(base, u32(ITEMS))
+    width = subgroup_width()
+    like = U(0)
+    values = tx.local_array(U, ITEMS)
+    if (
+        op is add
+        or op is mul
+        or op is minimum
+        or op is maximum
+        or op is bit_and
+        or op is bit_or
+        or op is bit_xor
+    ):
+        for j in tx.static_range(ITEMS):  # every load in flight before the first is used
+            values[j] = identity(op, like)
+            k = first + u32(j) * width
+            if k < end:
+                values[j] = load(x, k, like, map, predicate)
+        acc = values[0]
+        for j in tx.static_range(1, ITEMS):
+            acc = op(acc, values[j])
+        total = workgroup_reduce(acc, op)
+        if tx.local_invocation_index() == u32(0):
+            sums[tile] = total
+    else:
+        for j in tx.static_range(ITEMS):
+            k = first + u32(j) * width
+            if k < end:
+                values[j] = load(x, k, like, map, predicate)
+        last = like  # the row scan at the tile's last element, in the invocation holding it
+        holder = False
+        carry = like  # the rows' total so far (from row 1 on)
+        for j in tx.static_range(ITEMS):
+            scanned = subgroup_inclusive_scan(values[j], op)
+            if j > 0:
+                scanned = op(carry, scanned)
+            if first + u32(j) * width == end - u32(1):
+                last = scanned
+                holder = True
+            carry = tx.subgroup_shuffle(scanned, width - u32(1))
+        before = subgroup_prefix(carry, op)  # the subgroups before this one (not in the first)
+        if holder:
+            if tx.local_invocation_index() >= tx.subgroup_size():
+                last = op(before, last)
+            sums[tile] = last
+
+
+@tx.func
+def scan_tile(
+    x: Array[T],
+    out: Array[U],
+    base: u32,
+    end: u32,
+    prefix: U,
+    has: bool,
+    init: U,
+    op: tx.Func,
+    map: tx.Func = None,
+    EXCLUSIVE: tx.Const[bool] = False,
+    ITEMS: tx.Const[int] = ITEMS,
+) -> U:
+    """The scan of map(x[base:end]) (at most a tile: workgroup size * ITEMS elements) into
+    out[base:end], after `prefix` (op over everything before, when `has`) and, EXCLUSIVE,
+    after `init` (which starts the scan). By the whole workgroup, in uniform control flow;
+    `x` and `out` may be one array (each invocation stores where it loaded). Returns
+    `prefix` combined with the elements of the tile up to this invocation's subgroup's
+    end (from `base`, past `end` too): in the workgroup's last invocation, the running
+    total through the whole tile (inclusive, without `init`)."""
+    lanes = tx.subgroup_size()
+    lane = tx.local_invocation_index() % lanes
+    width = subgroup_width()
+    first = row_start(base, u32(ITEMS))
+    items = tx.local_array(U, ITEMS)
+    for j in tx.static_range(ITEMS):  # every load in flight before the first is used
+        k = first + u32(j) * width
+        if k < end:
+            items[j] = load(x, k, init, map)
+    carry = init  # the total of the rows so far (from row 1 on)
+    for j in tx.static_range(ITEMS):
+        scanned = subgroup_inclusive_scan(items[j], op)
+        if j > 0:
+            scanned = op(carry, scanned)
+        if EXCLUSIVE:  # the lane below's inclusive value, or the rows' total in lane 0
+            below = tx.subgroup_shuffle_up(scanned, u32(1))
+            items[j] = tx.select(below, carry, lane == u32(0))
+        else:
+            items[j] = scanned
+        carry = tx.subgroup_shuffle(scanned, width - u32(1))
+    before = subgroup_prefix(carry, op)  # the subgroups before this one (not in the first)
+    later = tx.local_invocation_index() >= lanes  # not in the first subgroup
+    through = tx.select(carry, op(before, carry), later)
+    # running: op over every element before this subgroup's chunk (init first if EXCLUSIVE)
+    running = prefix
+    known = has
+    if later:
+        running = tx.select(before, op(running, before), known)
+        known = True
+    if EXCLUSIVE:
+        running = tx.select(init, op(init, running), known)
+        known = True
+    for j in tx.static_range(ITEMS):
+        k = first + u32(j) * width
+        if k < end:
+            v = items[j]
+            if EXCLUSIVE and j == 0:  # lane 0's first element has nothing before it here
+                v = tx.select(op(running, v), running, lane == u32(0))
+            elif known:
+                v = op(running, v)
+            out[k] = v
+    return tx.select(through, op(prefix, through), has)
+
+
+@loops_end
+@tx.kernel(workgroup_size=WORKGROUP)
+def spine(sums: Array[U], tiles: u32, op: tx.Func, ITEMS: tx.Const[int] = ITEMS):
+    """The inclusive scan of sums[0:tiles], in place, by one workgroup: a chunk of
+    workgroup size * ITEMS sums at a time (`scan_tile`'s layout), each after the total of
+    the chunks before it (broadcast through workgroup memory). 2^30 elements in tiles of
+    6144 make 174763 sums: 29 chunks."""
+    total = tx.workgroup_array(U, 1)
+    size = tx.workgroup_size().x * u32(ITEMS)
+    last = tx.local_invocation_index() == tx.workgroup_size().x - u32(1)
+    carry = U(0)  # any value: the first chunk has nothing before it
+    base = u32(0)
+    while base < tiles:
+        end = min(base + size, tiles)
+        through = scan_tile(sums, sums, base, end, carry, base > u32(0), carry, op, ITEMS=ITEMS)
+        if last:
+            total[0] = through
+        carry = tx.workgroup_uniform_load(total[0])
+        base += size
+
+
+@loops_end
+@tx.kernel(workgroup_size=WORKGROUP)
+def downsweep(
+    x: Array[T],
+    out: Array[U],
+    sums: Array[U],
+    n: u32,
+    init: U,
+    op: tx.Func,
+    map: tx.Func = None,
+    EXCLUSIVE: tx.Const[bool] = False,
+    ITEMS: tx.Const[int] = ITEMS,
+):
+    """The scan of map(x) into out (inclusive, or EXCLUSIVE from `init`), tile b by
+    workgroup b (`scan_tile`), after sums[b - 1]: the spine's inclusive scan of the
+    tiles' sums (not read in tile 0, so one tile needs neither the upsweep nor the
+    spine)."""
+    tile = tx.workgroup_id().x
+    size = tx.workgroup_size().x * u32(ITEMS)
+    if tile >= (n + size - u32(1)) // size:  # a folded launch's surplus workgroup
+        return
+    base = tile * size
+    prefix = sums[max(tile, u32(1)) - u32(1)]
+    scan_tile(
+        x, out, base, min(base + size, n), prefix, tile > u32(0), init, op, map, EXCLUSIVE, ITEMS
+    )
+
+
+@loops_end
+@tx.kernel(workgroup_size=WORKGROUP)
+def select_downsweep(
+    x: Array[T],
+    out: Array[T],
+    sums: Array[u32],
+    count: Array[u32],
+    n: u32,
+    predicate: tx.Func,
+    ITEMS: tx.Const[int] = ITEMS,
+):
+    """The elements of x where `predicate` holds, in order, to the front of out, and their
+    number to count[0] (by the last tile's workgroup). Tile b (the row layout) counts its
+    selected elements row by row and across its subgroups; each is stored at sums[b - 1]
+    (the spine's count of the selected elements in the tiles before) plus its rank in
+    the tile."""
+    tile = tx.workgroup_id().x
+    size = tx.workgroup_size().x * u32(ITEMS)
+    tiles = (n + size - u32(1)) // size
+    if tile >= tiles:  # a folded launch's surplus workgroup
+        return
+    end = min(tile * size + size, n)
+    lanes = tx.subgroup_size()
+    width = subgroup_width()
+    first = row_start(tile * size, u32(ITEMS))
+    values = tx.local_array(T, ITEMS)
+    flags = tx.local_array(u32, ITEMS)  # 1 where selected (0 past n)
+    ranks = tx.local_array(u32, ITEMS)  # the number selected before, in the subgroup's chunk
+    for j in tx.static_range(ITEMS):
+        k = first + u32(j) * width
+        if k < end:
+            v = x[k]
+            values[j] = v
+            flags[j] = tx.select(u32(0), u32(1), predicate(v))
+    carry = u32(0)
+    for j in tx.static_range(ITEMS):
+        scanned = tx.subgroup_inclusive_add(flags[j]) + carry
+        ranks[j] = scanned - flags[j]
+        carry = tx.subgroup_shuffle(scanned, width - u32(1))
+    before = subgroup_prefix(carry, "add")
+    if tx.local_invocation_index() < lanes:
+        before = u32(0)
+    found = u32(0)
+    if tile > u32(0):
+        found = sums[tile - u32(1)]
+    start = found + before
+    if tile == tiles - u32(1) and tx.local_invocation_index() == tx.workgroup_size().x - u32(1):
+        count[0] = start + carry  # the last subgroup's total ends the tile's count
+    for j in tx.static_range(ITEMS):
+        if flags[j] == u32(1):
+            out[start + ranks[j]] = values[j]
