@@ -26,6 +26,7 @@ from pyshader_tx.tuning.search import bucket
 
 from . import calls
 from . import device_kernels as kernels
+from . import scan_kernels, scan_passes
 from . import workgroup as workgroup_functions
 from .ops import NAMED_OPS
 
@@ -44,16 +45,28 @@ def _reduce_configs(key) -> list:
 
 
 def _scan_configs(key) -> list:
-    """The scans' and select's configs: ITEMS (elements per invocation) and WORKGROUP
-    (invocations per workgroup; a tile holds ITEMS * WORKGROUP elements)."""
-    default = {"ITEMS": kernels.SCAN_ITEMS, "WORKGROUP": kernels.WORKGROUP}
+    """The scans' and select's configs: ALGORITHM ("rts": reduce-then-scan in three passes,
+    `scan_passes.py`; "chained": one pass with decoupled look-back, `device_kernels.py`),
+    ITEMS (elements per invocation) and WORKGROUP (invocations per workgroup; a tile holds
+    ITEMS * WORKGROUP elements)."""
+    default = {"ALGORITHM": "rts", "ITEMS": scan_kernels.ITEMS, "WORKGROUP": kernels.WORKGROUP}
     shapes = [(24, 256), (16, 256), (32, 256), (8, 256), (12, 256), (24, 128), (16, 128)]
     shapes += [(32, 128), (8, 128)]
-    others = [{"ITEMS": i, "WORKGROUP": w} for i, w in shapes]
+    others = [
+        {"ALGORITHM": algorithm, "ITEMS": i, "WORKGROUP": w}
+        for algorithm in ("rts", "chained")
+        for i, w in shapes
+    ]
     return [default] + [c for c in others if c != default]
 
 
-SOURCES = (sys.modules[__name__], kernels, workgroup_functions)  # (the tunings' fingerprint)
+SOURCES = (
+    sys.modules[__name__],
+    kernels,
+    scan_kernels,
+    scan_passes,
+    workgroup_functions,
+)  # (the tunings' fingerprint)
 REDUCE = HostTuner("reduce", _reduce_configs, sources=SOURCES)
 SCAN = HostTuner("scan", _scan_configs, sources=SOURCES)
 SELECT = HostTuner("select", _scan_configs, sources=SOURCES)
@@ -234,6 +247,9 @@ def _scan_plan(n: int, x_dtype, dtype, op, map, exclusive: bool, config: dict) -
     if exclusive:
         plan.identity = dtype.type(IDENTITIES[op](dtype)) if isinstance(op, str) else None
     x, out, init = plan.input((n,), x_dtype), plan.input((n,), dtype), plan.input(None, dtype)
+    if config["ALGORITHM"] == "rts":
+        scan_passes.add_scan(plan, x, out, init, n, op, map, exclusive, config)
+        return plan
     state = plan.scratch(2 * tiles, np.uint32, zero=True)
     plan.launch(
         kernels.scan_tiles.with_workgroup_size(workgroup),
@@ -324,6 +340,9 @@ def _select_plan(n: int, dtype, predicate, config: dict) -> plans.Plan:
     plan.count = pool.take(1, np.uint32)  # the plan's own, for calls without count=
     plan.count._pool = None
     x, out, count = plan.input((n,), dtype), plan.input((n,), dtype), plan.input((1,), np.uint32)
+    if config["ALGORITHM"] == "rts":
+        scan_passes.add_select(plan, x, out, count, n, predicate, config)
+        return plan
     state = plan.scratch(2 * tiles, np.uint32, zero=True)
     plan.launch(
         kernels.select_tiles.with_workgroup_size(workgroup),

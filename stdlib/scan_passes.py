@@ -2,18 +2,18 @@
 of the device-wide scan and select in three passes (upsweep, spine, downsweep), into
 arrays already on the device.
 
-`scan_launches` and `select_launches` take what `stdlib/device.py`'s `_scan_launches` and
-`_select_launches` take (a DeviceArray input, the output, n, the op or predicate and a
-config {"ITEMS": ..., "WORKGROUP": ...}) and record the same results; their scratch (one
-sum per tile) comes from the runtime's pool. The sizes they launch are computed by the
-small pure functions below, so that another host path can launch the same kernels.
+`add_scan` and `add_select` add the passes to a host call's plan (`runtime/plans.py`;
+`stdlib/device.py` builds the scans' and select's plans with them), their scratch (one sum
+per tile) the plan's own; `scan_launches` and `select_launches` record them at once on
+DeviceArrays (a plan made for the call). The sizes they launch are computed by the small
+pure functions below.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from pyshader_tx.runtime import pool
+from pyshader_tx.runtime import plans
 
 from . import scan_kernels as kernels
 
@@ -42,66 +42,80 @@ def needs_spine(tiles: int) -> bool:
     return tiles > 1
 
 
-def tile_sums(dx, sums, n: int, op, config: dict, map=None, predicate=None) -> None:
-    """The upsweep (op over each tile of map(x), or its count of `predicate`) and the
-    spine (their inclusive scan in place): sums[b] = op over every tile up to b."""
+def add_tile_sums(plan, x, sums, n: int, op, config: dict, map=None, predicate=None) -> None:
+    """Add the upsweep (op over each tile of map(x), or its count of `predicate`) and the
+    spine (their inclusive scan in place) to `plan`: sums[b] = op over every tile up to b."""
     items, workgroup = config["ITEMS"], config["WORKGROUP"]
     tiles = tile_count(n, config)
-    kernels.upsweep.with_workgroup_size(workgroup)(
-        dx,
-        sums,
-        n,
+    plan.launch(
+        kernels.upsweep.with_workgroup_size(workgroup),
+        *(x, sums, n),
         op=op,
         map=map,
         predicate=predicate,
         ITEMS=items,
         threads=tiles * workgroup,
     )
-    kernels.spine.with_workgroup_size(workgroup)(sums, tiles, op=op, ITEMS=items, workgroups=1)
+    spine = kernels.spine.with_workgroup_size(workgroup)
+    plan.launch(spine, sums, tiles, op=op, ITEMS=items, workgroups=1)
+
+
+def add_scan(plan, x, out, init, n: int, op, map, exclusive: bool, config: dict) -> None:
+    """Add the scan of map(x) into `out` (inclusive, or exclusive from `init`) to `plan`: n
+    elements (at least one) in three passes with `config` (ITEMS, WORKGROUP); `x`, `out`,
+    `init`: the plan's Slots (or arrays and a value)."""
+    items, workgroup = config["ITEMS"], config["WORKGROUP"]
+    tiles = tile_count(n, config)
+    sums = plan.scratch(tiles, out.dtype)
+    if needs_spine(tiles):
+        add_tile_sums(plan, x, sums, n, op, config, map=map)
+    plan.launch(
+        kernels.downsweep.with_workgroup_size(workgroup),
+        *(x, out, sums, n, init),
+        op=op,
+        map=map,
+        EXCLUSIVE=exclusive,
+        ITEMS=items,
+        threads=tiles * workgroup,
+    )
+
+
+def add_select(plan, x, out, count, n: int, predicate, config: dict) -> None:
+    """Add select to `plan`: the elements of x for which `predicate` holds, in order, to
+    the front of `out`, and their number to count[0] (left on the device); n elements (at
+    least one) in three passes with `config` (ITEMS, WORKGROUP)."""
+    items, workgroup = config["ITEMS"], config["WORKGROUP"]
+    tiles = tile_count(n, config)
+    sums = plan.scratch(tiles, np.uint32)
+    if needs_spine(tiles):
+        add_tile_sums(plan, x, sums, n, "add", config, predicate=predicate)
+    plan.launch(
+        kernels.select_downsweep.with_workgroup_size(workgroup),
+        *(x, out, sums, count, n),
+        predicate=predicate,
+        ITEMS=items,
+        threads=tiles * workgroup,
+    )
 
 
 def scan_launches(dx, out, n: int, op, init_value, map, exclusive: bool, config: dict) -> None:
-    """The scan of map(dx) into `out` (inclusive, or exclusive from `init_value`), n
-    elements (none: nothing is launched), in three passes with `config` (ITEMS, WORKGROUP)."""
+    """Record the scan of map(dx) into `out` (inclusive, or exclusive from `init_value`), n
+    elements (none: nothing is launched), with `config` (ITEMS, WORKGROUP)."""
     if n == 0:
         return
-    items, workgroup = config["ITEMS"], config["WORKGROUP"]
-    tiles = tile_count(n, config)
-    with pool.temporary(tiles, out.dtype) as sums:
-        if needs_spine(tiles):
-            tile_sums(dx, sums, n, op, config, map=map)
-        kernels.downsweep.with_workgroup_size(workgroup)(
-            dx,
-            out,
-            sums,
-            n,
-            init_value,
-            op=op,
-            map=map,
-            EXCLUSIVE=exclusive,
-            ITEMS=items,
-            threads=tiles * workgroup,
-        )
+    plan = plans.Plan("scan")
+    x, target = plan.input(dx.shape, dx.dtype), plan.input(out.shape, out.dtype)
+    add_scan(plan, x, target, init_value, n, op, map, exclusive, config)
+    plan.run(dx, out)
 
 
 def select_launches(dx, out, count, n: int, predicate, config: dict) -> None:
-    """The elements of dx for which `predicate` holds, in order, to the front of `out`,
-    and their number to count[0] (left on the device), n elements, in three passes
-    with `config` (ITEMS, WORKGROUP); none (n == 0) launches nothing and leaves count."""
+    """Record select of dx into `out` and `count` (see `add_select`), n elements (none
+    launches nothing and leaves count), with `config` (ITEMS, WORKGROUP)."""
     if n == 0:
         return
-    items, workgroup = config["ITEMS"], config["WORKGROUP"]
-    tiles = tile_count(n, config)
-    with pool.temporary(tiles, np.uint32) as sums:
-        if needs_spine(tiles):
-            tile_sums(dx, sums, n, "add", config, predicate=predicate)
-        kernels.select_downsweep.with_workgroup_size(workgroup)(
-            dx,
-            out,
-            sums,
-            count,
-            n,
-            predicate=predicate,
-            ITEMS=items,
-            threads=tiles * workgroup,
-        )
+    plan = plans.Plan("select")
+    x, target = plan.input(dx.shape, dx.dtype), plan.input(out.shape, out.dtype)
+    number = plan.input(count.shape, count.dtype)
+    add_select(plan, x, target, number, n, predicate, config)
+    plan.run(dx, out, count)

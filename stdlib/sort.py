@@ -26,12 +26,13 @@ bucket of the key count and whether values move.
 
 from __future__ import annotations
 
+import functools
 import sys
 
 import numpy as np
 
 from pyshader_tx import types as t
-from pyshader_tx.runtime import pool
+from pyshader_tx.runtime import plans, pool
 from pyshader_tx.runtime.arrays import DeviceArray, element_layout
 from pyshader_tx.runtime.device import device_limit
 from pyshader_tx.runtime.subgroups import subgroup_size_range
@@ -39,6 +40,7 @@ from pyshader_tx.runtime.subgroups import subgroup_size_range
 from pyshader_tx.tuning.host import HostTuner
 from pyshader_tx.tuning.search import bucket
 
+from . import calls
 from . import sort_kernels as kernels
 from .permute import _as_array
 
@@ -56,6 +58,10 @@ ENCODINGS = {"uint32": kernels.RAW_BITS, "int32": kernels.I32_KEYS, "float32": k
 def sort(keys, values=None, descending=False):
     """The keys sorted (stable), a DeviceArray; with `values`, `(keys, values)` with the
     values permuted with their keys."""
+    plan = _cached(keys, values, False, descending)
+    if plan is not None:
+        sorted_keys, sorted_values = _run(plan, keys, values)
+        return sorted_keys if values is None else (sorted_keys, sorted_values)
     keys = _check_keys(keys, "sort")
     if values is not None:
         values = _check_values(values, len(keys))
@@ -65,6 +71,9 @@ def sort(keys, values=None, descending=False):
 
 def argsort(keys, descending=False) -> DeviceArray:
     """The u32 indices that sort `keys` stably (`np.argsort(keys, kind="stable")`)."""
+    plan = _cached(keys, None, True, descending)
+    if plan is not None:
+        return _run(plan, keys, None)[1]
     keys = _check_keys(keys, "argsort")
     return _radix_sort(keys, None, True, bool(descending))[1]
 
@@ -186,10 +195,8 @@ def _radix_sort(
     value_dtype = np.dtype(np.uint32) if indices else None
     if values is not None:
         value_dtype = np.dtype(values.dtype)
-    sorted_keys = pool.result(n, dtype)
-    sorted_values = None if value_dtype is None else pool.result(n, value_dtype)
     if n == 0:
-        return sorted_keys, sorted_values
+        return pool.result(0, dtype), None if value_dtype is None else pool.result(0, value_dtype)
     pairs = value_dtype is not None
     min_lanes = match_min_lanes(pairs) if min_lanes is None else min_lanes
     if items is not None and not 1 <= items <= kernels.MAX_ITEMS:
@@ -214,30 +221,55 @@ def _radix_sort(
         "spins": kernels.SPIN_LIMIT if spins is None else spins,
         "splits": splits,
         "window": kernels.LOOK_BACK_WINDOW if window is None else window,
+        "given_values": values is not None,
     }
-    values_in = _bits(values) if values is not None else np.zeros(1, np.uint32)
-    with pool.device_input(_bits(keys)) as key_bits, pool.device_input(values_in) as v0:
-        if items is None:
-            key = (bucket(n), pairs, min_lanes)
+    variant = reversed or splits or spins is not None or window is not None
+    variant = variant or items is not None or options["min_lanes"] != match_min_lanes(pairs)
+    build = functools.partial(_sort_plan, n, dtype, value_dtype, pairs, options)
+    if items is not None:
+        config = {"ITEMS": items, "THREADS": threads or kernels.WORKGROUP, "PARTS": parts or 1}
+        plan = build(config)
+    else:
+        key = (bucket(n), pairs, min_lanes)
+        value_key = None if values is None else (values.dtype, values.shape)
+        plan_key = (keys.dtype, keys.shape, value_key, indices, descending)
 
-            def make_run(scratch):  # (into the new results: the last run is ours)
-                out_values = scratch.take(1, np.uint32)
-                if sorted_values is not None:
-                    out_values = _bits(sorted_values)
-                run_v0 = scratch.upload(values_in)  # (outlives the call: HostTuner.runs)
-                return lambda config: _sort_launches(
-                    key_bits, run_v0, _bits(sorted_keys), out_values, n, pairs, config, options
-                )
+        def inputs(scratch, dx):
+            given = () if values is None else (scratch.upload(values),)
+            outputs = [scratch.take(n, dtype)]
+            outputs += [] if value_dtype is None else [scratch.take(n, value_dtype)]
+            return given + tuple(outputs)
 
-            variant = options["reversed"] or options["splits"] or spins is not None
-            variant = variant or window is not None
-            size = 0 if variant else n  # (the tests' variants are not tuned)
-            config = SORT.choose(key, size, make_run)
+        size = 0 if variant else n  # (the tests' variants are not tuned)
+        cache = None if variant else PLANS
+        plan = calls.prepare(cache, SORT, plan_key, key, size, build, keys, inputs)
+    return _run(plan, keys, values)
+
+
+def _cached(keys, values, indices: bool, descending):
+    """The plan PLANS holds for a sort of `keys` (with `values`), or None."""
+    try:
+        value_key = None if values is None else (values.dtype, values.shape)
+        return PLANS.get((keys.dtype, keys.shape, value_key, indices, bool(descending)))
+    except (AttributeError, TypeError):
+        return None
+
+
+def _run(plan: plans.Plan, keys, values) -> tuple:
+    """(sorted keys, sorted values or indices or None): a run of a sort's plan on `keys`
+    and `values` (DeviceArrays, or numpy data uploaded for the call)."""
+    sorted_keys = pool.result(plan.n, plan.dtype)
+    sorted_values = None
+    outputs = (sorted_keys,)
+    if plan.value_dtype is not None:
+        sorted_values = pool.result(plan.n, plan.value_dtype)
+        outputs += (sorted_values,)
+    with pool.device_input(keys) as dkeys:
+        if values is None:
+            plan.run(dkeys, *outputs)
         else:
-            config = {"ITEMS": items, "THREADS": threads or kernels.WORKGROUP, "PARTS": parts or 1}
-        with pool.temporary(1, np.uint32) as no_values:
-            out_values = no_values if sorted_values is None else _bits(sorted_values)
-            _sort_launches(key_bits, v0, _bits(sorted_keys), out_values, n, pairs, config, options)
+            with pool.device_input(values) as dvalues:
+                plan.run(dkeys, dvalues, *outputs)
     return sorted_keys, sorted_values
 
 
@@ -271,15 +303,14 @@ def _sort_configs(key) -> list:
 
 
 SORT = HostTuner("sort", _sort_configs, sources=(sys.modules[__name__], kernels))
+PLANS = plans.PlanCache("sort")
 
 
-def _sort_launches(
-    key_bits, v0, out_keys, out_values, n: int, pairs: bool, config: dict, options: dict
-) -> None:
+def _sort_plan(n: int, dtype, value_dtype, pairs: bool, options: dict, config: dict):
     """count_digits, digit_starts and the four sort_pass launches of one sort with
     `config`'s ITEMS keys per invocation in workgroups of THREADS, a tile stored in PARTS
-    parts: keys from `key_bits` (values from `v0`) to `out_keys` (`out_values`: one unused
-    word without values or indices)."""
+    parts. Inputs: keys (values, if given), sorted keys (sorted values or indices, if
+    any); keys and values move as their bits (u32 views)."""
     items, threads, parts = config["ITEMS"], config["THREADS"], config["PARTS"]
     sort_pass = kernels.sort_pass.with_workgroup_size(threads)
     size = threads * items
@@ -288,39 +319,51 @@ def _sort_launches(
     per = -(-n // COUNT_WORKGROUPS)
     per = -(-per // row) * row
     encoding = options["encoding"]
-    with (
-        pool.temporary(n, np.uint32) as keys_temp,
-        pool.temporary(n if pairs else 1, np.uint32) as values_temp,
-        pool.temporary(2 * kernels.STARTS, np.uint32, zero=True) as counts,
-        pool.temporary(tiles * kernels.RADIX, np.uint32) as state,
-    ):
-        groups = -(-n // per)
-        kernels.count_digits(key_bits, counts, n, per, encoding, threads=groups * kernels.WORKGROUP)
-        kernels.digit_starts(counts, workgroups=kernels.PASSES)
-        key_route = [key_bits, keys_temp, out_keys, keys_temp, out_keys]
-        value_route = [v0, values_temp, out_values, values_temp, out_values]
-        for p in range(kernels.PASSES):
-            pool.clear(state)
-            sort_pass(
-                key_route[p],
-                key_route[p + 1],
-                value_route[p],
-                value_route[p + 1],
-                counts,
-                state,
-                n,
-                tiles,
-                p * kernels.DIGIT_BITS,
-                encoding if p == 0 else kernels.RAW_BITS,
-                encoding if p == kernels.PASSES - 1 else kernels.RAW_BITS,
-                int(options["indices"] and p == 0),
-                int(options["reversed"]),
-                options["spins"],
-                VALUES=pairs,
-                ITEMS=items,
-                MIN_LANES=options["min_lanes"],
-                SPLITS=options["splits"],
-                WINDOW=options["window"],
-                PARTS=parts,
-                threads=tiles * threads,
-            )
+    plan = plans.Plan("sort")
+    plan.n, plan.dtype, plan.value_dtype = n, dtype, value_dtype
+    key_bits = plans.View(plan.input((n,), dtype), (n,), t.u32)
+    v0 = plan.scratch(1, np.uint32)  # (no values given: one unused word)
+    if options["given_values"]:
+        v0 = plans.View(plan.input((n,), value_dtype), (n,), t.u32)
+    out_keys = plans.View(plan.input((n,), dtype), (n,), t.u32)
+    out_values = plan.scratch(1, np.uint32)  # (neither values nor indices: one unused word)
+    if value_dtype is not None:
+        out_values = plans.View(plan.input((n,), value_dtype), (n,), t.u32)
+    keys_temp = plan.scratch(n, np.uint32)
+    values_temp = plan.scratch(n if pairs else 1, np.uint32)
+    counts = plan.scratch(2 * kernels.STARTS, np.uint32, zero=True)
+    state = plan.scratch(tiles * kernels.RADIX, np.uint32)
+    groups = -(-n // per)
+    plan.launch(
+        kernels.count_digits, key_bits, counts, n, per, encoding, threads=groups * kernels.WORKGROUP
+    )
+    plan.launch(kernels.digit_starts, counts, workgroups=kernels.PASSES)
+    key_route = [key_bits, keys_temp, out_keys, keys_temp, out_keys]
+    value_route = [v0, values_temp, out_values, values_temp, out_values]
+    for p in range(kernels.PASSES):
+        plan.clear(state)
+        plan.launch(
+            sort_pass,
+            key_route[p],
+            key_route[p + 1],
+            value_route[p],
+            value_route[p + 1],
+            counts,
+            state,
+            n,
+            tiles,
+            p * kernels.DIGIT_BITS,
+            encoding if p == 0 else kernels.RAW_BITS,
+            encoding if p == kernels.PASSES - 1 else kernels.RAW_BITS,
+            int(options["indices"] and p == 0),
+            int(options["reversed"]),
+            options["spins"],
+            VALUES=pairs,
+            ITEMS=items,
+            MIN_LANES=options["min_lanes"],
+            SPLITS=options["splits"],
+            WINDOW=options["window"],
+            PARTS=parts,
+            threads=tiles * threads,
+        )
+    return plan

@@ -12,6 +12,7 @@ import pytest
 
 import pyshader_tx as tx
 from pyshader_tx import f32, i32, u32
+from pyshader_tx.runtime import plans
 from pyshader_tx.stdlib import scan_kernels, scan_passes
 
 pytestmark = pytest.mark.wgpu_only("the passes take DeviceArrays")
@@ -221,7 +222,10 @@ def test_a_folded_launch_leaves_its_surplus_workgroups_idle(monkeypatch):
     n = tiles * 64 * 3 - 5
     x = (np.arange(n) % 7).astype(np.uint32)
     sums = tx.to_device(np.full(tiles + 2, 12345, np.uint32))
-    scan_passes.tile_sums(tx.to_device(x), sums, n, "add", config)
+    plan = plans.Plan("tile sums")
+    slots = plan.input((n,), np.uint32), plan.input((tiles + 2,), np.uint32)
+    scan_passes.add_tile_sums(plan, *slots, n, "add", config)
+    plan.run(tx.to_device(x), sums)
     totals = x[: tiles * 192 - 5].astype(np.int64)
     totals = np.cumsum(np.add.reduceat(totals, np.arange(0, n, 192)))
     np.testing.assert_array_equal(sums.numpy(), np.concatenate([totals, [12345, 12345]]))

@@ -22,6 +22,7 @@ import pytest
 
 import pyshader_tx as tx
 from pyshader_tx import f32, i32, u32
+from pyshader_tx.runtime import plans
 from pyshader_tx.sim.portable import SUBGROUP_SIZES, Setting
 from pyshader_tx.stdlib import device as stdlib_device
 from pyshader_tx.stdlib import device_kernels
@@ -52,13 +53,26 @@ IN_KERNEL_SETTINGS = [
 TILE = 512
 
 
+#: The scans' and select's configs under `small_tiles`: reduce-then-scan (the default) and
+#: the chained scan (`using(CHAINED)`), both with tiles of TILE elements.
+SMALL_SCAN_CONFIGS = [
+    {"ALGORITHM": "rts", "ITEMS": 2, "WORKGROUP": 256},
+    {"ALGORITHM": "chained", "ITEMS": 2, "WORKGROUP": 256},
+]
+CHAINED = 1
+
+
 @pytest.fixture
 def small_tiles(monkeypatch):
-    monkeypatch.setattr(device_kernels, "SCAN_ITEMS", 2)
     monkeypatch.setattr(device_kernels, "SPIN_LIMIT", 4)
     monkeypatch.setattr(device_kernels, "REDUCE_ITEMS", 2)
     monkeypatch.setattr(stdlib_device, "REDUCE_WORKGROUPS", 3)
     monkeypatch.setattr(histogram, "HISTOGRAM_WORKGROUPS", 3)
+    for tuner in (stdlib_device.SCAN, stdlib_device.SELECT):
+        monkeypatch.setattr(tuner, "_configs", SMALL_SCAN_CONFIGS)
+    plans.clear()  # (plans made with other constants)
+    yield
+    plans.clear()
 
 
 @tx.func
@@ -106,6 +120,7 @@ def test_device_wide_primitives(setting, small_tiles):
             "exclusive_scan user op": tx.stdlib.exclusive_scan(sparse, first_nonzero, init=0),
             "select": tx.stdlib.select(x, odd),
             "select f32": tx.stdlib.select(floats, negative),
+            **_chained(x, signed, floats, sparse),
             "histogram": tx.stdlib.histogram(x, 37, (0, 1000)),
             "histogram f32": tx.stdlib.histogram(floats, 20),
             "gather": tx.stdlib.gather(floats, indices),
@@ -137,8 +152,21 @@ def test_device_wide_primitives(setting, small_tiles):
         "gather": floats[indices],
         "scatter": scatter,
     }
+    for key in ("inclusive_scan", "exclusive_scan max", "inclusive_scan user op", "select"):
+        expected["chained " + key] = expected[key]  # the chained scan's results
     for key, want in expected.items():
         np.testing.assert_array_equal(got[key], want, err_msg=f"{key} under {setting}")
+
+
+def _chained(x, signed, floats, sparse) -> dict:
+    """The scans and select of `test_device_wide_primitives` by the chained scan."""
+    with stdlib_device.SCAN.using(CHAINED), stdlib_device.SELECT.using(CHAINED):
+        return {
+            "chained inclusive_scan": tx.stdlib.inclusive_scan(x),
+            "chained exclusive_scan max": tx.stdlib.exclusive_scan(signed, "max"),
+            "chained inclusive_scan user op": tx.stdlib.inclusive_scan(sparse, first_nonzero),
+            "chained select": tx.stdlib.select(x, odd),
+        }
 
 
 #: (op, dtype) pairs: a named op through the subgroup intrinsics, a user op through the

@@ -118,7 +118,8 @@ def test_the_simulator_uses_the_defaults_unmeasured(no_measuring, tuned_at_any_s
 
 def test_the_default_config_comes_first():
     assert stdlib_device._reduce_configs(None)[0] == {"ITEMS": 8, "WORKGROUPS": 8192}
-    assert stdlib_device._scan_configs(None)[0] == {"ITEMS": 24, "WORKGROUP": 256}
+    default = {"ALGORITHM": "rts", "ITEMS": 24, "WORKGROUP": 256}
+    assert stdlib_device._scan_configs(None)[0] == default
     assert stdlib_linalg._matmul_configs((4096, 4096, 64))[0] == stdlib_linalg.MATMUL_LARGE
     assert stdlib_linalg._matmul_configs((64, 64, 64))[0] == stdlib_linalg.MATMUL_SMALL
     key = (64, 64, True, True)
@@ -187,8 +188,9 @@ def test_a_config_that_cannot_run_is_skipped_with_a_warning(
     needs_gpu, measured, tuned_at_any_size, monkeypatch
 ):
     tuner = stdlib_device.SCAN
-    too_wide = {"ITEMS": 8, "WORKGROUP": 1 << 16}  # beyond every device's workgroup limit
-    monkeypatch.setattr(tuner, "_configs", lambda key: [{"ITEMS": 24, "WORKGROUP": 256}, too_wide])
+    too_wide = {"ALGORITHM": "rts", "ITEMS": 8, "WORKGROUP": 1 << 16}  # beyond every device
+    default = {"ALGORITHM": "rts", "ITEMS": 24, "WORKGROUP": 256}
+    monkeypatch.setattr(tuner, "_configs", lambda key: [default, too_wide])
     u = RNG.integers(0, 1000, N, dtype=np.uint32)
     with pytest.warns(UserWarning, match="scan: skipping config .*65536") as caught:
         check(stdlib.inclusive_scan(u).numpy(), np.cumsum(u, dtype=np.uint32))
