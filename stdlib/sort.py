@@ -332,7 +332,7 @@ def _sort_plan(n: int, dtype, value_dtype, pairs: bool, options: dict, config: d
     keys_temp = plan.scratch(n, np.uint32)
     values_temp = plan.scratch(n if pairs else 1, np.uint32)
     counts = plan.scratch(2 * kernels.STARTS, np.uint32, zero=True)
-    state = plan.scratch(tiles * kernels.RADIX, np.uint32)
+    state = plan.scratch(kernels.PASSES * tiles * kernels.RADIX, np.uint32, zero=True)
     groups = -(-n // per)
     plan.launch(
         kernels.count_digits, key_bits, counts, n, per, encoding, threads=groups * kernels.WORKGROUP
@@ -340,8 +340,7 @@ def _sort_plan(n: int, dtype, value_dtype, pairs: bool, options: dict, config: d
     plan.launch(kernels.digit_starts, counts, workgroups=kernels.PASSES)
     key_route = [key_bits, keys_temp, out_keys, keys_temp, out_keys]
     value_route = [v0, values_temp, out_values, values_temp, out_values]
-    for p in range(kernels.PASSES):
-        plan.clear(state)
+    for p in range(kernels.PASSES):  # (each pass its own part of `state`: one zero-fill)
         plan.launch(
             sort_pass,
             key_route[p],

@@ -256,7 +256,8 @@ def sort_pass(
     """One pass of the sort: keys_in's keys (encoded) stored stably by their digit at
     `shift` into keys_out (decoded), with VALUES values_in's values (each key's
     position where `indices` is 1: argsort's first pass) with them; `counts` from
-    count_digits and digit_starts, `state` tiles * RADIX zeroed words. `reversed` (1)
+    count_digits and digit_starts, `state` PASSES * tiles * RADIX zeroed words (the pass at
+    `shift` uses the tiles * RADIX from shift / DIGIT_BITS * tiles * RADIX on). `reversed` (1)
     takes the tiles in reverse workgroup order (the tests' check that nothing waits for a
     workgroup that has not run); `spin_limit`: the look-back's steps without progress
     before the fallback; WINDOW: the state words a look-back step reads.
@@ -342,7 +343,8 @@ def sort_pass(
     )
     starts = tx.workgroup_array(u32, RADIX)
     places = tx.local_array(u32, ITEMS)  # each key's place in the tile
-    slot = tile * u32(RADIX) + digit_of_t
+    words = shift // u32(DIGIT_BITS) * tiles * u32(RADIX)  # before this pass's state words
+    slot = words + tile * u32(RADIX) + digit_of_t
     count = u32(0)  # the tile's keys of digit t
     tile_start = u32(0)  # the tile's keys of the digits before t
     if matched:
@@ -472,7 +474,9 @@ def sort_pass(
                 if here < part:
                     places[j] = order[padded(here)]
     # The chain: invocation t owns digit t.
-    prefix = look_back_digits(keys_in, state, tile, size, n, shift, spin_limit, encoding, WINDOW)
+    prefix = look_back_digits(
+        keys_in, state, words, tile, size, n, shift, spin_limit, encoding, WINDOW
+    )
     if owner:
         if tile > u32(0):
             tx.atomic_store(state[slot], (u32(INCLUSIVE) << u32(30)) | (prefix + count))
@@ -528,6 +532,7 @@ def publish_count(state: Array[Atomic[u32]], slot: u32, tile: u32, count: u32):
 def look_back_digits(
     keys: Array[u32],
     state: Array[Atomic[u32]],
+    first: u32,
     tile: u32,
     size: u32,
     n: u32,
@@ -542,7 +547,8 @@ def look_back_digits(
     inclusive prefix (or tile 0); once it has made `spin_limit` steps without progress, a
     missing state stalls it. The workgroup then counts the digits of the nearest tile any
     invocation is stalled on from the input, the invocations stalled there take their
-    count and walk on before it, and the walks resume."""
+    count and walk on before it, and the walks resume. The pass's state words start at
+    `first`."""
     t = tx.local_invocation_id().x
     stalled = tx.workgroup_array(Atomic[u32], 1)  # 1 + the nearest stalled tile, 0 if none
     nearest = tx.workgroup_array(u32, 1)
@@ -562,7 +568,7 @@ def look_back_digits(
             for w in tx.static_range(WINDOW):  # tiles j, j - 1, ...: none before 0
                 words[w] = u32(0)
                 if u32(w) <= j:
-                    words[w] = tx.atomic_load(state[(j - u32(w)) * u32(RADIX) + t])
+                    words[w] = tx.atomic_load(state[first + (j - u32(w)) * u32(RADIX) + t])
             taken = u32(0)  # the words added, up to the first missing one
             for w in tx.static_range(WINDOW):
                 if waiting and taken == u32(w):
