@@ -21,8 +21,7 @@ import numpy as np
 
 import pyshader_tx as tx
 from pyshader_tx import Array, f32, stdlib, u32
-from pyshader_tx.runtime import pool
-from pyshader_tx.stdlib import device_kernels
+from pyshader_tx.stdlib import device as stdlib_device
 
 REPS = 20
 
@@ -132,24 +131,39 @@ def is_odd(v: u32) -> bool:
 
 
 def select_odd(x) -> dict:
-    """Ours for CUB's `select_if_odd_u32` row: stdlib.select (which reads the count back,
-    a wait per call), and its kernel alone (the count left on the GPU, as CUB leaves it)."""
-    n = len(x)
+    """Ours for CUB's `select_if_odd_u32` row: stdlib.select with the count left on the
+    device (`count=`, as CUB leaves it: no wait), and without (the count read back to size
+    the result: a wait per call)."""
     picked = stdlib.select(x, is_odd).numpy()
-    assert np.array_equal(picked, x.numpy()[x.numpy() % 2 == 1]), "select is wrong"
-    tiles = -(-n // (device_kernels.WORKGROUP * device_kernels.SCAN_ITEMS))
-    out, state, count = tx.empty(n, np.uint32), tx.empty(2 * tiles, np.uint32), tx.empty(1, u32)
-
-    def kernel_only():
-        pool.clear(state)
-        device_kernels.select_tiles(
-            x, out, state, count, n, predicate=is_odd, threads=tiles * device_kernels.WORKGROUP
-        )
-
+    expected = x.numpy()[x.numpy() % 2 == 1]
+    assert np.array_equal(picked, expected), "select is wrong"
+    count = tx.empty(1, np.uint32)
+    front = stdlib.select(x, is_odd, count=count).numpy()
+    assert int(count.numpy()[0]) == len(expected), "select's count is wrong"
+    assert np.array_equal(front[: len(expected)], expected), "select (count=) is wrong"
     return {
-        "select_if_odd_u32": timed(lambda: stdlib.select(x, is_odd)),
-        "select_if_odd_u32 (kernel, count on the GPU)": timed(kernel_only),
+        "select_if_odd_u32": timed(lambda: stdlib.select(x, is_odd, count=count)),
+        "select_if_odd_u32 (count read back)": timed(lambda: stdlib.select(x, is_odd)),
     }
+
+
+def scan_algorithms(xu, out) -> dict:
+    """The scan by each algorithm at its default tile shape (`_scan_plan`'s runs: the call
+    without its checks and result), whichever the tuner chose for the calls above."""
+    n = len(xu)
+    dtype = np.dtype(np.uint32)
+    rows = {}
+    for config in stdlib_device._scan_configs(None):
+        if (config["ITEMS"], config["WORKGROUP"]) != (24, 256):
+            continue
+        for exclusive in (False, True):
+            plan = stdlib_device._scan_plan(n, dtype, dtype, "add", None, exclusive, config)
+            name = f"scan_{'exclusive' if exclusive else 'inclusive'}_u32 [{config['ALGORITHM']}]"
+            rows[name] = timed(lambda: plan.run(xu, out, dtype.type(0)))
+            want = np.cumsum(xu.numpy(), dtype=np.uint32)
+            got = out.numpy()
+            assert np.array_equal(got, want - xu.numpy() if exclusive else want), name
+    return rows
 
 
 def histogram_256(x) -> dict:
@@ -174,7 +188,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cub", help="file with cub_reference's JSON lines")
     parser.add_argument("--json")
-    parser.add_argument("--log2n", type=int, nargs="*", default=[20, 24, 28])
+    parser.add_argument("--log2n", type=int, nargs="*", default=[16, 20, 24, 28])
     args = parser.parse_args()
     cub = read_cub(args.cub)
     print("date", datetime.date.today(), "adapter", tx.adapter_summary())
@@ -194,7 +208,9 @@ def main() -> None:
             "reduce_sum_f32": timed(lambda: stdlib.reduce(xf)),
             **select_odd(xu),
             **histogram_256(xh),
+            **scan_algorithms(xu, out),
         }
+        print("tuned:", json.dumps({k: str(v) for k, v in stdlib.tuning().items()}))
         torch_ours = {}
         try:
             import torch
