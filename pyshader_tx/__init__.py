@@ -37,6 +37,7 @@ from .kernel import Kernel, func, kernel, struct
 from .options import options
 from .runtime import DeviceArray, adapter_summary, empty, synchronize, to_device, zeros
 from .runtime import get_device as device
+from .runtime.profile import profile
 from .sim import activate_from_environment as _activate_simulator, simulator
 from .sim import PortabilityError
 from .tuning.autotune import autotune
@@ -79,6 +80,7 @@ __all__ = [
     "empty",
     "zeros",
     "synchronize",
+    "profile",
     "device",
     "adapter_summary",
     "options",

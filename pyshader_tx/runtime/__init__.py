@@ -13,6 +13,8 @@
 * `pool.py`: temporary arrays on pooled buffers (`pool.take` / `pool.give_back`), and
   recorded zero-fills and copies (`pool.clear`, `pool.copy`), for multi-pass primitives;
 * `timing.py`: the GPU time of recorded work (`gpu_seconds`), from timestamp queries;
+* `profile.py`: `tx.profile()`, each launch of a block recorded (kernel, specialisation,
+  workgroups, bytes bound, host time, GPU time from timestamps around its own pass);
 * `capture.py`: kernel launches captured (kernel, workgroups, arguments) instead of run,
   for the cost model's prediction of a host function.
 """

@@ -43,6 +43,12 @@ directly only while nothing is recorded; otherwise it puts the data in a new sta
 buffer and records a copy into the target, ordered after the recorded dispatches. A
 buffer nothing recorded can use (a new one: `tx.to_device`) is written directly.
 
+Profiling. While a `tx.profile()` block is open (`profile.py`), `profiler` is its session
+and `dispatch` hands every dispatch to it: the session records it with `timed_dispatch`,
+in a compute pass of its own that writes a GPU timestamp at its beginning and end (the
+submission rules above still hold). Outside a block the one cost is the check of
+`profiler`.
+
 Prints. `pending_prints` lists the recorded dispatches of kernels that print, with their
 print buffers (`prints.py`), until `prints.show_pending` shows them; `synchronize` does.
 """
@@ -84,6 +90,10 @@ UNIFORM_USAGE = wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST
 #: (kernel name, PrintBuffer, DeviceArray, capacity) of each recorded dispatch of a kernel
 #: that prints and whose lines were not shown yet, in dispatch order (see `prints.py`).
 pending_prints: list = []
+
+#: The `tx.profile` session that records every dispatch while a profile block is open
+#: (`profile.py`), else None.
+profiler = None
 
 
 def _pass_commands():
@@ -193,6 +203,9 @@ class Recording:
         the group's one dynamic offset), or None for a kernel without one; `bound_bytes`:
         the storage the bind group binds (towards FLUSH_BOUND_BYTES); `source`: the
         `Launcher` recording it (its `name` and `interface`), or None."""
+        if profiler is not None:  # a tx.profile block is open: it times the dispatch
+            profiler.dispatch(self, pipeline, bind_group, counts, uniforms, bound_bytes, source)
+            return
         offset = None if uniforms is None else self._uniform_offset(uniforms)
         compute_pass = self._pass
         if compute_pass is None:
@@ -205,6 +218,36 @@ class Recording:
             _bind_group(compute_pass, bind_group, offset)
         self._pass_state = (pipeline, bind_group, offset)
         _dispatch_workgroups(compute_pass, counts)
+        self.commands += 1
+        self.bound_bytes += bound_bytes
+        early = self.bound_bytes >= FLUSH_BOUND_BYTES and not self.holding
+        if self.commands >= MAX_RECORDED_COMMANDS or early:
+            self.flush()
+
+    def timed_dispatch(
+        self, timestamps, pipeline, bind_group, counts, uniforms, bound_bytes: int, label: str
+    ) -> None:
+        """Record one dispatch (as `dispatch` does) in a compute pass of its own, labelled
+        `label`, which writes GPU timestamps into `query_set[index]` at its beginning and
+        `query_set[index + 1]` at its end, `timestamps` being (query_set, index), or none
+        where `timestamps` is None (`tx.profile`: `profile.py`)."""
+        offset = None if uniforms is None else self._uniform_offset(uniforms)
+        self._end_pass()
+        writes = None
+        if timestamps is not None:
+            query_set, index = timestamps
+            writes = {
+                "query_set": query_set,
+                "beginning_of_pass_write_index": index,
+                "end_of_pass_write_index": index + 1,
+            }
+        compute_pass = self._commands_encoder().begin_compute_pass(
+            label=label, timestamp_writes=writes
+        )
+        compute_pass.set_pipeline(pipeline)
+        _bind_group(compute_pass, bind_group, offset)
+        _dispatch_workgroups(compute_pass, counts)
+        compute_pass.end()
         self.commands += 1
         self.bound_bytes += bound_bytes
         early = self.bound_bytes >= FLUSH_BOUND_BYTES and not self.holding

@@ -4,7 +4,8 @@ It keeps everything a launch does on the host (argument checks, dispatch shape a
 folding of large 1-D launches, uploads of numpy arguments and their copy back, DeviceArray
 bindings, the uniform block's bytes, the aliasing check) and, instead of recording a
 dispatch, runs the kernel's IR at once (`schedule.run_dispatch`) on views of the bound
-buffers' bytes, so results land in the buffers as the GPU's would.
+buffers' bytes, so results land in the buffers as the GPU's would. Inside a `tx.profile()`
+block each launch run is recorded there (`runtime/profile.py`: host time, no GPU time).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from .. import types as t
 from ..errors import SimulationError
 from ..runtime.arrays import DeviceArray
 from ..runtime.device import get_device
+from ..runtime import recording as recording_module
 from ..runtime.launch import Launcher
 from .device import SimBuffer
 from .schedule import run_dispatch
@@ -79,6 +81,9 @@ class SimLauncher(Launcher):
             run_dispatch(module, storage, counts, get_device().settings)
         except SimulationError as error:  # reported at the kernel's line: no executor frames
             raise error.with_traceback(None) from None
+        if recording_module.profiler is not None:  # a tx.profile block is open
+            bound = sum(size for _, size in bindings)
+            recording_module.profiler.simulated(self, counts, bound)
 
         for param, buffer, array in readbacks:
             param.read_back(buffer, array)
