@@ -68,3 +68,19 @@ def pytest_addoption(parser):
 def update_goldens(request) -> bool:
     """True when pytest runs with ``--update-goldens``."""
     return bool(request.config.getoption("--update-goldens"))
+
+
+@pytest.fixture(autouse=True)
+def _fresh_plans():
+    """Every test starts without prepared host calls (`runtime/plans.py`): a test that
+    patches a stdlib constant or a device limit then gets plans made under its patch, and
+    leaves none behind."""
+    import sys
+
+    plans = sys.modules.get("pyshader_tx.runtime.plans")
+    if plans is not None:
+        plans.clear()
+    yield
+    plans = sys.modules.get("pyshader_tx.runtime.plans")
+    if plans is not None:
+        plans.clear()

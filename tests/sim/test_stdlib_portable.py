@@ -22,7 +22,6 @@ import pytest
 
 import pyshader_tx as tx
 from pyshader_tx import f32, i32, u32
-from pyshader_tx.runtime import plans
 from pyshader_tx.sim.portable import SUBGROUP_SIZES, Setting
 from pyshader_tx.stdlib import device as stdlib_device
 from pyshader_tx.stdlib import device_kernels
@@ -70,9 +69,6 @@ def small_tiles(monkeypatch):
     monkeypatch.setattr(histogram, "HISTOGRAM_WORKGROUPS", 3)
     for tuner in (stdlib_device.SCAN, stdlib_device.SELECT):
         monkeypatch.setattr(tuner, "_configs", SMALL_SCAN_CONFIGS)
-    plans.clear()  # (plans made with other constants)
-    yield
-    plans.clear()
 
 
 @tx.func
