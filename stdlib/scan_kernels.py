@@ -217,6 +217,20 @@ def spine(sums: Array[U], tiles: u32, op: tx.Func, ITEMS: tx.Const[int] = ITEMS)
         base += size
 
 
+@tx.func
+def tiles_before(sums: Array[U], tile: u32, op: tx.Func) -> U:
+    """op over sums[0:tile] (the upsweep's tile totals), by the whole workgroup: a named
+    op's identity for tile 0. The fused spine (FUSED): each tile sums its predecessors'
+    totals itself, instead of a launch of `spine` scanning them once; reads that stay in
+    the cache while the tiles are few (`scan_passes.FUSED_SPINE_TILES`)."""
+    acc = identity(op, U(0))
+    k = tx.local_invocation_index()
+    while k < tile:
+        acc = op(acc, sums[k])
+        k += tx.workgroup_size().x
+    return workgroup_reduce(acc, op)
+
+
 @loops_end
 @tx.kernel(workgroup_size=WORKGROUP)
 def downsweep(
@@ -229,17 +243,22 @@ def downsweep(
     map: tx.Func = None,
     EXCLUSIVE: tx.Const[bool] = False,
     ITEMS: tx.Const[int] = ITEMS,
+    FUSED: tx.Const[bool] = False,
 ):
     """The scan of map(x) into out (inclusive, or EXCLUSIVE from `init`), tile b by
     workgroup b (`scan_tile`), after sums[b - 1]: the spine's inclusive scan of the
     tiles' sums (not read in tile 0, so one tile needs neither the upsweep nor the
-    spine)."""
+    spine); FUSED (named ops), after op over sums[0:b], the upsweep's own totals
+    (`tiles_before`: no spine)."""
     tile = tx.workgroup_id().x
     size = tx.workgroup_size().x * u32(ITEMS)
     if tile >= (n + size - u32(1)) // size:  # a folded launch's surplus workgroup
         return
     base = tile * size
-    prefix = sums[max(tile, u32(1)) - u32(1)]
+    if FUSED:
+        prefix = tiles_before(sums, tile, op)
+    else:
+        prefix = sums[max(tile, u32(1)) - u32(1)]
     scan_tile(
         x, out, base, min(base + size, n), prefix, tile > u32(0), init, op, map, EXCLUSIVE, ITEMS
     )
@@ -255,12 +274,13 @@ def select_downsweep(
     n: u32,
     predicate: tx.Func,
     ITEMS: tx.Const[int] = ITEMS,
+    FUSED: tx.Const[bool] = False,
 ):
     """The elements of x where `predicate` holds, in order, to the front of out, and their
     number to count[0] (by the last tile's workgroup). Tile b (the row layout) counts its
     selected elements row by row and across its subgroups; each is stored at sums[b - 1]
-    (the spine's count of the selected elements in the tiles before) plus its rank in
-    the tile."""
+    (the spine's count of the selected elements in the tiles before; FUSED: the sum of
+    the upsweep's counts sums[0:b], `tiles_before`) plus its rank in the tile."""
     tile = tx.workgroup_id().x
     size = tx.workgroup_size().x * u32(ITEMS)
     tiles = (n + size - u32(1)) // size
@@ -288,7 +308,9 @@ def select_downsweep(
     if tx.local_invocation_index() < lanes:
         before = u32(0)
     found = u32(0)
-    if tile > u32(0):
+    if FUSED:
+        found = tiles_before(sums, tile, "add")
+    elif tile > u32(0):
         found = sums[tile - u32(1)]
     start = found + before
     if tile == tiles - u32(1) and tx.local_invocation_index() == tx.workgroup_size().x - u32(1):

@@ -42,9 +42,26 @@ def needs_spine(tiles: int) -> bool:
     return tiles > 1
 
 
-def add_tile_sums(plan, x, sums, n: int, op, config: dict, map=None, predicate=None) -> None:
+#: Up to this many tiles, a named op's scan fuses the spine into the downsweep: each tile
+#: sums the totals of the tiles before it (at most this many words, read from the cache)
+#: instead of a launch of its own scanning them (a launch costs microseconds of the
+#: GPU's time at any size; 4096 tiles of 6144 elements are 2^24.6 elements).
+FUSED_SPINE_TILES = 4096
+
+
+def fused_spine(tiles: int, op) -> bool:
+    """Whether the scan of `tiles` tiles with `op` fuses its spine into the downsweep: a
+    named op (an identity starts each tile's sum; the order of a commutative op's terms
+    does not matter) over at most FUSED_SPINE_TILES tiles."""
+    return isinstance(op, str) and tiles <= FUSED_SPINE_TILES
+
+
+def add_tile_sums(
+    plan, x, sums, n: int, op, config: dict, map=None, predicate=None, spine=True
+) -> None:
     """Add the upsweep (op over each tile of map(x), or its count of `predicate`) and the
-    spine (their inclusive scan in place) to `plan`: sums[b] = op over every tile up to b."""
+    spine (their inclusive scan in place) to `plan`: sums[b] = op over every tile up to b;
+    without the `spine`, sums[b] = op over tile b."""
     items, workgroup = config["ITEMS"], config["WORKGROUP"]
     tiles = tile_count(n, config)
     plan.launch(
@@ -56,8 +73,9 @@ def add_tile_sums(plan, x, sums, n: int, op, config: dict, map=None, predicate=N
         ITEMS=items,
         threads=tiles * workgroup,
     )
-    spine = kernels.spine.with_workgroup_size(workgroup)
-    plan.launch(spine, sums, tiles, op=op, ITEMS=items, workgroups=1)
+    if spine:
+        scan = kernels.spine.with_workgroup_size(workgroup)
+        plan.launch(scan, sums, tiles, op=op, ITEMS=items, workgroups=1)
 
 
 def add_scan(plan, x, out, init, n: int, op, map, exclusive: bool, config: dict) -> None:
@@ -67,8 +85,9 @@ def add_scan(plan, x, out, init, n: int, op, map, exclusive: bool, config: dict)
     items, workgroup = config["ITEMS"], config["WORKGROUP"]
     tiles = tile_count(n, config)
     sums = plan.scratch(tiles, out.dtype)
+    fused = needs_spine(tiles) and fused_spine(tiles, op)
     if needs_spine(tiles):
-        add_tile_sums(plan, x, sums, n, op, config, map=map)
+        add_tile_sums(plan, x, sums, n, op, config, map=map, spine=not fused)
     plan.launch(
         kernels.downsweep.with_workgroup_size(workgroup),
         *(x, out, sums, n, init),
@@ -76,6 +95,7 @@ def add_scan(plan, x, out, init, n: int, op, map, exclusive: bool, config: dict)
         map=map,
         EXCLUSIVE=exclusive,
         ITEMS=items,
+        FUSED=fused,
         threads=tiles * workgroup,
     )
 
@@ -87,13 +107,15 @@ def add_select(plan, x, out, count, n: int, predicate, config: dict) -> None:
     items, workgroup = config["ITEMS"], config["WORKGROUP"]
     tiles = tile_count(n, config)
     sums = plan.scratch(tiles, np.uint32)
+    fused = needs_spine(tiles) and fused_spine(tiles, "add")
     if needs_spine(tiles):
-        add_tile_sums(plan, x, sums, n, "add", config, predicate=predicate)
+        add_tile_sums(plan, x, sums, n, "add", config, predicate=predicate, spine=not fused)
     plan.launch(
         kernels.select_downsweep.with_workgroup_size(workgroup),
         *(x, out, sums, count, n),
         predicate=predicate,
         ITEMS=items,
+        FUSED=fused,
         threads=tiles * workgroup,
     )
 

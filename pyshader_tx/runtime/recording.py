@@ -15,6 +15,10 @@ sort) takes the GPU long enough (about 0.1 ms per 256 MiB on an H100, far longer
 smaller GPUs) that submitting it at once costs less than leaving the GPU idle while the
 host records what follows: the GPU then runs it while the host records the next launches.
 Small launches keep sharing one submission. GPU timing holds this rule off (`held`).
+A submission costs the host time too: about 0.2 ms on an H200 host through wgpu (2026-11-29,
+`benchmarks/stdlib_profile.py`), so at 256 MiB a loop of scans of 2^24 elements (192 MiB
+bound a call) spent 150 us of host time a call submitting, more than the GPU's 100 us:
+1 GiB keeps a submission's GPU work above its host cost (host time 27 us a call there).
 
 Consecutive dispatches share one compute pass: WebGPU orders the dispatches of a pass
 (each is its own usage scope), so a launch sees what the one before it wrote. Within a
@@ -76,7 +80,7 @@ __all__ = [
 MAX_RECORDED_COMMANDS = 1024
 # Bytes of storage bound by the dispatches recorded since the last submission after which
 # the recording is submitted (see the module doc).
-FLUSH_BOUND_BYTES = 256 << 20
+FLUSH_BOUND_BYTES = 1 << 30
 # Bytes of one staging chunk that small host writes share.
 STAGING_CHUNK = 1 << 16
 # Offsets of writes into mapped staging memory are multiples of this (WebGPU's

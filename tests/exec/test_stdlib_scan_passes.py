@@ -101,15 +101,25 @@ def test_the_sizes_the_host_computes():
     scan_passes.select_launches(None, None, None, 0, odd, CONFIG)
 
 
+@pytest.fixture(params=["fused spine", "spine"])
+def spine(request, monkeypatch):
+    """Both ways a named op's tiles find what comes before them: each tile summing the
+    totals of those before it (the default up to FUSED_SPINE_TILES tiles), and the
+    spine's launch (beyond it, and for user ops)."""
+    if request.param == "spine":
+        monkeypatch.setattr(scan_passes, "FUSED_SPINE_TILES", 0)
+    return request.param
+
+
 @pytest.mark.parametrize("n", SIZES)
-def test_sums_around_tile_boundaries(n):
+def test_sums_around_tile_boundaries(n, spine):
     x = (np.arange(n) % 13).astype(np.uint32)
     np.testing.assert_array_equal(scan(x), np.cumsum(x, dtype=np.uint32))
     np.testing.assert_array_equal(scan(x, exclusive=True), (np.cumsum(x) - x).astype(np.uint32))
 
 
 @pytest.mark.parametrize("n", SIZES)
-def test_select_around_tile_boundaries(n):
+def test_select_around_tile_boundaries(n, spine):
     x = np.random.default_rng(n).integers(-500, 500, n).astype(np.int32)
     picked, count = select(x, odd)
     want = x[x % 2 != 0]
@@ -119,7 +129,7 @@ def test_select_around_tile_boundaries(n):
 
 @pytest.mark.parametrize("op", ["add", "min", "max"])
 @pytest.mark.parametrize("dtype", [np.uint32, np.int32, np.float32])
-def test_named_ops_on_each_dtype(op, dtype):
+def test_named_ops_on_each_dtype(op, dtype, spine):
     """Inclusive and exclusive (from the op's identity), 6 tiles and a partial one; f32
     values are multiples of 1/4 with exact sums in any order."""
     rng = np.random.default_rng(5)
@@ -198,7 +208,10 @@ def test_the_kernels_pass_naga_and_tint(tint):
         scan_kernels.downsweep.specialize(T=u32, U=u32, op="add"),
         scan_kernels.downsweep.specialize(T=u32, U=f32, op="min", map=is_odd, EXCLUSIVE=True),
         scan_kernels.downsweep.specialize(T=i32, U=i32, op=first_nonzero, EXCLUSIVE=True),
+        scan_kernels.downsweep.specialize(T=u32, U=u32, op="add", FUSED=True),
+        scan_kernels.downsweep.specialize(T=f32, U=f32, op="max", EXCLUSIVE=True, FUSED=True),
         scan_kernels.select_downsweep.specialize(T=f32, predicate=above_half),
+        scan_kernels.select_downsweep.specialize(T=u32, predicate=odd, FUSED=True),
     ]
     for kernel in kernels:
         assert validate_naga(kernel.wgsl_naga) == []

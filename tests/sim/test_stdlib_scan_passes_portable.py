@@ -163,7 +163,10 @@ def test_scans_and_selects_of_a_few_tiles(setting):
 
 
 @pytest.mark.parametrize("setting", SETTINGS, ids=name)
-def test_the_spine_loops_over_more_sums_than_a_tile(setting):
+def test_the_spine_loops_over_more_sums_than_a_tile(setting, monkeypatch):
+    """The spine's launch for every case (a named op's tiles would sum the totals before
+    them themselves below FUSED_SPINE_TILES tiles: `test_scans_and_selects_of_a_few_tiles`)."""
+    monkeypatch.setattr(scan_passes, "FUSED_SPINE_TILES", 0)
     tiles = scan_passes.tile_count(70 * 32 + 9, SPINE_LOOPS)
     assert scan_passes.spine_chunks(tiles, SPINE_LOOPS) == 3
     check(SPINE_LOOPS, 70 * 32 + 9, setting, SPINE_CASES)
