@@ -36,10 +36,14 @@ from .ops import T, add, bit_and, bit_or, bit_xor, identity, maximum, minimum, m
 from .workgroup import subgroup_inclusive_scan, subgroup_prefix, workgroup_reduce
 
 U = tx.TypeVar("U", u32, tx.i32, tx.f32)
+VT = tx.TypeVar("VT", tx.vec4u, tx.vec4i, tx.vec4f)  # x read as vec4s (downsweep4)
+VU = tx.TypeVar("VU", tx.vec4u, tx.vec4i, tx.vec4f)  # out written as vec4s
 
 WORKGROUP = 256
 #: Elements per invocation (its ITEMS) of the three passes: a tile is WORKGROUP * ITEMS.
 ITEMS = 24
+#: vec4s per invocation of `downsweep4` (its ITEMS): ITEMS elements.
+VECTOR_ITEMS = ITEMS // 4
 
 
 @tx.func
@@ -261,6 +265,136 @@ def downsweep(
         prefix = sums[max(tile, u32(1)) - u32(1)]
     scan_tile(
         x, out, base, min(base + size, n), prefix, tile > u32(0), init, op, map, EXCLUSIVE, ITEMS
+    )
+
+
+@tx.func
+def load4(xv: Array[VT], k: u32, like: VU, map: tx.Func = None) -> VU:
+    """map of each component of xv[k], or xv[k] itself without a map (VU is VT then)."""
+    v = xv[k]
+    if map is None:
+        return v
+    return VU(map(v.x), map(v.y), map(v.z), map(v.w))
+
+
+@tx.func
+def scan_tile4(
+    xv: Array[VT],
+    out: Array[VU],
+    base: u32,
+    end: u32,
+    prefix: U,
+    has: bool,
+    init: U,
+    op: tx.Func,
+    map: tx.Func = None,
+    EXCLUSIVE: tx.Const[bool] = False,
+    ITEMS: tx.Const[int] = VECTOR_ITEMS,
+):
+    """`scan_tile` four elements at a time: vec4s base..end-1 of map(xv) scanned into
+    out (both read as vec4s), ITEMS vec4s per invocation in the row layout (a row of a
+    subgroup: lanes * 4 consecutive elements). Each invocation scans its vec4 in order
+    itself, so a row needs one subgroup scan of the invocations' totals for four
+    elements, and the exclusive scan no shuffle of its own."""
+    lane = tx.local_invocation_index() % tx.subgroup_size()
+    width = subgroup_width()
+    first = row_start(base, u32(ITEMS))
+    like = VU(init, init, init, init)
+    items = tx.local_array(VU, ITEMS)  # each vec4's own inclusive scan, once scanned
+    before = tx.local_array(U, ITEMS)  # op over the chunk's elements before each vec4
+    for j in tx.static_range(ITEMS):  # every load in flight before the first is used
+        k = first + u32(j) * width
+        if k < end:
+            items[j] = load4(xv, k, like, map)
+    carry = init  # the total of the rows so far (from row 1 on)
+    for j in tx.static_range(ITEMS):
+        v = items[j]
+        b = op(v.x, v.y)
+        c = op(b, v.z)
+        d = op(c, v.w)
+        scanned = subgroup_inclusive_scan(d, op)  # through this invocation's vec4, in the row
+        below = tx.subgroup_shuffle_up(scanned, u32(1))  # the lanes below (none in lane 0)
+        if j == 0:
+            before[j] = below
+        else:
+            before[j] = tx.select(op(carry, below), carry, lane == u32(0))
+        items[j] = VU(v.x, b, c, d)
+        row = tx.subgroup_shuffle(scanned, width - u32(1))
+        if j == 0:
+            carry = row
+        else:
+            carry = op(carry, row)
+    chunks = subgroup_prefix(carry, op)  # the subgroups before this one (not in the first)
+    # running: op over every element before this subgroup's chunk (init first if EXCLUSIVE)
+    running = prefix
+    known = has
+    if tx.local_invocation_index() >= tx.subgroup_size():
+        running = tx.select(chunks, op(running, chunks), known)
+        known = True
+    if EXCLUSIVE:
+        running = tx.select(init, op(init, running), known)
+        known = True
+    for j in tx.static_range(ITEMS):
+        k = first + u32(j) * width
+        if k < end:
+            v = items[j]
+            p = before[j]  # then: op over every element before the vec4, where `whole`
+            whole = True
+            if j == 0:
+                if lane == u32(0):
+                    p = running
+                    whole = known
+                elif known:
+                    p = op(running, p)
+            elif known:
+                p = op(running, p)
+            if EXCLUSIVE:
+                out[k] = VU(p, op(p, v.x), op(p, v.y), op(p, v.z))
+            elif whole:
+                out[k] = VU(op(p, v.x), op(p, v.y), op(p, v.z), op(p, v.w))
+            else:
+                out[k] = v
+
+
+@loops_end
+@tx.kernel(workgroup_size=WORKGROUP)
+def downsweep4(
+    xv: Array[VT],
+    out: Array[VU],
+    sums: Array[U],
+    n: u32,
+    init: U,
+    op: tx.Func,
+    map: tx.Func = None,
+    EXCLUSIVE: tx.Const[bool] = False,
+    ITEMS: tx.Const[int] = VECTOR_ITEMS,
+    FUSED: tx.Const[bool] = False,
+):
+    """`downsweep` four elements at a time (`scan_tile4`): n (elements) a multiple of 4,
+    x and out read as vec4s (xv, out), ITEMS vec4s per invocation: tile b holds the
+    elements of the upsweep's tile b."""
+    tile = tx.workgroup_id().x
+    size = tx.workgroup_size().x * u32(ITEMS)  # vec4s a tile
+    vectors = n // u32(4)
+    if tile >= (vectors + size - u32(1)) // size:  # a folded launch's surplus workgroup
+        return
+    base = tile * size
+    if FUSED:
+        prefix = tiles_before(sums, tile, op)
+    else:
+        prefix = sums[max(tile, u32(1)) - u32(1)]
+    scan_tile4(
+        xv,
+        out,
+        base,
+        min(base + size, vectors),
+        prefix,
+        tile > u32(0),
+        init,
+        op,
+        map,
+        EXCLUSIVE,
+        ITEMS,
     )
 
 

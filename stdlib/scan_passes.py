@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+import pyshader_tx as tx
 from pyshader_tx.runtime import plans
 
 from . import scan_kernels as kernels
@@ -47,6 +48,23 @@ def needs_spine(tiles: int) -> bool:
 #: instead of a launch of its own scanning them (a launch costs microseconds of the
 #: GPU's time at any size; 4096 tiles of 6144 elements are 2^24.6 elements).
 FUSED_SPINE_TILES = 4096
+
+
+#: Whether the downsweep reads and writes four elements at a time where it can
+#: (`vector_downsweep`).
+VECTOR_DOWNSWEEP = True
+#: The vec4 type of each element dtype.
+VECTORS = {
+    np.dtype(np.uint32): tx.vec4u,
+    np.dtype(np.int32): tx.vec4i,
+    np.dtype(np.float32): tx.vec4f,
+}
+
+
+def vector_downsweep(n: int, config: dict) -> bool:
+    """Whether the scan of n elements with `config` runs `downsweep4` (four elements a load
+    and a store, a subgroup scan per four elements): n and ITEMS multiples of 4."""
+    return VECTOR_DOWNSWEEP and n % 4 == 0 and config["ITEMS"] % 4 == 0
 
 
 def fused_spine(tiles: int, op) -> bool:
@@ -88,14 +106,25 @@ def add_scan(plan, x, out, init, n: int, op, map, exclusive: bool, config: dict)
     fused = needs_spine(tiles) and fused_spine(tiles, op)
     if needs_spine(tiles):
         add_tile_sums(plan, x, sums, n, op, config, map=map, spine=not fused)
+    constants = {"op": op, "map": map, "EXCLUSIVE": exclusive, "FUSED": fused}
+    if vector_downsweep(n, config):
+        xv = plans.View(x, (n // 4,), VECTORS[np.dtype(x.dtype)])
+        outv = plans.View(out, (n // 4,), VECTORS[np.dtype(out.dtype)])
+        plan.launch(
+            kernels.downsweep4.with_workgroup_size(workgroup),
+            *(xv, outv, sums, n, init),
+            **constants,
+            ITEMS=items // 4,
+            VT=VECTORS[np.dtype(x.dtype)],
+            VU=VECTORS[np.dtype(out.dtype)],
+            threads=tiles * workgroup,
+        )
+        return
     plan.launch(
         kernels.downsweep.with_workgroup_size(workgroup),
         *(x, out, sums, n, init),
-        op=op,
-        map=map,
-        EXCLUSIVE=exclusive,
+        **constants,
         ITEMS=items,
-        FUSED=fused,
         threads=tiles * workgroup,
     )
 

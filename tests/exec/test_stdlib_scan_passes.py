@@ -182,6 +182,44 @@ def test_map_may_change_the_type_and_init_starts_the_exclusive_scan():
     )
 
 
+#: Four elements a load and a store (`downsweep4`): tiles of 64 invocations x 4 vec4s.
+VECTOR_CONFIG = {"ITEMS": 16, "WORKGROUP": 64}
+VECTOR_TILE = 1024
+VECTOR_SIZES = [4, VECTOR_TILE - 4, VECTOR_TILE, VECTOR_TILE + 4, 5 * VECTOR_TILE + 12]
+
+
+@pytest.mark.parametrize("n", VECTOR_SIZES)
+def test_the_vec4_downsweep_around_tile_boundaries(n, spine):
+    assert scan_passes.vector_downsweep(n, VECTOR_CONFIG)
+    x = (np.arange(n) % 13).astype(np.uint32)
+    want = np.cumsum(x, dtype=np.uint32)
+    np.testing.assert_array_equal(scan(x, config=VECTOR_CONFIG), want)
+    np.testing.assert_array_equal(scan(x, exclusive=True, config=VECTOR_CONFIG), want - x)
+    floats = ((np.arange(n) % 9) - 4).astype(np.float32)
+    got = scan(floats, "max", True, -100, config=VECTOR_CONFIG)
+    want = np.maximum.accumulate(np.concatenate([[-100], floats[:-1]])).astype(np.float32)
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("exclusive", [False, True])
+def test_the_vec4_downsweep_keeps_user_ops_in_order_and_maps(exclusive):
+    n = 5 * VECTOR_TILE + 12
+    rng = np.random.default_rng(5)
+    x = (rng.integers(1, 9, n) * (rng.random(n) < 0.01)).astype(np.int32)
+    for op, combine in ((first_nonzero, lambda a, b: a if a else b), (last_nonzero, None)):
+        combine = combine or (lambda a, b: b if b else a)
+        want = in_order(x, combine)
+        if exclusive:
+            want = np.concatenate([[0], want[:-1]]).astype(np.int32)
+        got = scan(x, op, exclusive, 0, config=VECTOR_CONFIG)
+        np.testing.assert_array_equal(got, want, err_msg=op.__name__)
+    u = np.arange(n, dtype=np.uint32)
+    got = scan(u, "add", exclusive, 7, map=is_odd, dtype=np.float32, config=VECTOR_CONFIG)
+    odd_counts = np.cumsum(u % 2).astype(np.float32)
+    want = 7 + odd_counts - (u % 2) if exclusive else odd_counts
+    np.testing.assert_array_equal(got, want.astype(np.float32))
+
+
 def test_select_of_none_all_and_floats():
     n = 4 * TILE + 9
     x = np.random.default_rng(7).random(n).astype(np.float32)
@@ -210,6 +248,13 @@ def test_the_kernels_pass_naga_and_tint(tint):
         scan_kernels.downsweep.specialize(T=i32, U=i32, op=first_nonzero, EXCLUSIVE=True),
         scan_kernels.downsweep.specialize(T=u32, U=u32, op="add", FUSED=True),
         scan_kernels.downsweep.specialize(T=f32, U=f32, op="max", EXCLUSIVE=True, FUSED=True),
+        scan_kernels.downsweep4.specialize(T=u32, U=u32, VT=tx.vec4u, VU=tx.vec4u, op="add"),
+        scan_kernels.downsweep4.specialize(
+            T=u32, U=f32, VT=tx.vec4u, VU=tx.vec4f, op="min", map=is_odd, EXCLUSIVE=True
+        ),
+        scan_kernels.downsweep4.specialize(
+            T=i32, U=i32, VT=tx.vec4i, VU=tx.vec4i, op=first_nonzero, FUSED=False
+        ),
         scan_kernels.select_downsweep.specialize(T=f32, predicate=above_half),
         scan_kernels.select_downsweep.specialize(T=u32, predicate=odd, FUSED=True),
     ]

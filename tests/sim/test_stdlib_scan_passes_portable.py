@@ -170,3 +170,16 @@ def test_the_spine_loops_over_more_sums_than_a_tile(setting, monkeypatch):
     tiles = scan_passes.tile_count(70 * 32 + 9, SPINE_LOOPS)
     assert scan_passes.spine_chunks(tiles, SPINE_LOOPS) == 3
     check(SPINE_LOOPS, 70 * 32 + 9, setting, SPINE_CASES)
+
+
+#: Four elements a load and a store (`downsweep4`): 64 invocations x 2 vec4s a tile.
+VECTOR = {"ITEMS": 8, "WORKGROUP": 64}
+
+
+@pytest.mark.parametrize("setting", SETTINGS, ids=name)
+def test_the_vec4_downsweep(setting):
+    """The scans of the small cases (not select) four elements at a time: 3 tiles and a
+    partial one, n a multiple of 4."""
+    n = 3 * 512 + 44
+    assert scan_passes.vector_downsweep(n, VECTOR)
+    check(VECTOR, n, setting, [case for case in SMALL_CASES if "select" not in case[0]])
