@@ -27,11 +27,13 @@ REPS = 20
 
 
 def timed(call, reps=REPS, trial_seconds=0.1) -> tuple:
-    """(seconds per call, host seconds per call): `reps` calls to warm up (compile, fill
-    the pool, clock up), then three trials of calls recorded back to back, each long
+    """(seconds per call, host seconds per call): a first call (compiles, tunes), `reps`
+    calls to warm up (fill the pool, clock up) and estimate, then three trials of calls recorded back to back, each long
     enough (`trial_seconds`) that the synchronize ending it (about a millisecond through
     wgpu) costs little, and the fastest trial's time per call; the host part is the
     recording."""
+    call()  # (compiles, tunes: not in the estimate, which sizes the trials)
+    tx.synchronize()
     start = time.perf_counter()
     for _ in range(reps):
         call()
