@@ -174,7 +174,8 @@ def _reduce_plan(n: int, x_dtype, dtype, op, map, config: dict) -> plans.Plan:
     """The two launches of `reduce` with `config` (ITEMS, WORKGROUPS): the ranges of the
     first pass's workgroups into partials, then the partials into the result."""
     ordered = not isinstance(op, str)  # the named ops are commutative
-    row = kernels.WORKGROUP * config["ITEMS"]
+    vectors = not ordered and n >= 4 * kernels.WORKGROUP  # (reduce_tiles4: a vec4 a load)
+    row = kernels.WORKGROUP * config["ITEMS"] * (4 if vectors else 1)
     per = -(-n // config["WORKGROUPS"])
     per = -(-per // row) * row  # whole rows (ORDERED: whole runs)
     groups = -(-n // per)
@@ -182,15 +183,12 @@ def _reduce_plan(n: int, x_dtype, dtype, op, map, config: dict) -> plans.Plan:
     plan.dtype = dtype
     x, result = plan.input((n,), x_dtype), plan.input((), dtype)
     partials = plan.scratch(groups, dtype)
-    plan.launch(
-        kernels.reduce_tiles,
-        *(x, partials, n, per),
-        op=op,
-        map=map,
-        ORDERED=ordered,
-        ITEMS=config["ITEMS"],
-        workgroups=groups,
-    )
+    constants = {"op": op, "map": map, "ITEMS": config["ITEMS"], "workgroups": groups}
+    if vectors:
+        xv = plans.View(x, (n // 4,), scan_passes.VECTORS[np.dtype(x_dtype)])
+        plan.launch(kernels.reduce_tiles4, xv, x, partials, n, per, VT=xv.element, **constants)
+    else:
+        plan.launch(kernels.reduce_tiles, x, partials, n, per, ORDERED=ordered, **constants)
     last = -(-groups // kernels.WORKGROUP) * kernels.WORKGROUP
     plan.launch(
         kernels.reduce_tiles, partials, result, groups, last, op=op, ORDERED=ordered, workgroups=1

@@ -27,15 +27,18 @@ import pyshader_tx as tx
 from pyshader_tx.kernel import loops_end
 from pyshader_tx import Array, Atomic, u32
 
-from .ops import T
+from .ops import T, identity
 from .workgroup import (
     memory_scan,
+    workgroup_reduce,
     subgroup_inclusive_scan,
     subgroup_prefix,
     workgroup_inclusive_scan,
 )
 
 U = tx.TypeVar("U", u32, tx.i32, tx.f32)
+VT = tx.TypeVar("VT", tx.vec4u, tx.vec4i, tx.vec4f)  # x read as vec4s
+VU = tx.TypeVar("VU", tx.vec4u, tx.vec4i, tx.vec4f)  # map(x) four at a time
 
 WORKGROUP = 256
 AGGREGATE = 1
@@ -58,6 +61,66 @@ def load(x: Array[T], k: u32, like: U, map: tx.Func = None, predicate: tx.Func =
     if map is None:
         return x[k]
     return map(x[k])
+
+
+@tx.func
+def load4(xv: Array[VT], k: u32, like: VU, map: tx.Func = None) -> VU:
+    """map of each component of xv[k], or xv[k] itself without a map (VU is VT then)."""
+    v = xv[k]
+    if map is None:
+        return v
+    return VU(map(v.x), map(v.y), map(v.z), map(v.w))
+
+
+@tx.func
+def reduce4(v: VT, op: tx.Func, like: U, map: tx.Func = None) -> U:
+    """op over map of the four components of v (of v's own, without a map)."""
+    if map is None:
+        return op(op(v.x, v.y), op(v.z, v.w))
+    return op(op(map(v.x), map(v.y)), op(map(v.z), map(v.w)))
+
+
+@loops_end
+@tx.kernel(workgroup_size=WORKGROUP)
+def reduce_tiles4(
+    xv: Array[VT],
+    x: Array[T],
+    out: Array[U],
+    n: u32,
+    per: u32,
+    op: tx.Func,
+    map: tx.Func = None,
+    ITEMS: tx.Const[int] = REDUCE_ITEMS,
+):
+    """`reduce_tiles` of a named op four elements a load: out[g] = op over map(x[g*per :
+    (g+1)*per]) (n elements in all; `per` a multiple of 4 * WORKGROUP * ITEMS), x read as
+    vec4s (xv: the first n // 4 of them) in rows of WORKGROUP * ITEMS vec4s, invocation t
+    taking vec4s t, t+W, t+2W, ... of its workgroup's range (ITEMS loads in flight); the
+    last n % 4 elements (x itself) by workgroup 0. Each invocation starts from the op's
+    identity."""
+    g = tx.workgroup_id().x
+    t = tx.local_invocation_id().x
+    acc = identity(op, U(0))
+    vectors = n // u32(4)
+    k = g * (per // u32(4)) + t
+    end = min(k - t + per // u32(4), vectors)
+    values = tx.local_array(VT, ITEMS)
+    row = u32(WORKGROUP * ITEMS)
+    while k + u32(WORKGROUP * (ITEMS - 1)) < end:  # whole rows: no bounds checks
+        for j in tx.static_range(ITEMS):
+            values[j] = xv[k + u32(j * WORKGROUP)]
+        for j in tx.static_range(ITEMS):
+            acc = op(acc, reduce4(values[j], op, acc, map))
+        k += row
+    for j in tx.static_range(ITEMS):
+        if k + u32(j * WORKGROUP) < end:
+            acc = op(acc, reduce4(xv[k + u32(j * WORKGROUP)], op, acc, map))
+    rest = vectors * u32(4) + t
+    if g == u32(0) and rest < n:
+        acc = op(acc, load(x, rest, acc, map))
+    total = workgroup_reduce(acc, op)
+    if t == u32(0):
+        out[g] = total
 
 
 @loops_end

@@ -31,13 +31,11 @@ import pyshader_tx as tx
 from pyshader_tx.kernel import loops_end
 from pyshader_tx import Array, u32
 
-from .device_kernels import load
+from .device_kernels import VT, VU, load, load4
 from .ops import T, add, bit_and, bit_or, bit_xor, identity, maximum, minimum, mul
 from .workgroup import subgroup_inclusive_scan, subgroup_prefix, workgroup_reduce
 
 U = tx.TypeVar("U", u32, tx.i32, tx.f32)
-VT = tx.TypeVar("VT", tx.vec4u, tx.vec4i, tx.vec4f)  # x read as vec4s (downsweep4)
-VU = tx.TypeVar("VU", tx.vec4u, tx.vec4i, tx.vec4f)  # out written as vec4s
 
 WORKGROUP = 256
 #: Elements per invocation (its ITEMS) of the three passes: a tile is WORKGROUP * ITEMS.
@@ -266,15 +264,6 @@ def downsweep(
     scan_tile(
         x, out, base, min(base + size, n), prefix, tile > u32(0), init, op, map, EXCLUSIVE, ITEMS
     )
-
-
-@tx.func
-def load4(xv: Array[VT], k: u32, like: VU, map: tx.Func = None) -> VU:
-    """map of each component of xv[k], or xv[k] itself without a map (VU is VT then)."""
-    v = xv[k]
-    if map is None:
-        return v
-    return VU(map(v.x), map(v.y), map(v.z), map(v.w))
 
 
 @tx.func

@@ -79,10 +79,10 @@ class View:
     """An argument that views a slot's array with another shape and element type (a u32
     array read as vec4u, say): made on the run's array's buffer for each run."""
 
-    __slots__ = ("slot", "shape", "dtype", "layout")
+    __slots__ = ("slot", "shape", "dtype", "layout", "element")
 
     def __init__(self, slot: Slot, shape, element):
-        self.slot = slot
+        self.slot, self.element = slot, element
         self.layout = element_layout(element)
         self.shape = tuple(shape) + self.layout.shape
         self.dtype = self.layout.dtype

@@ -206,6 +206,8 @@ def test_the_device_kernels_pass_naga_and_tint(tint):
         reduce_.specialize(T=f32, U=f32, op="min"),
         reduce_.specialize(T=u32, U=u32, op="add", map=square),
         reduce_.specialize(T=i32, U=i32, op=first_nonzero, ORDERED=True),
+        device_kernels.reduce_tiles4.specialize(T=f32, U=f32, VT=tx.vec4f, op="max"),
+        device_kernels.reduce_tiles4.specialize(T=u32, U=f32, VT=tx.vec4u, op="add", map=is_odd),
         device_kernels.select_tiles.specialize(T=f32, predicate=above_half),
     ]
     for kernel in kernels:
