@@ -441,3 +441,77 @@ def select_downsweep(
     for j in tx.static_range(ITEMS):
         if flags[j] == u32(1):
             out[start + ranks[j]] = values[j]
+
+
+@loops_end
+@tx.kernel(workgroup_size=WORKGROUP)
+def select_downsweep4(
+    xv: Array[VT],
+    out: Array[T],
+    sums: Array[u32],
+    count: Array[u32],
+    n: u32,
+    predicate: tx.Func,
+    ITEMS: tx.Const[int] = VECTOR_ITEMS,
+    FUSED: tx.Const[bool] = False,
+):
+    """`select_downsweep` four elements at a time: n a multiple of 4, x read as vec4s
+    (xv), ITEMS vec4s per invocation (tile b holds the upsweep's tile b). Each vec4's
+    selected elements are four bits; a row's subgroup scan counts them for four elements
+    at once, and each invocation stores its selected ones one after another."""
+    tile = tx.workgroup_id().x
+    size = tx.workgroup_size().x * u32(ITEMS)  # vec4s a tile
+    vectors = n // u32(4)
+    tiles = (vectors + size - u32(1)) // size
+    if tile >= tiles:  # a folded launch's surplus workgroup
+        return
+    end = min(tile * size + size, vectors)
+    width = subgroup_width()
+    first = row_start(tile * size, u32(ITEMS))
+    values = tx.local_array(VT, ITEMS)
+    flags = tx.local_array(u32, ITEMS)  # bit c: component c selected (none past n)
+    ranks = tx.local_array(u32, ITEMS)  # the number selected before, in the subgroup's chunk
+    for j in tx.static_range(ITEMS):
+        k = first + u32(j) * width
+        flags[j] = u32(0)
+        if k < end:
+            v = xv[k]
+            values[j] = v
+            bits = tx.select(u32(0), u32(1), predicate(v.x))
+            bits |= tx.select(u32(0), u32(2), predicate(v.y))
+            bits |= tx.select(u32(0), u32(4), predicate(v.z))
+            bits |= tx.select(u32(0), u32(8), predicate(v.w))
+            flags[j] = bits
+    carry = u32(0)
+    for j in tx.static_range(ITEMS):
+        selected = tx.count_one_bits(flags[j])
+        scanned = tx.subgroup_inclusive_add(selected) + carry
+        ranks[j] = scanned - selected
+        carry = tx.subgroup_shuffle(scanned, width - u32(1))
+    before = subgroup_prefix(carry, "add")
+    if tx.local_invocation_index() < tx.subgroup_size():
+        before = u32(0)
+    found = u32(0)
+    if FUSED:
+        found = tiles_before(sums, tile, "add")
+    elif tile > u32(0):
+        found = sums[tile - u32(1)]
+    start = found + before
+    if tile == tiles - u32(1) and tx.local_invocation_index() == tx.workgroup_size().x - u32(1):
+        count[0] = start + carry  # the last subgroup's total ends the tile's count
+    for j in tx.static_range(ITEMS):
+        bits = flags[j]
+        if bits != u32(0):
+            v = values[j]
+            place = start + ranks[j]
+            if (bits & u32(1)) != u32(0):
+                out[place] = v.x
+                place += u32(1)
+            if (bits & u32(2)) != u32(0):
+                out[place] = v.y
+                place += u32(1)
+            if (bits & u32(4)) != u32(0):
+                out[place] = v.z
+                place += u32(1)
+            if (bits & u32(8)) != u32(0):
+                out[place] = v.w

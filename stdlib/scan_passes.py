@@ -62,8 +62,9 @@ VECTORS = {
 
 
 def vector_downsweep(n: int, config: dict) -> bool:
-    """Whether the scan of n elements with `config` runs `downsweep4` (four elements a load
-    and a store, a subgroup scan per four elements): n and ITEMS multiples of 4."""
+    """Whether the scan (select) of n elements with `config` runs `downsweep4`
+    (`select_downsweep4`): four elements a load (and a store), a subgroup scan per four
+    elements; n and ITEMS multiples of 4."""
     return VECTOR_DOWNSWEEP and n % 4 == 0 and config["ITEMS"] % 4 == 0
 
 
@@ -139,14 +140,14 @@ def add_select(plan, x, out, count, n: int, predicate, config: dict) -> None:
     fused = needs_spine(tiles) and fused_spine(tiles, "add")
     if needs_spine(tiles):
         add_tile_sums(plan, x, sums, n, "add", config, predicate=predicate, spine=not fused)
-    plan.launch(
-        kernels.select_downsweep.with_workgroup_size(workgroup),
-        *(x, out, sums, count, n),
-        predicate=predicate,
-        ITEMS=items,
-        FUSED=fused,
-        threads=tiles * workgroup,
-    )
+    constants = {"predicate": predicate, "FUSED": fused, "threads": tiles * workgroup}
+    if vector_downsweep(n, config):
+        xv = plans.View(x, (n // 4,), VECTORS[np.dtype(x.dtype)])
+        kernel = kernels.select_downsweep4.with_workgroup_size(workgroup)
+        plan.launch(kernel, xv, out, sums, count, n, ITEMS=items // 4, VT=xv.element, **constants)
+        return
+    kernel = kernels.select_downsweep.with_workgroup_size(workgroup)
+    plan.launch(kernel, x, out, sums, count, n, ITEMS=items, **constants)
 
 
 def scan_launches(dx, out, n: int, op, init_value, map, exclusive: bool, config: dict) -> None:

@@ -195,7 +195,12 @@ def test_the_vec4_downsweep_around_tile_boundaries(n, spine):
     want = np.cumsum(x, dtype=np.uint32)
     np.testing.assert_array_equal(scan(x, config=VECTOR_CONFIG), want)
     np.testing.assert_array_equal(scan(x, exclusive=True, config=VECTOR_CONFIG), want - x)
+    picked, count = select(x, odd, config=VECTOR_CONFIG)
+    np.testing.assert_array_equal(picked, x[x % 2 == 1])
+    assert count == np.count_nonzero(x % 2)
     floats = ((np.arange(n) % 9) - 4).astype(np.float32)
+    picked, count = select(floats, above_half, config=VECTOR_CONFIG)
+    np.testing.assert_array_equal(picked, floats[floats > 0.5])
     got = scan(floats, "max", True, -100, config=VECTOR_CONFIG)
     want = np.maximum.accumulate(np.concatenate([[-100], floats[:-1]])).astype(np.float32)
     np.testing.assert_array_equal(got, want)
@@ -256,6 +261,7 @@ def test_the_kernels_pass_naga_and_tint(tint):
             T=i32, U=i32, VT=tx.vec4i, VU=tx.vec4i, op=first_nonzero, FUSED=False
         ),
         scan_kernels.select_downsweep.specialize(T=f32, predicate=above_half),
+        scan_kernels.select_downsweep4.specialize(T=f32, VT=tx.vec4f, predicate=above_half),
         scan_kernels.select_downsweep.specialize(T=u32, predicate=odd, FUSED=True),
     ]
     for kernel in kernels:

@@ -178,8 +178,8 @@ VECTOR = {"ITEMS": 8, "WORKGROUP": 64}
 
 @pytest.mark.parametrize("setting", SETTINGS, ids=name)
 def test_the_vec4_downsweep(setting):
-    """The scans of the small cases (not select) four elements at a time: 3 tiles and a
-    partial one, n a multiple of 4."""
+    """The small cases (scans and selects) four elements at a time: 3 tiles and a partial
+    one, n a multiple of 4."""
     n = 3 * 512 + 44
     assert scan_passes.vector_downsweep(n, VECTOR)
-    check(VECTOR, n, setting, [case for case in SMALL_CASES if "select" not in case[0]])
+    check(VECTOR, n, setting, SMALL_CASES)
