@@ -9,10 +9,15 @@ microseconds, not its checks, tuning lookups and bindings again.
 
 from __future__ import annotations
 
-from pyshader_tx.runtime import plans, pool
-from pyshader_tx.runtime.arrays import DeviceArray
+import numpy as np
 
-__all__ = ["cached", "prepare", "run"]
+from pyshader_tx import types as t
+from pyshader_tx.runtime import plans, pool
+from pyshader_tx.runtime.arrays import DeviceArray, element_layout
+
+from . import device_kernels
+
+__all__ = ["cached", "prepare", "run", "zeroed", "zero"]
 
 
 def cached(cache: plans.PlanCache, x, *key):
@@ -57,3 +62,28 @@ def run(plan: plans.Plan, x, *arrays) -> None:
         return
     with pool.device_input(x) as dx:
         plan.run(dx, *arrays)
+
+
+def zeroed(plan: plans.Plan, shape, dtype):
+    """A scratch array of `plan`, zero-filled before the launches added after this call:
+    the plan's own (small) by a `zero_words` launch (a buffer clear would end the compute
+    pass, which costs more host time than a launch), one from the pool (large) by a
+    recorded buffer clear."""
+    array = plan.scratch(shape, dtype)
+    if isinstance(array, DeviceArray):
+        zero(plan, array)
+    else:
+        plan.clear(array)
+    return array
+
+
+def zero(plan: plans.Plan, array) -> None:
+    """Add a `zero_words` launch over the words of `array` (the plan's own array, or a
+    Slot) to `plan`."""
+    if isinstance(array, DeviceArray):
+        words = array.storage_nbytes // 4
+        target = DeviceArray(array.buffer, (words,), element_layout(t.u32))
+    else:
+        words = int(np.prod(array.shape, dtype=np.int64)) * array.dtype.itemsize // 4
+        target = plans.View(array, (words,), t.u32)
+    plan.launch(device_kernels.zero_words, target, threads=words)

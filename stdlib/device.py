@@ -165,7 +165,7 @@ def reduce(x, op="add", map=None) -> DeviceArray:
         plan = calls.prepare(
             REDUCE_PLANS, REDUCE, (x.dtype, x.shape, op, map), key, n, build, x, inputs
         )
-    result = pool.result((), plan.dtype)
+    result = pool.result_like(plan.out)
     calls.run(plan, x, result)
     return result
 
@@ -180,7 +180,7 @@ def _reduce_plan(n: int, x_dtype, dtype, op, map, config: dict) -> plans.Plan:
     per = -(-per // row) * row  # whole rows (ORDERED: whole runs)
     groups = -(-n // per)
     plan = plans.Plan("reduce")
-    plan.dtype = dtype
+    plan.dtype, plan.out = dtype, plan.result((), dtype)
     x, result = plan.input((n,), x_dtype), plan.input((), dtype)
     partials = plan.scratch(groups, dtype)
     constants = {"op": op, "map": map, "ITEMS": config["ITEMS"], "workgroups": groups}
@@ -217,7 +217,7 @@ def _scan(x, op, init, map, out, exclusive: bool, name: str) -> DeviceArray:
     if init_value is None:
         _identity(op, dtype, name)  # (raises: a user op has no known identity)
     if out is None:
-        target = pool.result(plan.n, dtype)
+        target = pool.result_like(plan.out)
     elif type(out) is DeviceArray and out.shape == (plan.n,) and out.dtype == dtype:
         target = out
     else:
@@ -240,7 +240,7 @@ def _scan_plan(n: int, x_dtype, dtype, op, map, exclusive: bool, config: dict) -
     items, workgroup = config["ITEMS"], config["WORKGROUP"]
     tiles = -(-n // (workgroup * items))
     plan = plans.Plan("scan")
-    plan.dtype, plan.n = dtype, n
+    plan.dtype, plan.n, plan.out = dtype, n, plan.result((n,), dtype)
     plan.identity = dtype.type(0)  # (init of an inclusive scan: unused)
     if exclusive:
         plan.identity = dtype.type(IDENTITIES[op](dtype)) if isinstance(op, str) else None
@@ -248,7 +248,7 @@ def _scan_plan(n: int, x_dtype, dtype, op, map, exclusive: bool, config: dict) -
     if config["ALGORITHM"] == "rts":
         scan_passes.add_scan(plan, x, out, init, n, op, map, exclusive, config)
         return plan
-    state = plan.scratch(2 * tiles, np.uint32, zero=True)
+    state = calls.zeroed(plan, 2 * tiles, np.uint32)
     plan.launch(
         kernels.scan_tiles.with_workgroup_size(workgroup),
         *(x, out, state, n, init),
@@ -312,7 +312,7 @@ def select(x, predicate, count=None) -> DeviceArray:
         return pool.buffer_pool().keep(out, selected)
     if type(count) is not DeviceArray or count.dtype != np.uint32 or count.size != 1:
         _check_count(count)
-    out = pool.result(plan.n, plan.dtype)
+    out = pool.result_like(plan.out)
     calls.run(plan, x, out, count)
     return out
 
@@ -334,14 +334,14 @@ def _select_plan(n: int, dtype, predicate, config: dict) -> plans.Plan:
     items, workgroup = config["ITEMS"], config["WORKGROUP"]
     tiles = -(-n // (workgroup * items))
     plan = plans.Plan("select")
-    plan.dtype, plan.n = dtype, n
+    plan.dtype, plan.n, plan.out = dtype, n, plan.result((n,), dtype)
     plan.count = pool.take(1, np.uint32)  # the plan's own, for calls without count=
     plan.count._pool = None
     x, out, count = plan.input((n,), dtype), plan.input((n,), dtype), plan.input((1,), np.uint32)
     if config["ALGORITHM"] == "rts":
         scan_passes.add_select(plan, x, out, count, n, predicate, config)
         return plan
-    state = plan.scratch(2 * tiles, np.uint32, zero=True)
+    state = calls.zeroed(plan, 2 * tiles, np.uint32)
     plan.launch(
         kernels.select_tiles.with_workgroup_size(workgroup),
         *(x, out, state, count, n),

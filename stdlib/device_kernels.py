@@ -52,6 +52,16 @@ SCAN_ITEMS = 24
 REDUCE_ITEMS = 8
 
 
+@loops_end
+@tx.kernel(workgroup_size=WORKGROUP)
+def zero_words(words: Array[u32]):
+    """words[i] = 0: a zero-fill recorded as a dispatch (`calls.zeroed`), which keeps the
+    compute pass of the launches around it, where a buffer clear ends it."""
+    i = tx.global_invocation_id().x
+    if i < len(words):
+        words[i] = u32(0)
+
+
 @tx.func
 def load(x: Array[T], k: u32, like: U, map: tx.Func = None, predicate: tx.Func = None) -> U:
     """map(x[k]), or x[k] without a map (whose type is then U's); with a predicate, 1 where

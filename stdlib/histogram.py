@@ -219,15 +219,15 @@ def histogram(x, bins, range=None) -> DeviceArray:
     range: x's min and max; the last bin closed; NaN and values outside not counted)."""
     plan = calls.cached(PLANS, x, bins, range)
     if plan is not None:
-        counts = pool.result(plan.bins, np.uint32)
+        counts = pool.result_like(plan.out)
         calls.run(plan, x, counts)
         return counts
     ty = _element(x, "histogram")
     bins = _check_bins(bins)
     bounds = _check_range(range, ty)
-    counts = pool.result(bins, np.uint32, zero=True)
     if len(x) == 0:
-        return counts
+        return pool.result(bins, np.uint32, zero=True)
+    counts = pool.result(bins, np.uint32)  # (zeroed by the plan's first launch)
     with pool.device_input(x) as dx:
         plan = _prepare(x, dx, bins, ty, bounds, (x.dtype, x.shape, bins, range))
         plan.run(dx, counts)
@@ -261,9 +261,9 @@ def _count_plan(n, dtype, bins, ty, binning, p, edges, capacity, config) -> plan
     bins in workgroup memory), or `count_global` where `config` is None; nothing to count
     where `binning` is None (no value of the type lies in the range). Inputs: x, counts."""
     plan = plans.Plan("histogram")
-    plan.bins = bins
+    plan.bins, plan.out = bins, plan.result((bins,), np.uint32)
     x, counts = plan.input((n,), dtype), plan.input((bins,), np.uint32)
-    plan.clear(counts)
+    calls.zero(plan, counts)
     if binning is None:
         return plan
     device_edges = x  # (direct bins read no edges: x stands in for them)

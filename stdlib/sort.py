@@ -261,11 +261,11 @@ def _cached(keys, values, indices: bool, descending):
 def _run(plan: plans.Plan, keys, values) -> tuple:
     """(sorted keys, sorted values or indices or None): a run of a sort's plan on `keys`
     and `values` (DeviceArrays, or numpy data uploaded for the call)."""
-    sorted_keys = pool.result(plan.n, plan.dtype)
+    sorted_keys = pool.result_like(plan.keys_out)
     sorted_values = None
     outputs = (sorted_keys,)
     if plan.value_dtype is not None:
-        sorted_values = pool.result(plan.n, plan.value_dtype)
+        sorted_values = pool.result_like(plan.values_out)
         outputs += (sorted_values,)
     with pool.device_input(keys) as dkeys:
         if values is None:
@@ -324,6 +324,8 @@ def _sort_plan(n: int, dtype, value_dtype, pairs: bool, options: dict, config: d
     encoding = options["encoding"]
     plan = plans.Plan("sort")
     plan.n, plan.dtype, plan.value_dtype = n, dtype, value_dtype
+    plan.keys_out = plan.result((n,), dtype)
+    plan.values_out = None if value_dtype is None else plan.result((n,), value_dtype)
     key_bits = plans.View(plan.input((n,), dtype), (n,), t.u32)
     v0 = plan.scratch(1, np.uint32)  # (no values given: one unused word)
     if options["given_values"]:
@@ -334,8 +336,8 @@ def _sort_plan(n: int, dtype, value_dtype, pairs: bool, options: dict, config: d
         out_values = plans.View(plan.input((n,), value_dtype), (n,), t.u32)
     keys_temp = plan.scratch(n, np.uint32)
     values_temp = plan.scratch(n if pairs else 1, np.uint32)
-    counts = plan.scratch(2 * kernels.STARTS, np.uint32, zero=True)
-    state = plan.scratch(kernels.PASSES * tiles * kernels.RADIX, np.uint32, zero=True)
+    counts = calls.zeroed(plan, 2 * kernels.STARTS, np.uint32)
+    state = calls.zeroed(plan, kernels.PASSES * tiles * kernels.RADIX, np.uint32)
     groups = -(-n // per)
     plan.launch(
         kernels.count_digits, key_bits, counts, n, per, encoding, threads=groups * kernels.WORKGROUP

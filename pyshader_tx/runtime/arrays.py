@@ -203,6 +203,16 @@ class DeviceArray:
         self._key = binding_key(self._binding)
         self._pool = pool  # the BufferPool the buffer was taken from, if any
 
+    def _on(self, buffer) -> "DeviceArray":
+        """An array like this one (shape, layout) on `buffer`, made without the
+        constructor's work (prepared launches view their arrays so for every run)."""
+        array = DeviceArray.__new__(DeviceArray)
+        array.buffer, array.shape, array.dtype = buffer, self.shape, self.dtype
+        array.element, array._layout, array._sig = self.element, self._layout, self._sig
+        nbytes = self._binding[1]
+        array._binding, array._key, array._pool = (buffer, nbytes), (id(buffer), nbytes), None
+        return array
+
     @property
     def storage_nbytes(self) -> int:
         """Bytes of the data on the GPU, rounded up to whole 4-byte words (what a launch

@@ -47,7 +47,7 @@ import numpy as np
 
 from ..options import options
 from . import capture
-from .arrays import DeviceArray, element_layout
+from .arrays import DeviceArray, _layout_for_dtype, element_layout
 from .device import get_device, simulated_device
 from .launch import Launcher
 from .recording import recording
@@ -79,16 +79,17 @@ class View:
     """An argument that views a slot's array with another shape and element type (a u32
     array read as vec4u, say): made on the run's array's buffer for each run."""
 
-    __slots__ = ("slot", "shape", "dtype", "layout", "element")
+    __slots__ = ("slot", "shape", "dtype", "layout", "element", "_template")
 
     def __init__(self, slot: Slot, shape, element):
         self.slot, self.element = slot, element
         self.layout = element_layout(element)
         self.shape = tuple(shape) + self.layout.shape
         self.dtype = self.layout.dtype
+        self._template = DeviceArray(None, self.shape, self.layout)
 
     def of(self, values) -> DeviceArray:
-        return DeviceArray(values[self.slot.index].buffer, self.shape, self.layout)
+        return self._template._on(values[self.slot.index].buffer)
 
 
 class _Pooled:
@@ -118,6 +119,12 @@ class Plan:
     def launches(self) -> int:
         """The launches a run records."""
         return sum(isinstance(step, _Launch) for step in self._steps)
+
+    def result(self, shape, dtype) -> DeviceArray:
+        """A template of a result of `shape` and `dtype` (on no buffer) for
+        `pool.result_like`: each call's new result, made without the checks of `pool.result`."""
+        layout = _layout_for_dtype(np.dtype(dtype))
+        return DeviceArray(None, tuple(shape) + layout.shape, layout)
 
     def input(self, shape, dtype) -> Slot:
         """A slot each run fills, in the order of the `input` calls: an array of `shape`

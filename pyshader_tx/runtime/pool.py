@@ -72,6 +72,8 @@ __all__ = [
     "take",
     "give_back",
     "temporary",
+    "result",
+    "result_like",
     "upload",
     "device_input",
     "clear",
@@ -149,6 +151,14 @@ class BufferPool:
         if zero:
             recording().clear(buffer, 0, nbytes)
         return buffer
+
+    def result_like(self, template: DeviceArray) -> DeviceArray:
+        """`result` of the shape and layout of `template` (a DeviceArray, perhaps on no
+        buffer), its contents undefined: what prepared calls make every call."""
+        buffer = self._buffer(template._binding[1], False)
+        kept = template._on(buffer)
+        weakref.finalize(kept, self._park, buffer)
+        return kept
 
     def result(self, shape, dtype, zero: bool = False) -> DeviceArray:
         """`keep(take(shape, dtype, zero))` in one step: a result for a caller."""
@@ -251,6 +261,11 @@ def result(shape, dtype, zero: bool = False) -> DeviceArray:
     """A pooled array to return to a caller (`BufferPool.keep` of a `take`): contents
     undefined unless `zero`; its buffer comes back to the pool when the caller drops it."""
     return buffer_pool().result(shape, dtype, zero)
+
+
+def result_like(template: DeviceArray) -> DeviceArray:
+    """`BufferPool.result_like` on the current device's pool."""
+    return buffer_pool().result_like(template)
 
 
 def upload(array, element=None) -> DeviceArray:
