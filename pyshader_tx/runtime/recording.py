@@ -24,8 +24,8 @@ Consecutive dispatches share one compute pass: WebGPU orders the dispatches of a
 (each is its own usage scope), so a launch sees what the one before it wrote. Within a
 pass the pipeline and bind group (with its dynamic offset) are set only when they change.
 Zero-fills and copies between buffers (`clear`, `copy`: `pool.py`) end the pass and are
-recorded in the encoder between the dispatches, in the order they are issued. Bind group
-and dispatch commands call wgpu-native directly (`_pass_commands` says why that keeps
+recorded in the encoder between the dispatches, in the order they are issued. Pipeline,
+bind group and dispatch commands call wgpu-native directly (`_pass_commands` says why that keeps
 every error check).
 
 Uniform blocks. A launch's uniform block (its scalar, vector and struct arguments) does
@@ -101,7 +101,8 @@ profiler = None
 
 
 def _pass_commands():
-    """(bind(pass, group, offset), dispatch(pass, counts)) for an open compute pass.
+    """(bind(pass, group, offset), dispatch(pass, counts), set_pipeline(pass, pipeline)) for
+    an open compute pass.
 
     They call wgpu-native's C functions directly: wgpu-py wraps each C call in an error
     capture of its own (about 1 us per call on a 2-core VM, a third of a recorded launch),
@@ -113,6 +114,7 @@ def _pass_commands():
 
         set_bind_group = _api.lib.wgpuComputePassEncoderSetBindGroup
         dispatch_workgroups = _api.lib.wgpuComputePassEncoderDispatchWorkgroups
+        set_compute_pipeline = _api.lib.wgpuComputePassEncoderSetPipeline
         offsets = _api.ffi.new("uint32_t[1]")  # copied by wgpu-native during the call
         null = _api.ffi.NULL
     except (ImportError, AttributeError):  # pragma: no cover - another wgpu-py layout
@@ -121,6 +123,7 @@ def _pass_commands():
                 0, group, () if offset is None else (offset,)
             ),
             lambda compute_pass, counts: compute_pass.dispatch_workgroups(*counts),
+            lambda compute_pass, pipeline: compute_pass.set_pipeline(pipeline),
         )
 
     def bind(compute_pass, group, offset) -> None:
@@ -133,10 +136,13 @@ def _pass_commands():
     def dispatch(compute_pass, counts) -> None:
         dispatch_workgroups(compute_pass._internal, *counts)
 
-    return bind, dispatch
+    def set_pipeline(compute_pass, pipeline) -> None:
+        set_compute_pipeline(compute_pass._internal, pipeline._internal)
+
+    return bind, dispatch, set_pipeline
 
 
-_bind_group, _dispatch_workgroups = _pass_commands()
+_bind_group, _dispatch_workgroups, _set_pipeline = _pass_commands()
 
 
 class Recording:
@@ -217,7 +223,7 @@ class Recording:
             self._pass_state = (None, None, None)
         last_pipeline, last_group, last_offset = self._pass_state
         if pipeline is not last_pipeline:  # a pass keeps its pipeline and bind group
-            compute_pass.set_pipeline(pipeline)
+            _set_pipeline(compute_pass, pipeline)
         if bind_group is not last_group or offset != last_offset:
             _bind_group(compute_pass, bind_group, offset)
         self._pass_state = (pipeline, bind_group, offset)
