@@ -249,6 +249,22 @@ def _scan_plan(n: int, x_dtype, dtype, op, map, exclusive: bool, config: dict) -
         scan_passes.add_scan(plan, x, out, init, n, op, map, exclusive, config)
         return plan
     state = calls.zeroed(plan, 2 * tiles, np.uint32)
+    if scan_passes.vector_downsweep(n, config):  # (four elements a load and a store)
+        xv = plans.View(x, (n // 4,), scan_passes.VECTORS[x_dtype])
+        outv = plans.View(out, (n // 4,), scan_passes.VECTORS[dtype])
+        plan.launch(
+            scan_kernels.chained_scan4.with_workgroup_size(workgroup),
+            *(x, xv, outv, state, n, init),
+            op=op,
+            map=map,
+            EXCLUSIVE=exclusive,
+            ITEMS=items // 4,
+            VT=xv.element,
+            VU=outv.element,
+            SPINS=kernels.SPIN_LIMIT,
+            threads=tiles * workgroup,
+        )
+        return plan
     plan.launch(
         kernels.scan_tiles.with_workgroup_size(workgroup),
         *(x, out, state, n, init),

@@ -29,9 +29,9 @@ in every row scan: whatever the lanes past the end hold only follows them.
 
 import pyshader_tx as tx
 from pyshader_tx.kernel import loops_end
-from pyshader_tx import Array, u32
+from pyshader_tx import Array, Atomic, u32
 
-from .device_kernels import VT, VU, load, load4
+from .device_kernels import SPIN_LIMIT, VT, VU, chain_tile, load, load4
 from .ops import T, add, bit_and, bit_or, bit_xor, identity, maximum, minimum, mul
 from .workgroup import subgroup_inclusive_scan, subgroup_prefix, workgroup_reduce
 
@@ -267,6 +267,26 @@ def downsweep(
 
 
 @tx.func
+def vec4_scan(v: VU, op: tx.Func) -> VU:
+    """The inclusive scan of v's four components, in order."""
+    b = op(v.x, v.y)
+    c = op(b, v.z)
+    return VU(v.x, b, c, op(c, v.w))
+
+
+@tx.func
+def vec4_result(v: VU, p: U, whole: bool, op: tx.Func, EXCLUSIVE: tx.Const[bool] = False) -> VU:
+    """What a vec4 of the scan stores: its own inclusive scan `v` after `p` (op over every
+    element before it, where `whole`; EXCLUSIVE: always, init included), shifted by one
+    element for the exclusive scan."""
+    if EXCLUSIVE:
+        return VU(p, op(p, v.x), op(p, v.y), op(p, v.z))
+    if whole:
+        return VU(op(p, v.x), op(p, v.y), op(p, v.z), op(p, v.w))
+    return v
+
+
+@tx.func
 def scan_tile4(
     xv: Array[VT],
     out: Array[VU],
@@ -297,17 +317,14 @@ def scan_tile4(
             items[j] = load4(xv, k, like, map)
     carry = init  # the total of the rows so far (from row 1 on)
     for j in tx.static_range(ITEMS):
-        v = items[j]
-        b = op(v.x, v.y)
-        c = op(b, v.z)
-        d = op(c, v.w)
-        scanned = subgroup_inclusive_scan(d, op)  # through this invocation's vec4, in the row
+        v = vec4_scan(items[j], op)
+        scanned = subgroup_inclusive_scan(v.w, op)  # through this invocation's vec4, in the row
         below = tx.subgroup_shuffle_up(scanned, u32(1))  # the lanes below (none in lane 0)
         if j == 0:
             before[j] = below
         else:
             before[j] = tx.select(op(carry, below), carry, lane == u32(0))
-        items[j] = VU(v.x, b, c, d)
+        items[j] = v
         row = tx.subgroup_shuffle(scanned, width - u32(1))
         if j == 0:
             carry = row
@@ -337,12 +354,7 @@ def scan_tile4(
                     p = op(running, p)
             elif known:
                 p = op(running, p)
-            if EXCLUSIVE:
-                out[k] = VU(p, op(p, v.x), op(p, v.y), op(p, v.z))
-            elif whole:
-                out[k] = VU(op(p, v.x), op(p, v.y), op(p, v.z), op(p, v.w))
-            else:
-                out[k] = v
+            out[k] = vec4_result(v, p, whole, op, EXCLUSIVE)
 
 
 @loops_end
@@ -385,6 +397,86 @@ def downsweep4(
         EXCLUSIVE,
         ITEMS,
     )
+
+
+@loops_end
+@tx.kernel(workgroup_size=WORKGROUP)
+def chained_scan4(
+    x: Array[T],
+    xv: Array[VT],
+    out: Array[VU],
+    state: Array[Atomic[u32]],
+    n: u32,
+    init: U,
+    op: tx.Func,
+    map: tx.Func = None,
+    EXCLUSIVE: tx.Const[bool] = False,
+    ITEMS: tx.Const[int] = VECTOR_ITEMS,
+    SPINS: tx.Const[int] = SPIN_LIMIT,
+):
+    """The single-pass chained scan (`device_kernels.scan_tiles`: decoupled look-back with
+    the fallback, `state` two zeroed words per tile) four elements at a time, as
+    `scan_tile4` scans a tile: n a multiple of 4, x read as vec4s (xv; x itself by the
+    fallback), out written as vec4s, ITEMS vec4s per invocation. The look-back runs
+    between the rows' scans and the stores."""
+    tile = tx.workgroup_id().x
+    size = tx.workgroup_size().x * u32(ITEMS)  # vec4s a tile
+    vectors = n // u32(4)
+    if tile >= (vectors + size - u32(1)) // size:  # a folded launch's surplus workgroup
+        return
+    base = tile * size
+    end = min(base + size, vectors)
+    lane = tx.local_invocation_index() % tx.subgroup_size()
+    width = subgroup_width()
+    first = row_start(base, u32(ITEMS))
+    like = VU(init, init, init, init)
+    items = tx.local_array(VU, ITEMS)  # each vec4's own inclusive scan, once scanned
+    before = tx.local_array(U, ITEMS)  # op over the chunk's elements before each vec4
+    for j in tx.static_range(ITEMS):  # every load in flight before the first is used
+        k = first + u32(j) * width
+        if k < end:
+            items[j] = load4(xv, k, like, map)
+    carry = init  # the total of the rows so far (from row 1 on)
+    for j in tx.static_range(ITEMS):
+        v = vec4_scan(items[j], op)
+        scanned = subgroup_inclusive_scan(v.w, op)
+        below = tx.subgroup_shuffle_up(scanned, u32(1))
+        if j == 0:
+            before[j] = below
+        else:
+            before[j] = tx.select(op(carry, below), carry, lane == u32(0))
+        items[j] = v
+        row = tx.subgroup_shuffle(scanned, width - u32(1))
+        if j == 0:
+            carry = row
+        else:
+            carry = op(carry, row)
+    later = tx.local_invocation_index() >= tx.subgroup_size()  # not in the first subgroup
+    chunks = subgroup_prefix(carry, op)
+    aggregate = tx.select(carry, op(chunks, carry), later)  # in the last subgroup: the tile's
+    prefix = chain_tile(x, state, tile, op, aggregate, init, size * u32(4), u32(SPINS), map)
+    running = prefix
+    known = tile > u32(0)
+    if later:
+        running = tx.select(chunks, op(running, chunks), known)
+        known = True
+    if EXCLUSIVE:
+        running = tx.select(init, op(init, running), known)
+        known = True
+    for j in tx.static_range(ITEMS):
+        k = first + u32(j) * width
+        if k < end:
+            p = before[j]
+            whole = True
+            if j == 0:
+                if lane == u32(0):
+                    p = running
+                    whole = known
+                elif known:
+                    p = op(running, p)
+            elif known:
+                p = op(running, p)
+            out[k] = vec4_result(items[j], p, whole, op, EXCLUSIVE)
 
 
 @loops_end

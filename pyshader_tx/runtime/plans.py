@@ -126,6 +126,11 @@ class Plan:
         layout = _layout_for_dtype(np.dtype(dtype))
         return DeviceArray(None, tuple(shape) + layout.shape, layout)
 
+    @property
+    def kernels(self) -> list:
+        """The names of the kernels a run launches, in order."""
+        return [step.kernel.__name__ for step in self._steps if isinstance(step, _Launch)]
+
     def input(self, shape, dtype) -> Slot:
         """A slot each run fills, in the order of the `input` calls: an array of `shape`
         (a tuple) and `dtype`, or a scalar of `dtype` when `shape` is None."""

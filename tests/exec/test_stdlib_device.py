@@ -8,7 +8,8 @@ import pytest
 
 import pyshader_tx as tx
 from pyshader_tx import f32, i32, stdlib, u32
-from pyshader_tx.stdlib import device_kernels
+from pyshader_tx.stdlib import device as stdlib_device
+from pyshader_tx.stdlib import device_kernels, scan_kernels
 
 pytestmark = pytest.mark.wgpu_only("device-wide primitives return DeviceArrays")
 
@@ -195,6 +196,27 @@ def test_select_of_floats_none_and_all_and_device_arrays():
         stdlib.select(x, lambda v: v > 0)
 
 
+@pytest.mark.parametrize("exclusive", [False, True])
+def test_the_chained_scan_four_elements_at_a_time(exclusive):
+    """`chained_scan4` (the chained scan's config when n and ITEMS are multiples of 4) on
+    the adapter: 5 tiles of 2048 and a partial one, a named op and a user op."""
+    config = {"ALGORITHM": "chained", "ITEMS": 8, "WORKGROUP": 256}
+    n = 5 * 2048 + 12
+    x = (np.arange(n) % 7).astype(np.int32)
+    sparse = ((np.arange(n) % 3001 == 3000) * (np.arange(n) // 3001 + 1)).astype(np.int32)
+    dtype = np.dtype(np.int32)
+    for op, data, want in (
+        ("add", x, np.cumsum(x, dtype=np.int32)),
+        (first_nonzero, sparse, numpy_scan(sparse, lambda a, b: a if a != 0 else b)),
+    ):
+        plan = stdlib_device._scan_plan(n, dtype, dtype, op, None, exclusive, config)
+        assert plan.kernels[-1] == "chained_scan4"
+        out = tx.empty(n, np.int32)
+        plan.run(tx.to_device(data), out, np.int32(0))
+        expected = np.concatenate([[0], want[:-1]]) if exclusive else want
+        np.testing.assert_array_equal(out.numpy(), expected.astype(np.int32))
+
+
 def test_the_device_kernels_pass_naga_and_tint(tint):
     from pyshader_tx.validate import validate_naga
 
@@ -209,6 +231,10 @@ def test_the_device_kernels_pass_naga_and_tint(tint):
         device_kernels.reduce_tiles4.specialize(T=f32, U=f32, VT=tx.vec4f, op="max"),
         device_kernels.reduce_tiles4.specialize(T=u32, U=f32, VT=tx.vec4u, op="add", map=is_odd),
         device_kernels.select_tiles.specialize(T=f32, predicate=above_half),
+        scan_kernels.chained_scan4.specialize(T=u32, U=u32, VT=tx.vec4u, VU=tx.vec4u, op="add"),
+        scan_kernels.chained_scan4.specialize(
+            T=i32, U=i32, VT=tx.vec4i, VU=tx.vec4i, op=first_nonzero, EXCLUSIVE=True
+        ),
     ]
     for kernel in kernels:
         assert validate_naga(kernel.wgsl_naga) == []

@@ -57,8 +57,10 @@ TILE = 512
 SMALL_SCAN_CONFIGS = [
     {"ALGORITHM": "rts", "ITEMS": 2, "WORKGROUP": 256},
     {"ALGORITHM": "chained", "ITEMS": 2, "WORKGROUP": 256},
+    {"ALGORITHM": "chained", "ITEMS": 4, "WORKGROUP": 256},  # n % 4 == 0: chained_scan4
 ]
 CHAINED = 1
+CHAINED_VEC4 = 2
 
 
 @pytest.fixture
@@ -163,6 +165,36 @@ def _chained(x, signed, floats, sparse) -> dict:
             "chained inclusive_scan user op": tx.stdlib.inclusive_scan(sparse, first_nonzero),
             "chained select": tx.stdlib.select(x, odd),
         }
+
+
+@pytest.mark.parametrize("setting", SETTINGS, ids=name)
+def test_the_chained_scan_four_elements_at_a_time(setting, small_tiles):
+    """`chained_scan4` (n a multiple of 4): 3 tiles of 1024 and a partial one; under
+    "reverse" every look-back falls back and reduces its predecessors from x."""
+    rng = np.random.default_rng(setting.subgroup_size + 1)
+    n = 3 * 1024 + 44
+    x = rng.integers(0, 1000, n).astype(np.uint32)
+    signed = (x.astype(np.int32) - 500) * (rng.random(n) < 0.3)
+    sparse = np.zeros(n, np.int32)
+    sparse[[100, 1100, 2300, 3100]] = [3, 5, -7, 9]
+    with tx.simulator(setting.subgroup_size, setting.schedule, setting.seed):
+        with stdlib_device.SCAN.using(CHAINED_VEC4), tx.profile() as prof:
+            got = {
+                "inclusive": tx.stdlib.inclusive_scan(x).numpy(),
+                "exclusive max": tx.stdlib.exclusive_scan(signed, "max").numpy(),
+                "user op": tx.stdlib.inclusive_scan(sparse, first_nonzero).numpy(),
+                "map": tx.stdlib.exclusive_scan(x, map=squared, init=7).numpy(),
+            }
+    assert {record.kernel for record in prof.launches} >= {"chained_scan4"}
+    smallest = np.iinfo(np.int32).min
+    want = {
+        "inclusive": np.cumsum(x, dtype=np.uint32),
+        "exclusive max": np.maximum.accumulate(np.concatenate([[smallest], signed[:-1]])),
+        "user op": np.where(np.arange(n) >= 100, np.int32(3), np.int32(0)),
+        "map": np.concatenate([[7], 7 + np.cumsum(x * x)[:-1]]).astype(np.uint32),
+    }
+    for key, expected in want.items():
+        np.testing.assert_array_equal(got[key], expected.astype(got[key].dtype), err_msg=key)
 
 
 #: (op, dtype) pairs: a named op through the subgroup intrinsics, a user op through the
