@@ -50,6 +50,7 @@ def _scan_configs(key) -> list:
     ITEMS (elements per invocation) and WORKGROUP (invocations per workgroup; a tile holds
     ITEMS * WORKGROUP elements)."""
     default = {"ALGORITHM": "rts", "ITEMS": scan_kernels.ITEMS, "WORKGROUP": kernels.WORKGROUP}
+    chained = {"ALGORITHM": "chained", "ITEMS": kernels.SCAN_ITEMS, "WORKGROUP": kernels.WORKGROUP}
     shapes = [(24, 256), (16, 256), (32, 256), (8, 256), (12, 256), (24, 128), (16, 128)]
     shapes += [(32, 128), (8, 128)]
     others = [
@@ -57,7 +58,7 @@ def _scan_configs(key) -> list:
         for algorithm in ("rts", "chained")
         for i, w in shapes
     ]
-    return [default] + [c for c in others if c != default]
+    return [default, chained] + [c for c in others if c not in (default, chained)]
 
 
 SOURCES = (
@@ -68,8 +69,9 @@ SOURCES = (
     workgroup_functions,
 )  # (the tunings' fingerprint)
 REDUCE = HostTuner("reduce", _reduce_configs, sources=SOURCES)
-SCAN = HostTuner("scan", _scan_configs, sources=SOURCES)
-SELECT = HostTuner("select", _scan_configs, sources=SOURCES)
+# (both algorithms' defaults measured: the cost model does not see the look-back's speed)
+SCAN = HostTuner("scan", _scan_configs, sources=SOURCES, keep=(0, 1))
+SELECT = HostTuner("select", _scan_configs, sources=SOURCES, keep=(0, 1))
 REDUCE_PLANS = plans.PlanCache("reduce")
 SCAN_PLANS = plans.PlanCache("scan")
 SELECT_PLANS = plans.PlanCache("select")

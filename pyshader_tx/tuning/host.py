@@ -32,8 +32,8 @@ powers of two, dtypes, ops where they change the kernels):
 Pruning (`prune=`: "auto" by default, None, or a count): the predicted time of a config is
 the sum of the cost model's predictions of the launches it makes, found by running it
 under `runtime.capture.capturing()` (nothing is dispatched). "auto" measures a third of
-the configs (at least two) where the cost model is present: the default and the
-predicted-best others, so a poor prediction cannot make the tuned call much slower than
+the configs (at least two) where the cost model is present: the default (and the configs
+the tuner's `keep` names) and the predicted-best others, so a poor prediction cannot make the tuned call much slower than
 the default; every config where the cost model is absent. A config whose launches the
 cost model cannot predict disables pruning for that tuning, with a warning.
 
@@ -110,6 +110,7 @@ class HostTuner:
         reps: int = 5,
         prune="auto",
         min_size: int = MIN_SIZE,
+        keep=(0,),
     ):
         self.name = name
         self._configs = configs
@@ -117,6 +118,7 @@ class HostTuner:
         self.warmup, self.reps = warmup, reps
         self.prune = search.checked_prune(prune, f"tuner {name}")
         self.min_size = min_size
+        self.keep = tuple(keep)  # configs measured whatever the cost model predicts
         self._tunings: dict = {}  # (shader source, key) -> Tuning
         self._forced = None  # `using(index)`
         self._grab = None  # `runs(call)`: the (key, make_run) of each choice
@@ -261,7 +263,7 @@ class HostTuner:
             predict=lambda index: predictions.get(index, float("inf")),
             stacklevel=level + 1,
             what="the stdlib's tuner",
-            keep=(0,),  # the default is always measured: tuning never picks worse by much
+            keep=self.keep,  # the default (at least) always measured: never much worse
         )
 
     def _source_texts(self) -> list:
