@@ -40,7 +40,7 @@ REDUCE_WORKGROUPS = 8192
 def _reduce_configs(key) -> list:
     """reduce's configs: ITEMS (loads in flight) and WORKGROUPS (of the first pass)."""
     default = {"ITEMS": kernels.REDUCE_ITEMS, "WORKGROUPS": REDUCE_WORKGROUPS}
-    others = [{"ITEMS": i, "WORKGROUPS": w} for w in (8192, 2048, 512) for i in (8, 4, 16)]
+    others = [{"ITEMS": i, "WORKGROUPS": w} for w in (8192, 2048, 1024, 512) for i in (8, 4, 16)]
     return [default] + [c for c in others if c != default]
 
 
@@ -360,6 +360,18 @@ def _select_plan(n: int, dtype, predicate, config: dict) -> plans.Plan:
         scan_passes.add_select(plan, x, out, count, n, predicate, config)
         return plan
     state = calls.zeroed(plan, 2 * tiles, np.uint32)
+    if scan_passes.vector_downsweep(n, config):  # (four elements a load)
+        xv = plans.View(x, (n // 4,), scan_passes.VECTORS[dtype])
+        plan.launch(
+            scan_kernels.chained_select4.with_workgroup_size(workgroup),
+            *(x, xv, out, state, count, n),
+            predicate=predicate,
+            ITEMS=items // 4,
+            VT=xv.element,
+            SPINS=kernels.SPIN_LIMIT,
+            threads=tiles * workgroup,
+        )
+        return plan
     plan.launch(
         kernels.select_tiles.with_workgroup_size(workgroup),
         *(x, out, state, count, n),

@@ -535,6 +535,32 @@ def select_downsweep(
             out[start + ranks[j]] = values[j]
 
 
+@tx.func
+def selected_bits(v: VT, predicate: tx.Func) -> u32:
+    """Bit c set where `predicate` holds for component c of v."""
+    bits = tx.select(u32(0), u32(1), predicate(v.x))
+    bits |= tx.select(u32(0), u32(2), predicate(v.y))
+    bits |= tx.select(u32(0), u32(4), predicate(v.z))
+    return bits | tx.select(u32(0), u32(8), predicate(v.w))
+
+
+@tx.func
+def store_selected(out: Array[T], place: u32, v: VT, bits: u32):
+    """The components of v whose bit is set, in order, to out[place], out[place + 1], ..."""
+    at = place
+    if (bits & u32(1)) != u32(0):
+        out[at] = v.x
+        at += u32(1)
+    if (bits & u32(2)) != u32(0):
+        out[at] = v.y
+        at += u32(1)
+    if (bits & u32(4)) != u32(0):
+        out[at] = v.z
+        at += u32(1)
+    if (bits & u32(8)) != u32(0):
+        out[at] = v.w
+
+
 @loops_end
 @tx.kernel(workgroup_size=WORKGROUP)
 def select_downsweep4(
@@ -569,11 +595,7 @@ def select_downsweep4(
         if k < end:
             v = xv[k]
             values[j] = v
-            bits = tx.select(u32(0), u32(1), predicate(v.x))
-            bits |= tx.select(u32(0), u32(2), predicate(v.y))
-            bits |= tx.select(u32(0), u32(4), predicate(v.z))
-            bits |= tx.select(u32(0), u32(8), predicate(v.w))
-            flags[j] = bits
+            flags[j] = selected_bits(v, predicate)
     carry = u32(0)
     for j in tx.static_range(ITEMS):
         selected = tx.count_one_bits(flags[j])
@@ -592,18 +614,62 @@ def select_downsweep4(
     if tile == tiles - u32(1) and tx.local_invocation_index() == tx.workgroup_size().x - u32(1):
         count[0] = start + carry  # the last subgroup's total ends the tile's count
     for j in tx.static_range(ITEMS):
-        bits = flags[j]
-        if bits != u32(0):
-            v = values[j]
-            place = start + ranks[j]
-            if (bits & u32(1)) != u32(0):
-                out[place] = v.x
-                place += u32(1)
-            if (bits & u32(2)) != u32(0):
-                out[place] = v.y
-                place += u32(1)
-            if (bits & u32(4)) != u32(0):
-                out[place] = v.z
-                place += u32(1)
-            if (bits & u32(8)) != u32(0):
-                out[place] = v.w
+        if flags[j] != u32(0):
+            store_selected(out, start + ranks[j], values[j], flags[j])
+
+
+@loops_end
+@tx.kernel(workgroup_size=WORKGROUP)
+def chained_select4(
+    x: Array[T],
+    xv: Array[VT],
+    out: Array[T],
+    state: Array[Atomic[u32]],
+    count: Array[u32],
+    n: u32,
+    predicate: tx.Func,
+    ITEMS: tx.Const[int] = VECTOR_ITEMS,
+    SPINS: tx.Const[int] = SPIN_LIMIT,
+):
+    """The single-pass chained select (`device_kernels.select_tiles`: the look-back over
+    the predicate's counts, `state` two zeroed words per tile) four elements at a time, as
+    `select_downsweep4` takes a tile: n a multiple of 4, x read as vec4s (xv; x itself by
+    the fallback), the selected elements to the front of out, their number to count[0]."""
+    tile = tx.workgroup_id().x
+    size = tx.workgroup_size().x * u32(ITEMS)  # vec4s a tile
+    vectors = n // u32(4)
+    tiles = (vectors + size - u32(1)) // size
+    if tile >= tiles:  # a folded launch's surplus workgroup
+        return
+    end = min(tile * size + size, vectors)
+    width = subgroup_width()
+    first = row_start(tile * size, u32(ITEMS))
+    values = tx.local_array(VT, ITEMS)
+    flags = tx.local_array(u32, ITEMS)  # bit c: component c selected (none past n)
+    ranks = tx.local_array(u32, ITEMS)  # the number selected before, in the subgroup's chunk
+    for j in tx.static_range(ITEMS):
+        k = first + u32(j) * width
+        flags[j] = u32(0)
+        if k < end:
+            v = xv[k]
+            values[j] = v
+            flags[j] = selected_bits(v, predicate)
+    carry = u32(0)
+    for j in tx.static_range(ITEMS):
+        selected = tx.count_one_bits(flags[j])
+        scanned = tx.subgroup_inclusive_add(selected) + carry
+        ranks[j] = scanned - selected
+        carry = tx.subgroup_shuffle(scanned, width - u32(1))
+    before = subgroup_prefix(carry, "add")
+    if tx.local_invocation_index() < tx.subgroup_size():
+        before = u32(0)
+    aggregate = before + carry  # in the last subgroup: the tile's count
+    found = chain_tile(
+        x, state, tile, "add", aggregate, u32(0), size * u32(4), u32(SPINS), predicate=predicate
+    )
+    if tile == tiles - u32(1) and tx.local_invocation_index() == tx.workgroup_size().x - u32(1):
+        count[0] = found + aggregate
+    start = found + before
+    for j in tx.static_range(ITEMS):
+        if flags[j] != u32(0):
+            store_selected(out, start + ranks[j], values[j], flags[j])

@@ -217,6 +217,21 @@ def test_the_chained_scan_four_elements_at_a_time(exclusive):
         np.testing.assert_array_equal(out.numpy(), expected.astype(np.int32))
 
 
+def test_the_chained_select_four_elements_at_a_time():
+    """`chained_select4` on the adapter: 5 tiles of 2048 and a partial one, the count left
+    on the device."""
+    config = {"ALGORITHM": "chained", "ITEMS": 8, "WORKGROUP": 256}
+    n = 5 * 2048 + 12
+    x = np.random.default_rng(3).integers(-500, 500, n).astype(np.int32)
+    plan = stdlib_device._select_plan(n, np.dtype(np.int32), odd, config)
+    assert plan.kernels[-1] == "chained_select4"
+    out, count = tx.empty(n, np.int32), tx.empty(1, np.uint32)
+    plan.run(tx.to_device(x), out, count)
+    selected = int(count.numpy()[0])
+    assert selected == np.count_nonzero(x % 2)
+    np.testing.assert_array_equal(out.numpy()[:selected], x[x % 2 != 0])
+
+
 def test_the_device_kernels_pass_naga_and_tint(tint):
     from pyshader_tx.validate import validate_naga
 
@@ -232,6 +247,7 @@ def test_the_device_kernels_pass_naga_and_tint(tint):
         device_kernels.reduce_tiles4.specialize(T=u32, U=f32, VT=tx.vec4u, op="add", map=is_odd),
         device_kernels.select_tiles.specialize(T=f32, predicate=above_half),
         scan_kernels.chained_scan4.specialize(T=u32, U=u32, VT=tx.vec4u, VU=tx.vec4u, op="add"),
+        scan_kernels.chained_select4.specialize(T=f32, VT=tx.vec4f, predicate=above_half),
         scan_kernels.chained_scan4.specialize(
             T=i32, U=i32, VT=tx.vec4i, VU=tx.vec4i, op=first_nonzero, EXCLUSIVE=True
         ),

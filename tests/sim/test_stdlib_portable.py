@@ -169,7 +169,8 @@ def _chained(x, signed, floats, sparse) -> dict:
 
 @pytest.mark.parametrize("setting", SETTINGS, ids=name)
 def test_the_chained_scan_four_elements_at_a_time(setting, small_tiles):
-    """`chained_scan4` (n a multiple of 4): 3 tiles of 1024 and a partial one; under
+    """`chained_scan4` and `chained_select4` (n a multiple of 4): 3 tiles of 1024 and a
+    partial one; under
     "reverse" every look-back falls back and reduces its predecessors from x."""
     rng = np.random.default_rng(setting.subgroup_size + 1)
     n = 3 * 1024 + 44
@@ -178,20 +179,28 @@ def test_the_chained_scan_four_elements_at_a_time(setting, small_tiles):
     sparse = np.zeros(n, np.int32)
     sparse[[100, 1100, 2300, 3100]] = [3, 5, -7, 9]
     with tx.simulator(setting.subgroup_size, setting.schedule, setting.seed):
-        with stdlib_device.SCAN.using(CHAINED_VEC4), tx.profile() as prof:
+        with (
+            stdlib_device.SCAN.using(CHAINED_VEC4),
+            stdlib_device.SELECT.using(CHAINED_VEC4),
+            tx.profile() as prof,
+        ):
             got = {
+                "select": tx.stdlib.select(x, odd).numpy(),
+                "select f32": tx.stdlib.select(signed.astype(np.float32), negative).numpy(),
                 "inclusive": tx.stdlib.inclusive_scan(x).numpy(),
                 "exclusive max": tx.stdlib.exclusive_scan(signed, "max").numpy(),
                 "user op": tx.stdlib.inclusive_scan(sparse, first_nonzero).numpy(),
                 "map": tx.stdlib.exclusive_scan(x, map=squared, init=7).numpy(),
             }
-    assert {record.kernel for record in prof.launches} >= {"chained_scan4"}
+    assert {record.kernel for record in prof.launches} >= {"chained_scan4", "chained_select4"}
     smallest = np.iinfo(np.int32).min
     want = {
         "inclusive": np.cumsum(x, dtype=np.uint32),
         "exclusive max": np.maximum.accumulate(np.concatenate([[smallest], signed[:-1]])),
         "user op": np.where(np.arange(n) >= 100, np.int32(3), np.int32(0)),
         "map": np.concatenate([[7], 7 + np.cumsum(x * x)[:-1]]).astype(np.uint32),
+        "select": x[x % 2 == 1],
+        "select f32": signed[signed < 0].astype(np.float32),
     }
     for key, expected in want.items():
         np.testing.assert_array_equal(got[key], expected.astype(got[key].dtype), err_msg=key)
