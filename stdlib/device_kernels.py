@@ -52,6 +52,25 @@ SCAN_ITEMS = 24
 REDUCE_ITEMS = 8
 
 
+@tx.func
+def subgroup_width() -> u32:
+    """The lanes of this invocation's subgroup: the subgroup size, or fewer in the
+    workgroup's last subgroup when the workgroup size is not a multiple of it."""
+    lanes = tx.subgroup_size()
+    start = tx.local_invocation_index() - tx.local_invocation_index() % lanes
+    return min(lanes, tx.workgroup_size().x - start)
+
+
+@tx.func
+def row_start(base: u32, items: u32) -> u32:
+    """This invocation's element of row 0 in the tile from `base`: its subgroup's chunk
+    starts at base + (first invocation of the subgroup) * items; lane i holds element i
+    of each row (row j at row_start + j * subgroup_width())."""
+    index = tx.local_invocation_index()
+    lane = index % tx.subgroup_size()
+    return base + (index - lane) * items + lane
+
+
 @loops_end
 @tx.kernel(workgroup_size=WORKGROUP)
 def zero_words(words: Array[u32]):
@@ -214,22 +233,24 @@ def scan_tiles(
     every predecessor then starts after its successors (the tests' check that nothing
     waits for a workgroup that has not run).
 
-    Layout: subgroup s of the tile holds the `lanes * ITEMS` elements from s*lanes*ITEMS
-    on, as ITEMS rows of one element per lane (every load and store coalesced); each row is
-    scanned across the subgroup and carried into the next."""
+    Layout (`row_start`): subgroup s of the tile holds the `width * ITEMS` elements from
+    s*lanes*ITEMS on (`width`: its lanes, fewer than the subgroup size in a workgroup
+    narrower than a subgroup), as ITEMS rows of one element per lane (every load and store
+    coalesced); each row is scanned across the subgroup and carried into the next."""
     tile = tx.workgroup_id().x
     if REVERSED:
         tile = tx.num_workgroups().x - u32(1) - tile
     t = tx.local_invocation_id().x
     lanes = tx.subgroup_size()
     lane = t % lanes
+    width = subgroup_width()  # (fewer than `lanes` in a workgroup narrower than a subgroup)
     size = tx.workgroup_size().x * u32(ITEMS)
     if tile >= (n + size - u32(1)) // size:  # a folded launch's surplus workgroup
         return
-    first = tile * size + (t - lane) * u32(ITEMS) + lane  # rows of `lanes` from here
+    first = row_start(tile * size, u32(ITEMS))  # rows of `width` from here
     items = tx.local_array(U, ITEMS)
     for j in tx.static_range(ITEMS):  # every load in flight before the first is used
-        k = first + u32(j) * lanes
+        k = first + u32(j) * width
         if k < n:
             items[j] = load(x, k, init, map)
     carry = init  # the total of the rows so far (from row 1 on)
@@ -243,7 +264,7 @@ def scan_tiles(
             items[j] = tx.select(below, carry, lane == u32(0))
         else:
             items[j] = scanned
-        carry = tx.subgroup_shuffle(scanned, lanes - u32(1))
+        carry = tx.subgroup_shuffle(scanned, width - u32(1))
     # `carry` is the subgroup's total (elements past n only follow the ones that count).
     before = subgroup_prefix(carry, op)  # the subgroups before this one (none in the first)
     aggregate = op(before, carry)  # in the last subgroup: the tile's total
@@ -260,7 +281,7 @@ def scan_tiles(
         running = tx.select(init, op(init, running), has)
         has = True
     for j in tx.static_range(ITEMS):
-        k = first + u32(j) * lanes
+        k = first + u32(j) * width
         if k < n:
             v = items[j]
             if EXCLUSIVE and j == 0:  # lane 0's first element has nothing before it here
@@ -288,16 +309,16 @@ def select_tiles(
     tile = tx.workgroup_id().x
     t = tx.local_invocation_id().x
     lanes = tx.subgroup_size()
-    lane = t % lanes
+    width = subgroup_width()  # (fewer than `lanes` in a workgroup narrower than a subgroup)
     size = tx.workgroup_size().x * u32(ITEMS)
     if tile >= (n + size - u32(1)) // size:  # a folded launch's surplus workgroup
         return
-    first = tile * size + (t - lane) * u32(ITEMS) + lane  # rows of `lanes` from here
+    first = row_start(tile * size, u32(ITEMS))  # rows of `width` from here
     values = tx.local_array(T, ITEMS)
     flags = tx.local_array(u32, ITEMS)  # 1 where selected (0 past n)
     ranks = tx.local_array(u32, ITEMS)  # the number selected before, in the subgroup's chunk
     for j in tx.static_range(ITEMS):
-        k = first + u32(j) * lanes
+        k = first + u32(j) * width
         if k < n:
             v = x[k]
             values[j] = v
@@ -306,7 +327,7 @@ def select_tiles(
     for j in tx.static_range(ITEMS):
         scanned = tx.subgroup_inclusive_add(flags[j]) + carry
         ranks[j] = scanned - flags[j]
-        carry = tx.subgroup_shuffle(scanned, lanes - u32(1))
+        carry = tx.subgroup_shuffle(scanned, width - u32(1))
     before = subgroup_prefix(carry, "add")
     if t < lanes:
         before = u32(0)

@@ -31,7 +31,7 @@ import pyshader_tx as tx
 from pyshader_tx.kernel import loops_end
 from pyshader_tx import Array, Atomic, u32
 
-from .device_kernels import SPIN_LIMIT, VT, VU, chain_tile, load, load4
+from .device_kernels import SPIN_LIMIT, VT, VU, chain_tile, load, load4, row_start, subgroup_width
 from .ops import T, add, bit_and, bit_or, bit_xor, identity, maximum, minimum, mul
 from .workgroup import subgroup_inclusive_scan, subgroup_prefix, workgroup_reduce
 
@@ -42,25 +42,6 @@ WORKGROUP = 256
 ITEMS = 24
 #: vec4s per invocation of `downsweep4` (its ITEMS): ITEMS elements.
 VECTOR_ITEMS = ITEMS // 4
-
-
-@tx.func
-def subgroup_width() -> u32:
-    """The lanes of this invocation's subgroup: the subgroup size, or fewer in the
-    workgroup's last subgroup when the workgroup size is not a multiple of it."""
-    lanes = tx.subgroup_size()
-    start = tx.local_invocation_index() - tx.local_invocation_index() % lanes
-    return min(lanes, tx.workgroup_size().x - start)
-
-
-@tx.func
-def row_start(base: u32, items: u32) -> u32:
-    """This invocation's element of row 0 in the tile from `base`: its subgroup's chunk
-    starts at base + (first invocation of the subgroup) * items; lane i holds element i
-    of each row (row j at row_start + j * subgroup_width())."""
-    index = tx.local_invocation_index()
-    lane = index % tx.subgroup_size()
-    return base + (index - lane) * items + lane
 
 
 @loops_end

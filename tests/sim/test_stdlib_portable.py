@@ -58,9 +58,11 @@ SMALL_SCAN_CONFIGS = [
     {"ALGORITHM": "rts", "ITEMS": 2, "WORKGROUP": 256},
     {"ALGORITHM": "chained", "ITEMS": 2, "WORKGROUP": 256},
     {"ALGORITHM": "chained", "ITEMS": 4, "WORKGROUP": 256},  # n % 4 == 0: chained_scan4
+    {"ALGORITHM": "chained", "ITEMS": 2, "WORKGROUP": 48},  # narrower than wide subgroups
 ]
 CHAINED = 1
 CHAINED_VEC4 = 2
+CHAINED_NARROW = 3
 
 
 @pytest.fixture
@@ -204,6 +206,22 @@ def test_the_chained_scan_four_elements_at_a_time(setting, small_tiles):
     }
     for key, expected in want.items():
         np.testing.assert_array_equal(got[key], expected.astype(got[key].dtype), err_msg=key)
+
+
+@pytest.mark.parametrize("size", [32, 64, 128])
+@pytest.mark.parametrize("schedule", ["in-order", "reverse"])
+def test_the_chained_scan_in_workgroups_narrower_than_a_subgroup(size, schedule, small_tiles):
+    """Workgroups of 48 invocations: a subgroup of 64 or 128 lanes is partial, and its rows
+    are as wide as its lanes (a scan that assumed full subgroups raced past its tile)."""
+    rng = np.random.default_rng(size)
+    n = 7 * 96 + 5
+    x = rng.integers(0, 1000, n).astype(np.uint32)
+    with tx.simulator(size, schedule):
+        with stdlib_device.SCAN.using(CHAINED_NARROW), stdlib_device.SELECT.using(CHAINED_NARROW):
+            scanned = tx.stdlib.exclusive_scan(x).numpy()
+            picked = tx.stdlib.select(x, odd).numpy()
+    np.testing.assert_array_equal(scanned, np.cumsum(x, dtype=np.uint32) - x)
+    np.testing.assert_array_equal(picked, x[x % 2 == 1])
 
 
 #: (op, dtype) pairs: a named op through the subgroup intrinsics, a user op through the
