@@ -1,27 +1,34 @@
 """The runtime: runs compiled kernels on numpy data through wgpu-py.
 
+In layers, each module importing only those above it in this list (none imports the
+simulator's launcher or the native host: executors register themselves, `launch.py`):
+
 * `device.py`: the lazily created adapter and device, feature checks, pipeline cache;
+* `dispatch.py`: the dispatch shape of a launch (with folding of large 1-D launches);
+* `recording.py`: launches recorded in one command encoder and submitted together
+  (`synchronize`), with their uniform blocks in one arena;
+* `capture.py`: kernel launches captured (kernel, workgroups, arguments) instead of run,
+  for the cost model's prediction of a host function;
 * `arrays.py`: `DeviceArray` and the element layouts (vec3 padding);
 * `arguments.py`: checking and binding array arguments;
 * `uniforms.py`: packing scalar, vector, matrix and struct parameters and array shapes;
-* `launch.py`: the dispatch shape (with folding of large 1-D launches), bind group cache,
-  encoding and readback;
-* `recording.py`: launches recorded in one command encoder and submitted together
-  (`synchronize`), with their uniform blocks in one arena;
-* `prints.py`: the print buffer of each dispatch of a kernel that calls `print()`, read
-  back and shown when the host waits for the GPU;
 * `pool.py`: temporary arrays on pooled buffers (`pool.take` / `pool.give_back`), and
   recorded zero-fills and copies (`pool.clear`, `pool.copy`), for multi-pass primitives;
+* `prints.py`: the print buffer of each dispatch of a kernel that calls `print()`, read
+  back and shown when the host waits for the GPU;
+* `launch.py`: a kernel's launcher (bind group cache, encoding, readback), chosen per
+  executor;
+* `plans.py`: prepared host calls (a `tx.stdlib` call's launches worked out once);
 * `timing.py`: the GPU time of recorded work (`gpu_seconds`), from timestamp queries;
 * `profile.py`: `tx.profile()`, each launch of a block recorded (kernel, specialisation,
   workgroups, bytes bound, host time, GPU time from timestamps around its own pass);
-* `capture.py`: kernel launches captured (kernel, workgroups, arguments) instead of run,
-  for the cost model's prediction of a host function.
+* `subgroups.py`: the subgroup sizes a launch sees, measured per device.
 """
 
 from .arrays import DeviceArray, empty, to_device, zeros
 from .device import adapter_summary, check_features, get_device
-from .launch import Launcher, fold_workgroups, launch
+from .dispatch import fold_workgroups
+from .launch import Launcher, launch
 from . import capture, pool
 from .recording import synchronize
 

@@ -31,7 +31,7 @@ import wgpu
 from .. import types as t
 from . import capture
 from .device import device_limit, get_device, queue_of
-from .recording import flush, pending_prints, recording
+from .recording import flush, recording, waited
 
 __all__ = [
     "DeviceArray",
@@ -262,10 +262,7 @@ class DeviceArray:
             )
         flush()
         data = queue_of(buffer).read_buffer(buffer, 0, self._binding[1])
-        if pending_prints:  # the GPU is done with them too: show their lines
-            from .prints import show_pending  # prints.py imports this module
-
-            show_pending()
+        waited()  # the GPU is done with the dispatches that printed too: their lines
         return self._layout.from_storage(data, self.shape)
 
     def __array__(self, dtype=None, copy=None):

@@ -43,7 +43,7 @@ class CapturedLaunch:
     workgroups: tuple  # (X, Y, Z) workgroup counts ((0, 0, 0): the launch does nothing)
     arguments: dict  # runtime parameter name -> argument
     # A large 1-D launch folded into 2-D runs the folded variant: True, or the int N (its
-    # variant for a launch of exactly N workgroups: `launch.compute_dispatch`).
+    # variant for a launch of exactly N workgroups: `dispatch.compute_dispatch`).
     folded: bool | int = False
 
 
@@ -70,7 +70,7 @@ def launch_of(kernel, compiled, values, threads, workgroups) -> CapturedLaunch:
     """The CapturedLaunch of `kernel`'s `compiled` specialization on its bound `values` (one
     per parameter or per runtime parameter), dispatched with `threads`/`workgroups`."""
     from .device import device_limit
-    from .launch import compute_dispatch
+    from .dispatch import compute_dispatch
 
     names, const_names = kernel._parameter_names()
     runtime_names = [n for n in names if n not in const_names]

@@ -49,6 +49,7 @@ from ..options import options
 from . import capture
 from .arrays import DeviceArray, _layout_for_dtype, element_layout
 from .device import get_device, simulated_device
+from . import pool
 from .launch import Launcher
 from .recording import recording
 
@@ -143,8 +144,6 @@ class Plan:
     def scratch(self, shape, dtype, zero: bool = False):
         """A scratch array of `shape` and `dtype` for the launches (see the module doc):
         the plan's own DeviceArray when small, else a Slot the pool fills per run."""
-        from . import pool
-
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
         nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
         if nbytes > OWNED_SCRATCH_BYTES:
@@ -182,8 +181,6 @@ class Plan:
         if not self._pooled:
             self._record(inputs)
             return
-        from . import pool
-
         taken = [pool.take(p.shape, p.dtype, p.zero) for p in self._pooled]
         try:
             self._record(inputs + tuple(taken))

@@ -26,6 +26,7 @@ from ..options import options
 from ..printing import dropped_message, read_records
 from . import pool
 from .device import device_limit, queue_of
+from . import recording as recording_module
 from .recording import flush, pending_prints
 
 __all__ = ["take_buffer", "show_pending", "MAX_PENDING_PRINTS"]
@@ -72,3 +73,6 @@ def show_pending() -> None:
         if text:
             sys.stdout.write(text)
     sys.stdout.flush()
+
+
+recording_module.wait_hooks.append(show_pending)  # (recording.py and arrays.py call it)

@@ -54,7 +54,9 @@ submission rules above still hold). Outside a block the one cost is the check of
 `profiler`.
 
 Prints. `pending_prints` lists the recorded dispatches of kernels that print, with their
-print buffers (`prints.py`), until `prints.show_pending` shows them; `synchronize` does.
+print buffers (`prints.py`), until `prints.show_pending` shows them. It is one of the
+`wait_hooks`, run by `waited()` once the host has waited for the GPU (`synchronize`, a
+readback: `arrays.py`); `prints.py` adds it (this module, below it, imports no printing).
 """
 
 from __future__ import annotations
@@ -94,6 +96,18 @@ UNIFORM_USAGE = wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST
 #: (kernel name, PrintBuffer, DeviceArray, capacity) of each recorded dispatch of a kernel
 #: that prints and whose lines were not shown yet, in dispatch order (see `prints.py`).
 pending_prints: list = []
+#: Functions run once the host has waited for the GPU while `pending_prints` is not empty
+#: (`waited`): `prints.show_pending`.
+wait_hooks: list = []
+
+
+def waited() -> None:
+    """After the host waited for the GPU: show the lines of the dispatches that printed
+    (the `wait_hooks`), if any are pending."""
+    if pending_prints:
+        for hook in wait_hooks:
+            hook()
+
 
 #: The `tx.profile` session that records every dispatch while a profile block is open
 #: (`profile.py`), else None.
@@ -430,7 +444,4 @@ def synchronize() -> None:
     (nothing to do before the first launch or buffer write, or on the simulator)."""
     if _recording is not None and _recording.device is get_device():
         _recording.synchronize()
-    if pending_prints:
-        from .prints import show_pending  # prints.py imports this module
-
-        show_pending()
+    waited()

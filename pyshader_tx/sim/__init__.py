@@ -26,6 +26,7 @@ import os
 
 from ..runtime import device as _runtime_device
 from ..runtime import recording as _recording
+from . import launch as _launch  # (registers the simulator's launcher with the runtime)
 from .device import SCHEDULES, SUBGROUP_SIZES, SimDevice
 from .portable import PortabilityError, PortabilityReport, check_portable
 

@@ -66,6 +66,8 @@ class Settings:
 class SimBuffer:
     """A buffer in host memory: `data` is its bytes (a uint8 numpy array)."""
 
+    in_host_memory = True  # (how the GPU's launcher tells it from a wgpu buffer)
+
     def __init__(self, label: str, size: int, usage):
         self.label = label
         self.size = size

@@ -17,7 +17,7 @@ from ..errors import SimulationError
 from ..runtime.arrays import DeviceArray
 from ..runtime.device import get_device
 from ..runtime import recording as recording_module
-from ..runtime.launch import Launcher
+from ..runtime.launch import Launcher, register_executor
 from .device import SimBuffer
 from .schedule import run_dispatch
 from .values import storage_view
@@ -87,3 +87,6 @@ class SimLauncher(Launcher):
 
         for param, buffer, array in readbacks:
             param.read_back(buffer, array)
+
+
+register_executor("simulator", SimLauncher)

@@ -32,7 +32,8 @@ from ..options import options
 from ..printing import dropped_message, read_records
 from ..runtime.arguments import ArrayParam
 from ..runtime.arrays import DeviceArray
-from ..runtime.launch import COUNTED_VARIANTS, compute_dispatch
+from ..runtime.dispatch import compute_dispatch
+from ..runtime.launch import COUNTED_VARIANTS
 from ..runtime.uniforms import UniformPacker
 from .device import get_device
 

@@ -12,7 +12,7 @@ import pytest
 
 import pyshader_tx as tx
 from pyshader_tx import Array2D, u32
-from pyshader_tx.runtime.launch import compute_dispatch, exact_fold
+from pyshader_tx.runtime.dispatch import compute_dispatch, exact_fold
 
 LIMIT = 4
 SIZE = (2, 2)  # the workgroup size: 4 invocations, global ids with a y part

@@ -15,7 +15,8 @@ from pyshader_tx.errors import FeatureError
 from pyshader_tx.interface import ArrayBinding, KernelInterface, UniformBlock, UniformMember
 from pyshader_tx import runtime as rt
 from pyshader_tx.runtime.arguments import ArrayParam
-from pyshader_tx.runtime.launch import Launcher, fold_workgroups
+from pyshader_tx.runtime.dispatch import fold_workgroups
+from pyshader_tx.runtime.launch import Launcher
 from pyshader_tx.runtime.uniforms import UniformPacker
 
 pytestmark = pytest.mark.wgpu_only("hand-written WGSL and the wgpu runtime's own objects")
