@@ -4,7 +4,9 @@ Every type is an immutable, hashable value. The objects users write in annotatio
 (`tx.f32`, `tx.vec3f`, `tx.Array[tx.f32]`, a `@tx.struct` class) are these values, or
 resolve to them through `as_type`. Host-shareable layout (size, alignment, array stride)
 follows WGSL's rules for the storage and uniform address spaces; `numpy_dtype` gives the
-numpy view of one element with exactly that layout.
+numpy view of one element with exactly that layout. A vector or matrix type called on the
+host builds a value with `values.construct` (`values.py` imports no type classes, so it
+sits below this module).
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import functools
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from .values import construct
 
 __all__ = [
     "Type",
@@ -110,8 +114,6 @@ class VectorType(Type):
 
     def __call__(self, *args):
         """A host-side value (`pyshader_tx.values`); kernels read the call as WGSL's."""
-        from .values import construct
-
         return construct(self, args)
 
 
@@ -128,8 +130,6 @@ class MatrixType(Type):
 
     def __call__(self, *args):
         """A host-side value, column-major (`pyshader_tx.values`)."""
-        from .values import construct
-
         return construct(self, args)
 
     @property

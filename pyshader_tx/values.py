@@ -18,16 +18,21 @@ numbers that fit it, a bool type bools. Values read like kernel values (`v.x`, s
 print as they are written (`vec2u(3, 4)`) and convert with `np.asarray` (a matrix gives its
 (columns, rows) array, row c holding column c). Kernel parameters of these types take them,
 and tuples, lists and numpy arrays of the same shape.
+
+`types.py` imports this module (a vector or matrix type called on the host calls
+`construct`), so this one imports no type classes: it reads the types it is given by their
+fields (a vector's `scalar` and `size`; a matrix's `scalar`, `columns`, `rows` and
+`column_type`; a scalar's `name` and `kind`) and makes a swizzle's vector type from the
+vector's own (`dataclasses.replace`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import operator
 
 import numpy as np
-
-from . import types as t
 
 __all__ = ["VectorValue", "MatrixValue", "construct"]
 
@@ -37,7 +42,8 @@ FLOAT_MAX = {"f32": float(np.finfo(np.float32).max), "f16": float(np.finfo(np.fl
 NUMPY_DTYPES = {"f32": np.float32, "f16": np.float16, "i32": np.int32, "u32": np.uint32}
 
 
-def numpy_dtype(scalar: t.ScalarType) -> np.dtype:
+def numpy_dtype(scalar) -> np.dtype:
+    """The numpy dtype of a component of `scalar` (a `types.ScalarType`)."""
     return np.dtype(NUMPY_DTYPES.get(scalar.name, np.bool_))
 
 
@@ -55,8 +61,9 @@ def describe(value) -> str:
     return f"{type(value).__name__} {value!r}" if isinstance(value, str) else type(value).__name__
 
 
-def check_component(scalar: t.ScalarType, value, what: str):
-    """`value` as a Python number of `scalar`'s kind, checked as kernel arguments are."""
+def check_component(scalar, value, what: str):
+    """`value` as a Python number of `scalar`'s kind (a `types.ScalarType`), checked as
+    kernel arguments are."""
     if isinstance(value, np.ndarray) and value.shape == () and value.dtype.kind in "biuf":
         value = value[()]
     if scalar.kind == "bool":
@@ -87,7 +94,7 @@ def check_component(scalar: t.ScalarType, value, what: str):
     return number
 
 
-def _converted(scalar: t.ScalarType, data: np.ndarray, what: str) -> np.ndarray:
+def _converted(scalar, data: np.ndarray, what: str) -> np.ndarray:
     """A vector or matrix of another component type converted as WGSL converts it:
     floats truncate toward zero (and must fit), numbers become bools by != 0."""
     dtype = numpy_dtype(scalar)
@@ -165,9 +172,8 @@ class VectorValue(_HostValue):
                     break
                 if len(pattern) == 1:
                     return self._data[pattern[0]].item()
-                return VectorValue(
-                    t.VectorType(self.type.scalar, len(pattern)), self._data[pattern]
-                )
+                swizzled = dataclasses.replace(self.type, size=len(pattern))
+                return VectorValue(swizzled, self._data[pattern])
         raise AttributeError(f"{self.type!r} has no attribute {name!r}")
 
     def __repr__(self) -> str:
@@ -207,14 +213,16 @@ def _format(value) -> str:
 # ---------------------------------------------------------------------------
 
 
-def construct(ty: t.Type, args: tuple):
-    """`ty(*args)` on the host, for a vector or matrix type."""
-    if isinstance(ty, t.VectorType):
-        return VectorValue(ty, vector_components(ty, args))
-    return MatrixValue(ty, matrix_columns(ty, args))
+def construct(ty, args: tuple):
+    """`ty(*args)` on the host, for a vector or matrix type (`types.VectorType`,
+    `types.MatrixType`: told apart by a matrix's `columns`)."""
+    if hasattr(ty, "columns"):
+        return MatrixValue(ty, matrix_columns(ty, args))
+    return VectorValue(ty, vector_components(ty, args))
 
 
-def vector_components(ty: t.VectorType, args: tuple) -> np.ndarray:
+def vector_components(ty, args: tuple) -> np.ndarray:
+    """The components of `ty(*args)` for a `types.VectorType` `ty`, checked."""
     scalar, size = ty.scalar, ty.size
     if not args:
         return np.zeros(size, numpy_dtype(scalar))
@@ -233,7 +241,7 @@ def vector_components(ty: t.VectorType, args: tuple) -> np.ndarray:
         what = f"{ty!r}() argument {position}: "
         if isinstance(part, VectorValue):
             if part.type.scalar != scalar:
-                wanted = t.VectorType(scalar, part.type.size)
+                wanted = dataclasses.replace(part.type, scalar=scalar)
                 raise TypeError(
                     f"{what}{ty!r} needs {scalar!r} components, not {part!r};"
                     f" convert it, e.g. {wanted!r}(...)"
@@ -261,7 +269,8 @@ def _sequence(ty, value) -> list:
     return [item.item() if isinstance(item, np.generic) else item for item in items]
 
 
-def matrix_columns(ty: t.MatrixType, args: tuple) -> np.ndarray:
+def matrix_columns(ty, args: tuple) -> np.ndarray:
+    """The (columns, rows) array of `ty(*args)` for a `types.MatrixType` `ty`, checked."""
     columns, rows = ty.columns, ty.rows
     dtype = numpy_dtype(ty.scalar)
     if not args:
@@ -302,7 +311,7 @@ def matrix_columns(ty: t.MatrixType, args: tuple) -> np.ndarray:
     )
 
 
-def _column(column_type: t.VectorType, value, what: str) -> list:
+def _column(column_type, value, what: str) -> list:
     if isinstance(value, VectorValue) and value.type != column_type:
         raise TypeError(f"{what}columns are {column_type!r}, not {value!r}")
     items = _sequence(column_type, value)

@@ -10,6 +10,9 @@ fewer configs are measured.
 * `autotune.py`: the `@tx.autotune` decorator (one kernel launch);
 * `host.py`: `HostTuner`, the stdlib's tuning of a host call and all its launches
   (predicted from the launches `runtime/capture.py` captures);
-* `cost_model.py` (counts from `ir_counts.py`): a config's predicted time from the IR and
-  the adapter's `calibration.py` (microbenchmarks measured once per adapter, cached).
+* `cost_model.py`: a config's predicted time from the IR and the adapter's
+  `calibration.py` (microbenchmarks measured once per adapter, cached, and derived with the
+  model they feed), `predict`;
+* `prediction.py` (counts from `ir_counts.py`): the model itself, given a calibration
+  (`counts`, `combine`), used by both `cost_model.py` and `calibration.py`.
 """

@@ -35,12 +35,12 @@ lavapipe, 8192 on a GPU: enough to fill it) and double their loop count, the ato
 element count (from 2^16), until a run takes `TARGET_SECONDS` (1 ms) or a cap is reached
 (loop count 2^14, elements 2^24 on a GPU, 2^20 on a CPU adapter); the copies move the cap
 of elements: on lavapipe the whole calibration takes about two seconds. Each rate is
-derived with the cost model's own counts of the benchmark (`cost_model.counts`) and its
-own combination rule, so that the model predicts the benchmarks back. The per-compute-unit
-limits (`max_invocations_per_unit`, ...) are not measurable through WebGPU: they come from
-`UNIT_LIMITS` by vendor (CPU adapters: one workgroup per thread at a time);
-`compute_units` is measured as the number of workgroups that run side by side divided by
-the workgroups of 64 a unit keeps.
+derived with the cost model's own counts of the benchmark (`prediction.counts`) and its
+own combination rule (`prediction.combine`), so that the model predicts the benchmarks
+back. The per-compute-unit limits (`max_invocations_per_unit`, ...) are not measurable
+through WebGPU: they come from `UNIT_LIMITS` by vendor (CPU adapters: one workgroup per
+thread at a time); `compute_units` is measured as the number of workgroups that run side by
+side divided by the workgroups of 64 a unit keeps.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ import numpy as np
 import pyshader_tx as tx
 from pyshader_tx import Array, f32, u32, vec4f
 
-from . import cost_model
+from . import prediction
 
 #: Bumped when the benchmarks or the meaning of a field change (older caches are ignored).
 CALIBRATION_VERSION = 5
@@ -100,7 +100,7 @@ class Calibration:
     bandwidth: float = 300e9  # bytes/s of storage memory, reads and writes together
     storage_access_rate: float = FREE  # storage loads and stores/s, apart from their bytes
     # bytes/s of the sector bytes strided accesses move beyond those asked
-    # (`cost_model.uncoalesced_bytes`): a GPU moves whole 32-byte sectors
+    # (`prediction.uncoalesced_bytes`): a GPU moves whole 32-byte sectors
     sector_bandwidth: float = 300e9
     workgroup_bandwidth: float = 3e12  # bytes/s of workgroup memory
     workgroup_access_rate: float = FREE  # workgroup loads and stores/s, apart from bytes
@@ -359,7 +359,7 @@ def measure(target_seconds: float = TARGET_SECONDS) -> Calibration:
     loops, seconds = _scaled(
         lambda k: _arithmetic(out, k, threads=threads), 4, MAX_LOOP, target_seconds
     )
-    ops = cost_model.counts(_arithmetic, {"out": threads, "loops": loops}).arithmetic_ops
+    ops = prediction.counts(_arithmetic, {"out": threads, "loops": loops}).arithmetic_ops
     cal.arithmetic_rate = threads * ops / busy(seconds, groups)
     alone = _fastest(lambda: _arithmetic(out, loops, threads=BENCH_WORKGROUP))
     parallel = groups * busy(alone, 1) / busy(seconds, groups)
@@ -369,7 +369,7 @@ def measure(target_seconds: float = TARGET_SECONDS) -> Calibration:
     loops, seconds = _scaled(
         lambda k: _transcendental(out, k, threads=threads), 4, MAX_LOOP, target_seconds
     )
-    counted = cost_model.counts(_transcendental, {"out": threads, "loops": loops})
+    counted = prediction.counts(_transcendental, {"out": threads, "loops": loops})
     arithmetic = threads * counted.arithmetic_ops / cal.arithmetic_rate
     rest = max(busy(seconds, groups) - arithmetic, busy(seconds, groups) * 0.05)
     cal.transcendental_rate = threads * counted.transcendental_ops / rest
@@ -389,7 +389,7 @@ def measure(target_seconds: float = TARGET_SECONDS) -> Calibration:
     loops, seconds = _scaled(
         lambda k: _barriers(out, k, threads=threads), 4, MAX_LOOP, target_seconds
     )
-    counted = cost_model.counts(_barriers, {"out": threads, "loops": loops})
+    counted = prediction.counts(_barriers, {"out": threads, "loops": loops})
     arithmetic = threads * counted.arithmetic_ops / cal.arithmetic_rate
     exchange = threads * counted.workgroup_bytes / cal.workgroup_bandwidth
     rest = max(busy(seconds, groups) - max(arithmetic, exchange), busy(seconds, groups) * 0.05)
@@ -420,16 +420,16 @@ def _sector_bandwidth(cal: Calibration, n: int) -> float:
     threads = -(-n // STRIDED_ITEMS)
     groups = -(-threads // BENCH_WORKGROUP)
     seconds = _fastest(lambda: _copy_strided(source, target, n, threads=threads))
-    counted = cost_model.counts(
+    counted = prediction.counts(
         _copy_strided,
         {"x": n, "out": n, "n": n},
         workgroups=(groups,),
         subgroup_size=cal.subgroup_size,
     )
     invocations = groups * BENCH_WORKGROUP
-    extra = invocations * cost_model.uncoalesced_bytes(counted)
+    extra = invocations * prediction.uncoalesced_bytes(counted)
     unstrided = dataclasses.replace(cal, sector_bandwidth=FREE)
-    expected = cost_model.combine(counted, (BENCH_WORKGROUP, 1, 1), (groups, 1, 1), unstrided)
+    expected = prediction.combine(counted, (BENCH_WORKGROUP, 1, 1), (groups, 1, 1), unstrided)
     rest = seconds - expected.seconds
     if extra <= 0 or rest <= 0.05 * seconds:
         return FREE

@@ -1,6 +1,6 @@
 """What one invocation of a compiled kernel does, counted from its IR: bytes loaded and
 stored per address space, arithmetic and transcendental operations, barriers, atomics and
-subgroup operations (`Counts`), for the cost model (`cost_model.py`).
+subgroup operations (`Counts`), for the cost model (`prediction.counts`, `cost_model.py`).
 
 One pass over the entry point's statements (device functions are entered at each call),
 run on a *sample of invocations* at once: every value the kernel computes from its
