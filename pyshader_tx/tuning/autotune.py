@@ -302,7 +302,7 @@ class AutotunedKernel:
         raises the error that says why it cannot run here (`search.run_errors()`, or
         `search.Unusable`). Errors in the arguments propagate."""
         from ..runtime.device import device_limit
-        from ..runtime.launch import compute_dispatch
+        from ..runtime.dispatch import compute_dispatch
 
         variant = self.variant(index)
         threads, workgroups = self._launch_shape(index, threads, workgroups)
