@@ -31,7 +31,8 @@ from .annotations import (
     const_value,
     typevar_problem,
 )
-from .expressions import ArrayParam, Meta, WorkgroupArray, classify
+from .expressions import ArrayParam, WorkgroupArray, classify
+from .meta import Meta
 from .source import MISSING
 
 #: What the parameters of a generic device function are annotated with (and tx.Func):

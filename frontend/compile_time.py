@@ -24,7 +24,8 @@ from pyshader_tx import ir
 from pyshader_tx import types as t
 
 from . import analysis
-from .expressions import ArrayParam, Meta
+from .expressions import ArrayParam
+from .meta import Meta
 
 #: The kinds of Meta that `is` compares, and how: by identity or by equality (types).
 COMPILE_TIME_KINDS = {"function": "identity", "type": "equal", "none": "identity"}

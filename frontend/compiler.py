@@ -47,9 +47,11 @@ from .annotations import (
 )
 from .calls import CallLowering, named_op
 from .compile_time import CompileTimeTests
-from .expressions import ArrayParam, ExpressionLowering, Meta
+from .expressions import ArrayParam, ExpressionLowering
+from .meta import Meta
 from .operators import OperatorLowering, abstract_literal, coerce
 from .prints import PrintLowering
+from .python_math import FloatDivisionLowering
 from .source import FunctionSource
 from .statements import StatementLowering
 from .variables import plan_function
@@ -77,6 +79,7 @@ class FunctionLowerer(
     StatementLowering,
     PrintLowering,
     CompileTimeTests,
+    FloatDivisionLowering,
 ):
     """Lowers one Python function body; bindings map Python names to IR values."""
 

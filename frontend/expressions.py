@@ -2,8 +2,9 @@
 
 `place(node)` lowers a name, subscript or attribute to a *place*: an IR reference when it
 denotes memory (a local, a storage array element, a struct field), an IR value otherwise,
-or a compile-time `Meta` (a type, a device function, `tx`, `math`, a tuple constant, an
-array parameter before it is indexed). `value(node)` is the IR value of an expression.
+or a compile-time `Meta` (`meta.py`: a type, a device function, `tx`, `math`, a tuple
+constant, an array parameter before it is indexed). `value(node)` is the IR value of an
+expression.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pyshader_tx.values import MatrixValue, VectorValue
 
 from . import counters
 from . import operators as ops
+from .meta import Meta
 from .source import MISSING
 
 
@@ -46,17 +48,6 @@ NAMESPACE_HINTS = {
 # ---------------------------------------------------------------------------
 # Compile-time values
 # ---------------------------------------------------------------------------
-
-
-@dataclass
-class Meta:
-    """A compile-time value: `kind` says what `value` is."""
-
-    kind: str  # 'type' 'function' 'intrinsic' 'special' 'builtin' 'namespace' 'tuple' 'array'
-    # 'shape' 'value' (a host vector or matrix constant) 'omitted' (a parameter not given,
-    # default None) 'none' (None, in `is` tests)
-    value: object
-    name: str = ""
 
 
 @dataclass

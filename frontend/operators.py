@@ -200,7 +200,10 @@ def scalar_kind(expr: ir.Expr) -> str | None:
 
 
 class OperatorLowering:
-    """Typing of binary operators and comparisons (a mixin of FunctionLowerer)."""
+    """Typing of binary operators and comparisons (a mixin of FunctionLowerer).
+
+    Float `//` and `%` are typed here, then made calls of the math library by
+    `self.exact_float_division` (`python_math.FloatDivisionLowering`, another mixin)."""
 
     def binary(self, python_op: type, left: ir.Expr, right: ir.Expr, node: ast.AST) -> ir.Expr:
         name, verb, function = PYTHON_BINARY[python_op]
@@ -284,12 +287,6 @@ class OperatorLowering:
     def lower_mod(self, left, right, node, verb, span):
         op = "rem" if self.unsigned_operands(left, right) else "py_mod"
         return self.exact_float_division(self.arithmetic(op, left, right, node, verb, span))
-
-    def exact_float_division(self, expr: ir.Expr) -> ir.Expr:
-        """Float `//` and `%` are calls of the math library (`python_math`)."""
-        from .python_math import exact_float_division
-
-        return exact_float_division(self, expr)
 
     def unsigned_operands(self, left, right) -> bool:
         """u32 // and % agree with Python's (no negative values to floor)."""

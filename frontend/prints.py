@@ -16,7 +16,8 @@ from pyshader_tx import ir
 from pyshader_tx import types as t
 
 from . import operators as ops
-from .expressions import ArrayParam, Meta
+from .expressions import ArrayParam
+from .meta import Meta
 
 #: The keyword arguments of print() that kernels take, with their Python defaults.
 PRINT_KEYWORDS = {"sep": " ", "end": "\n"}

@@ -14,8 +14,9 @@ argument's float type; `floor`, `ceil` and `trunc` return their float argument's
 give a pair that only tuple assignment (`m, e = math.frexp(x)`) or a constant index takes
 (a `Meta` of kind 'results').
 
-Float `//` and `%` (`exact_float_division`) call `math_library.py_floor_div` and `py_mod`:
-CPython's float_divmod on an exact fmod, so `1.0 // 0.1 == 9.0` as in Python and numpy.
+Float `//` and `%` (`FloatDivisionLowering`, a mixin of FunctionLowerer that the operator
+rules call) call `math_library.py_floor_div` and `py_mod`: CPython's float_divmod on an
+exact fmod, so `1.0 // 0.1 == 9.0` as in Python and numpy.
 """
 
 from __future__ import annotations
@@ -31,9 +32,9 @@ from pyshader_tx import types as t
 from pyshader_tx.ir.intrinsics import INTRINSICS
 
 from . import operators as ops
-from .expressions import Meta
+from .meta import Meta
 
-__all__ = ["MATH_FUNCTIONS", "MathFunction", "lower_math_call", "exact_float_division"]
+__all__ = ["MATH_FUNCTIONS", "MathFunction", "lower_math_call", "FloatDivisionLowering"]
 
 
 @dataclass(frozen=True)
@@ -429,11 +430,16 @@ def lower_math_call(lowerer, meta: Meta, node: ast.Call):
     return entry.lower(MathCall(lowerer, args, arg_nodes, node, display))
 
 
-def exact_float_division(lowerer, expr: ir.Expr) -> ir.Expr:
-    """Float `//` and `%` (a `floor_div` / `py_mod` Binary the operator rules typed) as calls
-    of the math library; other expressions unchanged."""
-    if not (isinstance(expr, ir.Binary) and ops.scalar_kind(expr) == "float"):
-        return expr
-    name = {"floor_div": "py_floor_div", "py_mod": "py_mod"}[expr.op]
-    calls, size = library_calls(lowerer, name, [expr.left, expr.right], expr.span)
-    return assemble(calls, size, t.scalar_of(expr.ty), expr.span)
+class FloatDivisionLowering:
+    """Float `//` and `%` as calls of the math library (a mixin of FunctionLowerer: the
+    operator rules, `OperatorLowering.lower_floordiv` and `lower_mod`, pass it what they
+    typed, and need not import this module)."""
+
+    def exact_float_division(self, expr: ir.Expr) -> ir.Expr:
+        """A `floor_div` / `py_mod` Binary on floats as library calls; other expressions
+        (integer division, u32's `div` and `rem`) unchanged."""
+        if not (isinstance(expr, ir.Binary) and ops.scalar_kind(expr) == "float"):
+            return expr
+        name = {"floor_div": "py_floor_div", "py_mod": "py_mod"}[expr.op]
+        calls, size = library_calls(self, name, [expr.left, expr.right], expr.span)
+        return assemble(calls, size, t.scalar_of(expr.ty), expr.span)

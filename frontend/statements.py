@@ -28,7 +28,8 @@ from . import counters
 from . import operators as ops
 from . import analysis
 from .annotations import evaluate_annotation
-from .expressions import Meta, WorkgroupArray
+from .expressions import WorkgroupArray
+from .meta import Meta
 from .prints import is_print_call
 
 UNSUPPORTED_STATEMENTS = {
