@@ -1,12 +1,20 @@
 """tx.stdlib's device-wide primitives, called on the host: numpy arrays or DeviceArrays in,
 DeviceArrays out (left on the GPU). Each call records its launches (submitted as
-`pyshader_tx/runtime/recording.py` says, not one by one) and takes its scratch arrays from
-the runtime's pool.
+`pyshader_tx/runtime/recording.py` says, not one by one), prepared once per call shape
+(`calls.py`: a plan per dtypes, sizes, op, map and predicate).
 
-Each primitive's parameters (items per invocation, workgroup size, workgroups of a
-reduction) come from its tuner (`pyshader_tx/tuning/host.py`): its configs, the defaults
-first, are in `REDUCE`, `SCAN` and `SELECT`; the key is the element count's power-of-two
-bucket, the dtypes, and the op, map and predicate (they change the kernels).
+`reduce`: a first pass of bounded workgroups over ranges of x (four elements a load for the
+named ops: `reduce_tiles4`), then one workgroup over their partials. The scans and `select`
+by one of two algorithms, neither assuming forward progress: reduce-then-scan
+(`scan_passes.py`: tile totals, their scan or each tile summing those before it, the tiles
+scanned again) or the chained scan with decoupled look-back and its fallback
+(`device_kernels.scan_tiles`, `select_tiles`; `scan_kernels.chained_scan4`,
+`chained_select4` four elements at a time).
+
+Each primitive's parameters (the algorithm, items per invocation, workgroup size,
+workgroups of a reduction) come from its tuner (`pyshader_tx/tuning/host.py`): its configs,
+the defaults first, are in `REDUCE`, `SCAN` and `SELECT`; the key is the element count's
+power-of-two bucket, the dtypes, and the op, map and predicate (they change the kernels).
 """
 
 from __future__ import annotations
