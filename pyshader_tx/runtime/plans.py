@@ -270,8 +270,11 @@ class _Launch:
                 else:
                     arrays[position] = value.of(values)
         uniforms = self.uniforms
-        if self.value_slots:
-            uniforms = self.launcher._packer.pack(self._arguments(values))
+        if self.value_slots:  # (the arrays' Slots and Views give the packer their shapes)
+            args = list(self.values)
+            for index, slot in self.value_slots:
+                args[index] = values[slot]
+            uniforms = self.launcher._packer.pack(args)
         self.launcher.record(arrays, self.counts, self.folded, uniforms)
 
     def slow(self, values) -> None:
