@@ -57,7 +57,7 @@ def prepare(cache, tuner, plan_key, tuning_key, size, build, x, inputs) -> plans
 
 def run(plan: plans.Plan, x, *arrays) -> None:
     """Run `plan` on `x` (a DeviceArray, or numpy data uploaded for the call) and `arrays`."""
-    if type(x) is DeviceArray:
+    if type(x) is DeviceArray and x._view is None:
         plan.run(x, *arrays)
         return
     with pool.device_input(x) as dx:

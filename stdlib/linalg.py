@@ -399,6 +399,11 @@ def _names(dtypes: dict) -> str:
 
 def _view(x: DeviceArray, element: t.Type) -> DeviceArray:
     """The data of the DeviceArray `x` as a 1-D array of `element` (a scalar or vec4)."""
+    if x._view is not None:
+        raise ValueError(
+            "linalg: a DeviceArray view with an offset or strides cannot be written in place "
+            "(out=): pass a whole array"
+        )
     layout = element_layout(element)
     lanes = layout.shape[0] if layout.shape else 1
     return DeviceArray(x.buffer, (x.size // lanes,) + layout.shape, layout)

@@ -33,7 +33,7 @@ import numpy as np
 
 from pyshader_tx import types as t
 from pyshader_tx.runtime import plans, pool
-from pyshader_tx.runtime.arrays import DeviceArray, element_layout
+from pyshader_tx.runtime.arrays import DeviceArray
 from pyshader_tx.runtime.device import device_limit
 from pyshader_tx.runtime.subgroups import subgroup_size_range
 
@@ -104,14 +104,6 @@ def _check_values(values, n: int):
     if len(values) != n:
         raise ValueError(f"sort: values must be as long as keys ({n}), not {len(values)}")
     return values
-
-
-def _bits(array):
-    """A u32 view of 1-D data of a 4-byte dtype: a DeviceArray on the same buffer, or the
-    numpy data reinterpreted."""
-    if isinstance(array, DeviceArray):
-        return DeviceArray(array.buffer, array.shape, element_layout(t.u32))
-    return np.ascontiguousarray(array).view(np.uint32)
 
 
 def tile_items(

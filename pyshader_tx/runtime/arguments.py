@@ -109,6 +109,13 @@ class ArrayParam:
 
     def accept(self, array: DeviceArray) -> None:
         """Check a DeviceArray argument (cheap when its layout was accepted before)."""
+        if array._view is not None:  # (a view's signature is never accepted: checked here)
+            raise self.error(
+                "the DeviceArray is a view with an offset or strides (d[2:5], d[::2], d.T): "
+                "a kernel binds arrays from their first element in C order; pass a copy "
+                "(d.copy())",
+                ValueError,
+            )
         sig = array._sig
         if sig not in self.accepted:
             # a 0-d array binds as an Array of length 1

@@ -31,6 +31,7 @@ import wgpu
 from .. import types as t
 from . import capture
 from .device import device_limit, get_device, queue_of
+from . import views
 from .recording import flush, recording, waited
 
 __all__ = [
@@ -184,6 +185,8 @@ class DeviceArray:
         "_binding",
         "_key",
         "_pool",
+        "_view",
+        "_base",
         "__weakref__",
     )
 
@@ -202,6 +205,8 @@ class DeviceArray:
         self._binding = (buffer, max(4, (layout.storage_nbytes(self.shape) + 3) & ~3))
         self._key = binding_key(self._binding)
         self._pool = pool  # the BufferPool the buffer was taken from, if any
+        self._view = None  # where a view's elements lie (`views.py`), None: from byte 0, C order
+        self._base = None  # the array a view shows (kept alive with it)
 
     def _on(self, buffer) -> "DeviceArray":
         """An array like this one (shape, layout) on `buffer`, made without the
@@ -211,6 +216,7 @@ class DeviceArray:
         array.element, array._layout, array._sig = self.element, self._layout, self._sig
         nbytes = self._binding[1]
         array._binding, array._key, array._pool = (buffer, nbytes), (id(buffer), nbytes), None
+        array._view = array._base = None
         return array
 
     @property
@@ -260,10 +266,138 @@ class DeviceArray:
                 "DeviceArray.numpy(): read back while launches are captured, not run (the "
                 "data would not reflect them)"
             )
+        if self._view is not None:
+            return self._read_view(*views.outer_layout(self))
         flush()
         data = queue_of(buffer).read_buffer(buffer, 0, self._binding[1])
         waited()  # the GPU is done with the dispatches that printed too: their lines
         return self._layout.from_storage(data, self.shape)
+
+    # -- views (`views.py`) ---------------------------------------------------------------
+
+    @property
+    def base(self):
+        """The array this one views (shares its buffer), or None."""
+        return self._base
+
+    def _viewed(self, outer: tuple, view) -> "DeviceArray":
+        """The view of this array's buffer with outer shape `outer` laid out as `view`."""
+        shape = tuple(outer) + self._layout.shape
+        array = DeviceArray(self._live_buffer("a view"), shape, self._layout)
+        array._base = self if self._base is None else self._base
+        if view.offset or view.strides != views.c_strides(outer, self._layout.stride):
+            array._view = view  # (bound through a copy: arguments.py)
+            sig = (self._layout.dtype, shape, self._layout.padded, "view")
+            array._sig = _signatures.setdefault(sig, sig)
+        return array
+
+    def __getitem__(self, key):
+        """Basic indexing (ints, slices with steps, ...) over the dimensions of elements: a
+        view sharing the buffer, or, every such dimension indexed by an int, the element
+        read back (a numpy scalar; an array of its components for vectors and matrices)."""
+        outer, view, whole = views.index(self, key)
+        if whole:
+            element = self._read_view(outer, view)
+            return element[()] if element.ndim == 0 else element
+        return self._viewed(outer, view)
+
+    def __setitem__(self, key, value) -> None:
+        """`d[key] = value`: a value or array (broadcast as numpy does) written to the
+        elements `d[key]` shows, ordered after the launches recorded before it."""
+        outer, view, _ = views.index(self, key)
+        shape = tuple(outer) + self._layout.shape
+        try:
+            values = np.broadcast_to(np.asarray(value, self.dtype), shape)
+        except ValueError:
+            raise ValueError(
+                f"DeviceArray assignment: a value of shape {np.shape(value)} does not "
+                f"broadcast to the {shape} elements assigned"
+            ) from None
+        self._write_view(outer, view, values)
+
+    def reshape(self, *shape) -> "DeviceArray":
+        """A view with another shape (-1 once for the rest); contiguous arrays only."""
+        return self._viewed(*views.reshape(self, shape))
+
+    def transpose(self, *axes) -> "DeviceArray":
+        """A view with the dimensions of elements permuted (reversed by default)."""
+        return self._viewed(*views.transpose(self, axes))
+
+    @property
+    def T(self) -> "DeviceArray":
+        return self.transpose()
+
+    def ravel(self) -> "DeviceArray":
+        """The elements in one dimension: a view where the array is contiguous, else a copy."""
+        if self._view is None or self._view.strides == views.c_strides(
+            views.outer_layout(self)[0], self._layout.stride
+        ):
+            return self.reshape(-1, *self._layout.shape)
+        return self.copy().reshape(-1, *self._layout.shape)
+
+    def copy(self) -> "DeviceArray":
+        """A new array with this one's elements (a recorded copy on the GPU for a whole
+        array; a view's elements go through the host)."""
+        if self._view is not None:
+            return to_device(self.numpy(), self.element)
+        copied = empty(self.shape[: len(self.shape) - len(self._layout.shape)], self._dtype_arg())
+        if self.size:
+            nbytes = self.storage_nbytes
+            recording().copy(self._live_buffer("copy()"), 0, copied.buffer, 0, nbytes)
+        return copied
+
+    def astype(self, dtype) -> "DeviceArray":
+        """A new array of plain data of `dtype` (numpy's conversion, through the host)."""
+        return to_device(self.numpy().astype(dtype))
+
+    def fill(self, value) -> None:
+        """Set every element to `value` (ordered after the launches recorded before it)."""
+        self[...] = value
+
+    def _dtype_arg(self):
+        """What `empty` takes to make an array of this one's layout."""
+        return self.element if self.element is not None else self.dtype
+
+    def _read_view(self, outer: tuple, view) -> np.ndarray:
+        """The elements of the view `outer`, `view` of this array's buffer, read back."""
+        buffer = self._live_buffer("numpy()")
+        layout = self._layout
+        if math.prod(outer) == 0:
+            return np.zeros(tuple(outer) + layout.shape, self.dtype)
+        if capture.active() is not None:
+            raise capture.CaptureError(
+                "DeviceArray.numpy(): read back while launches are captured, not run (the "
+                "data would not reflect them)"
+            )
+        low, high = views.extent(outer, view, layout.stride)
+        start, end = low & ~3, (high + 3) & ~3
+        flush()
+        data = queue_of(buffer).read_buffer(buffer, start, end - start)
+        waited()
+        records = views.elements(data, outer, view, layout.stride, start)
+        return layout.from_storage(records.tobytes(), tuple(outer) + layout.shape)
+
+    def _write_view(self, outer: tuple, view, values: np.ndarray) -> None:
+        """Write `values` (users' layout, the view's shape) to the view's elements: the
+        bytes of the range they cover, read back first unless they fill it."""
+        buffer = self._live_buffer("assignment")
+        layout = self._layout
+        if math.prod(outer) == 0:
+            return
+        record = np.dtype((np.void, layout.stride))
+        storage = layout.to_storage(values).reshape(-1).view(np.uint8).view(record)
+        low, high = views.extent(outer, view, layout.stride)
+        start, end = low & ~3, (high + 3) & ~3
+        dense = view.strides == views.c_strides(outer, layout.stride)
+        if dense and (start, end) == (low, high):
+            data = bytearray(end - start)
+        else:
+            flush()
+            data = bytearray(queue_of(buffer).read_buffer(buffer, start, end - start))
+        first = np.frombuffer(data, np.uint8)[view.offset - start :][: layout.stride].view(record)
+        target = np.lib.stride_tricks.as_strided(first, outer, view.strides[: len(outer)])
+        target[...] = storage.reshape(outer)
+        recording().write(buffer, data, offset=start)
 
     def __array__(self, dtype=None, copy=None):
         array = self.numpy()
@@ -306,6 +440,9 @@ class DeviceArray:
                 f"DeviceArray.write: expected shape {self.shape} and dtype {self.dtype}, "
                 f"got shape {array.shape} and dtype {array.dtype}"
             )
+        if self._view is not None:  # (its elements lie elsewhere than from byte 0)
+            self[...] = array
+            return
         write_storage(self._live_buffer("write()"), self._layout.to_storage(array))
 
 

@@ -278,10 +278,13 @@ def device_input(value, element=None):
     """`with device_input(x) as dx:` gives `x` itself when it is a DeviceArray (the launches
     check it), else a pooled upload of the numpy data (`upload(x, element)`), given back on
     leaving the block."""
-    if isinstance(value, DeviceArray):
+    if isinstance(value, DeviceArray) and value._view is None:
         yield value
         return
-    array = upload(value, element)
+    if isinstance(value, DeviceArray):  # a view with an offset or strides: a copy of it
+        array = buffer_pool().upload(value.numpy(), value.element)
+    else:
+        array = upload(value, element)
     try:
         yield array
     finally:
@@ -305,6 +308,8 @@ def _byte_range(array, name: str, offset, size, default_end: int) -> tuple[int, 
     """(offset, size) checked against the GPU data of `array` (argument `name`)."""
     if not isinstance(array, DeviceArray):
         raise TypeError(f"{name} must be a DeviceArray, not {type(array).__name__}")
+    if array._view is not None:
+        raise ValueError(f"{name}: the DeviceArray is a view with an offset or strides")
     array._live_buffer(name)
     offset = operator.index(offset)
     size = default_end - offset if size is None else operator.index(size)

@@ -329,17 +329,17 @@ class Recording:
         self._commands_encoder().resolve_query_set(query_set, 0, count, buffer, 0)
         self._count()
 
-    def write(self, buffer, data) -> None:
-        """Write `data` (bytes-like, a multiple of 4 bytes) to the start of `buffer`, ordered
-        after every recorded command (see the module doc)."""
+    def write(self, buffer, data, offset: int = 0) -> None:
+        """Write `data` (bytes-like, a multiple of 4 bytes) to `buffer` at byte `offset` (a
+        multiple of 4), ordered after every recorded command (see the module doc)."""
         if self._encoder is None:
-            self.queue.write_buffer(buffer, 0, data)
+            self.queue.write_buffer(buffer, offset, data)
             return
         nbytes = memoryview(data).nbytes
-        staging, offset = self._staging_space(nbytes)
-        staging.write_mapped(data, offset)
+        staging, at = self._staging_space(nbytes)
+        staging.write_mapped(data, at)
         self._end_pass()
-        self._encoder.copy_buffer_to_buffer(staging, offset, buffer, 0, nbytes)
+        self._encoder.copy_buffer_to_buffer(staging, at, buffer, offset, nbytes)
         self._count()
 
     def _staging_space(self, nbytes: int):

@@ -147,8 +147,8 @@ class SimRecording:
         chunk = source.data[source_offset : source_offset + size].copy()
         target.data[target_offset : target_offset + size] = chunk
 
-    def write(self, buffer: SimBuffer, data) -> None:
-        self.device.queue.write_buffer(buffer, 0, data)
+    def write(self, buffer: SimBuffer, data, offset: int = 0) -> None:
+        self.device.queue.write_buffer(buffer, offset, data)
 
     def flush(self) -> None:
         pass

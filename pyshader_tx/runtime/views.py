@@ -1,0 +1,177 @@
+"""Views of DeviceArrays: basic indexing, reshape and transpose, as numpy computes them.
+
+A view shares its base's buffer. It is described by where its first element starts (a
+byte offset into the buffer) and the bytes between neighbours along each of its outer
+dimensions (the dimensions of elements: all of them for plain data, all but an element's
+own trailing ones for vectors, matrices and structs). A view at offset 0 whose strides are
+C-contiguous is an ordinary DeviceArray on the buffer (`d[:k]`, `d.reshape(...)`): it binds
+to kernels like any. Any other view (`d[2:5]`, `d[::2]`, `d.T`) carries a `ViewLayout`
+(`DeviceArray._view`): it reads back, is written and copied, but a kernel or `tx.stdlib`
+call takes a copy of it (`bindable`).
+
+numpy's own indexing computes each view: an array of the view's shape and strides over a
+one-element buffer (`np.lib.stride_tricks.as_strided`: nothing is allocated and nothing is
+read) is indexed, and the result's shape, strides and data address are the new view's.
+Indexing every outer dimension with an integer reads the element back instead.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["ViewLayout", "outer_layout", "index", "reshape", "transpose", "extent"]
+
+
+@dataclass(frozen=True)
+class ViewLayout:
+    """Where a view's elements lie in its buffer: `offset` bytes to its first element,
+    `strides` bytes between neighbours along each outer dimension."""
+
+    offset: int
+    strides: tuple
+
+
+def c_strides(shape: tuple, itemsize: int) -> tuple:
+    """The C-contiguous strides of `shape` for elements of `itemsize` bytes."""
+    strides, step = [], itemsize
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+def outer_layout(array) -> tuple:
+    """(outer shape, ViewLayout) of a DeviceArray (a view's own, else C-contiguous at 0)."""
+    layout = array._layout
+    outer = array.shape[: len(array.shape) - len(layout.shape)]
+    if array._view is not None:
+        return outer, array._view
+    return outer, ViewLayout(0, c_strides(outer, layout.stride))
+
+
+def _probe(outer: tuple, view: ViewLayout, itemsize: int):
+    """An ndarray of the view's shape and strides over a one-element buffer (never read),
+    and the buffer's address."""
+    one = np.zeros(1, np.dtype((np.void, itemsize)))
+    probe = np.lib.stride_tricks.as_strided(one, outer, view.strides, writeable=False)
+    return probe, one.__array_interface__["data"][0]
+
+
+def _keys(key, ndim: int) -> tuple:
+    """`key` as a tuple of at most `ndim` outer indices (ints, slices, one Ellipsis)."""
+    key = key if isinstance(key, tuple) else (key,)
+    for part in key:
+        if part is None:
+            raise TypeError("DeviceArray indexing: np.newaxis (None) is not supported")
+        if not isinstance(part, (slice, type(Ellipsis))):
+            try:
+                operator.index(part)
+            except TypeError:
+                raise TypeError(
+                    f"DeviceArray indexing takes ints, slices and ..., not {part!r} (basic "
+                    f"indexing only: index the host copy, d.numpy()[...], for more)"
+                ) from None
+    if sum(part is Ellipsis for part in key) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    count = sum(part is not Ellipsis for part in key)
+    if count > ndim:
+        raise IndexError(
+            f"too many indices: the array has {ndim} dimension{'s' if ndim != 1 else ''} of "
+            f"elements, indexed by {count} (an element's own components are indexed on "
+            f"the host: d.numpy()[...])"
+        )
+    return key
+
+
+def index(array, key):
+    """(outer shape, ViewLayout, whole) of `array[key]`: `whole` when every outer dimension
+    is indexed by an integer (one element)."""
+    outer, view = outer_layout(array)
+    key = _keys(key, len(outer))
+    probe, address = _probe(outer, view, array._layout.stride)
+    whole = Ellipsis not in key and len(key) == len(outer)
+    whole = whole and all(not isinstance(part, slice) for part in key)
+    if whole:  # numpy would read the element: find its place from the ints instead
+        offset = view.offset
+        for part, n, stride in zip(key, outer, view.strides):
+            i = operator.index(part)
+            if not -n <= i < n:
+                raise IndexError(f"index {i} is out of bounds for a dimension of size {n}")
+            offset += (i % n) * stride
+        return (), ViewLayout(offset, ()), True
+    result = probe[key]
+    moved = result.__array_interface__["data"][0] - address
+    return result.shape, ViewLayout(view.offset + moved, tuple(result.strides)), False
+
+
+def reshape(array, shape) -> tuple:
+    """(outer shape, ViewLayout) of `array.reshape(shape)`: contiguous arrays only (-1
+    allowed once), the element's own dimensions kept last."""
+    outer, view = outer_layout(array)
+    element = array._layout.shape
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    shape = tuple(operator.index(n) for n in shape)
+    if element:
+        if shape[len(shape) - len(element) :] != element:
+            raise ValueError(
+                f"reshape: an array of {array._layout.describe()} keeps its elements' "
+                f"dimensions {element} last, not shape {shape}"
+            )
+        shape = shape[: len(shape) - len(element)]
+    count = math.prod(outer)
+    if shape.count(-1) > 1:
+        raise ValueError("reshape: can only specify one unknown dimension (-1)")
+    if -1 in shape:
+        known = math.prod(n for n in shape if n != -1)
+        if known == 0 or count % known:
+            raise ValueError(f"cannot reshape an array of {count} elements into shape {shape}")
+        shape = tuple(count // known if n == -1 else n for n in shape)
+    if math.prod(shape) != count or any(n < 0 for n in shape):
+        raise ValueError(f"cannot reshape an array of {count} elements into shape {shape}")
+    if view.strides != c_strides(outer, array._layout.stride):
+        raise ValueError(
+            "reshape: the view is not contiguous; reshape a copy (d.copy().reshape(...))"
+        )
+    return shape, ViewLayout(view.offset, c_strides(shape, array._layout.stride))
+
+
+def transpose(array, axes) -> tuple:
+    """(outer shape, ViewLayout) of `array.transpose(axes)` over the outer dimensions."""
+    outer, view = outer_layout(array)
+    if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+        axes = tuple(axes[0])
+    if not axes:
+        axes = tuple(reversed(range(len(outer))))
+    axes = tuple(operator.index(a) % max(len(outer), 1) for a in axes)
+    if sorted(axes) != list(range(len(outer))):
+        raise ValueError(f"transpose: axes {axes} are not a permutation of the array's")
+    shape = tuple(outer[a] for a in axes)
+    return shape, ViewLayout(view.offset, tuple(view.strides[a] for a in axes))
+
+
+def extent(outer: tuple, view: ViewLayout, itemsize: int) -> tuple:
+    """(first byte, end byte) of the buffer range the view's elements cover."""
+    low = high = view.offset
+    for n, stride in zip(outer, view.strides):
+        if n > 1:
+            if stride < 0:
+                low += (n - 1) * stride
+            else:
+                high += (n - 1) * stride
+    return low, high + itemsize
+
+
+def elements(data, outer: tuple, view: ViewLayout, itemsize: int, start: int) -> np.ndarray:
+    """The view's elements as a C-contiguous array of `itemsize`-byte records, from `data`
+    (the buffer's bytes from byte `start` on, covering `extent`)."""
+    record = np.dtype((np.void, itemsize))
+    if math.prod(outer) == 0:
+        return np.zeros(outer, record)
+    first = np.frombuffer(data, np.uint8)[view.offset - start :][:itemsize].view(record)
+    records = np.lib.stride_tricks.as_strided(first, outer, view.strides, writeable=False)
+    return np.ascontiguousarray(records)

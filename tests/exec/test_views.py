@@ -1,0 +1,159 @@
+"""DeviceArray views (issue 28, part 2, first step): basic indexing, reshape, transpose and
+ravel share the buffer; reads, writes, copies, astype and fill agree with numpy on the same
+operations, on the adapter and on the simulator (the data lives there too). Hundreds of
+generated index expressions on arrays of one to three dimensions; views of views; a view
+keeps its base's buffer; element arrays (vec4f) are viewed over their elements. A kernel
+takes a view that starts at the first element in C order as it is, and refuses any other
+with the parameter's name; the stdlib takes a copy of it."""
+
+import numpy as np
+import pytest
+
+import pyshader_tx as tx
+from pyshader_tx import Array, f32, stdlib, u32
+from pyshader_tx.runtime import pool
+
+pytestmark = pytest.mark.wgpu_only("DeviceArrays: the native host takes numpy arrays")
+
+
+def random_index(rng, shape):
+    """A basic index of `shape`: ints, slices with any start, stop and step (negative too),
+    an Ellipsis now and then, fewer parts than dimensions sometimes."""
+    parts = []
+    for n in shape[: rng.integers(1, len(shape) + 1)]:
+        kind = rng.integers(0, 4)
+        if kind == 0 and n:
+            parts.append(int(rng.integers(-n, n)))
+        elif kind == 1:
+            parts.append(slice(None))
+        else:
+            start, stop = (
+                int(v) if rng.random() < 0.7 else None for v in rng.integers(-n - 2, n + 2, 2)
+            )
+            step = int(rng.choice([1, 2, 3, -1, -2]))
+            parts.append(slice(start, stop, step))
+    if rng.random() < 0.2:
+        parts.insert(int(rng.integers(0, len(parts) + 1)), Ellipsis)
+    return tuple(parts)
+
+
+@pytest.mark.parametrize("shape", [(37,), (6, 11), (3, 4, 5)])
+def test_generated_indexing_reads_writes_as_numpy(shape):
+    rng = np.random.default_rng(len(shape))
+    for round_ in range(3):
+        host = rng.integers(0, 1000, shape).astype(np.int32)
+        device = tx.to_device(host)
+        for _ in range(40):
+            key = random_index(rng, shape)
+            want = host[key]
+            got = device[key]
+            if not isinstance(want, np.ndarray):  # every dimension an int: the element
+                assert got == want and isinstance(got, np.int32), key
+                continue
+            np.testing.assert_array_equal(got.numpy(), want, err_msg=str(key))
+            assert got.shape == want.shape and got.base is device
+            if want.size and rng.random() < 0.3:  # a view of the view
+                inner = random_index(rng, want.shape) if want.ndim else ()
+                np.testing.assert_array_equal(
+                    got[inner].numpy() if want[inner].ndim else got[inner],
+                    want[inner],
+                    err_msg=f"{key} {inner}",
+                )
+            value = rng.integers(
+                -50, 0, want.shape[-1:] if want.ndim and rng.random() < 0.5 else ()
+            )
+            host[key] = value
+            device[key] = value
+        np.testing.assert_array_equal(device.numpy(), host, err_msg=f"round {round_}")
+
+
+def test_reshape_transpose_ravel_copy_astype_fill():
+    host = np.arange(60, dtype=np.float32).reshape(6, 10)
+    d = tx.to_device(host)
+    np.testing.assert_array_equal(d.reshape(3, -1).numpy(), host.reshape(3, -1))
+    np.testing.assert_array_equal(d.reshape((2, 30)).numpy(), host.reshape(2, 30))
+    np.testing.assert_array_equal(d.T.numpy(), host.T)
+    np.testing.assert_array_equal(d.transpose(1, 0)[2:5].numpy(), host.T[2:5])
+    np.testing.assert_array_equal(d.T.ravel().numpy(), host.T.ravel())
+    np.testing.assert_array_equal(d[::2].copy().numpy(), host[::2])
+    whole = d.copy()
+    d[0] = 99  # the copy is its own
+    np.testing.assert_array_equal(whole.numpy(), host)
+    assert d.astype(np.int32).dtype == np.int32
+    np.testing.assert_array_equal(d[1:3].astype(np.int32).numpy(), host[1:3].astype(np.int32))
+    d[2:4, 1::3].fill(-7)
+    d[4:6, ::-2].write(np.full((2, 5), 5, np.float32))  # (write() of a view: its elements)
+    host[0] = 99
+    host[2:4, 1::3] = -7
+    host[4:6, ::-2] = 5
+    np.testing.assert_array_equal(d.numpy(), host)
+    with pytest.raises(ValueError, match="not contiguous"):
+        d.T.reshape(60)
+    with pytest.raises(ValueError, match="cannot reshape"):
+        d.reshape(7, -1)
+    with pytest.raises(IndexError, match="too many indices"):
+        d[1, 2, 3]
+    with pytest.raises(TypeError, match="newaxis"):
+        d[None]
+    with pytest.raises(IndexError, match="out of bounds"):
+        d[6, 0]
+    with pytest.raises(ValueError, match="broadcast"):
+        d[0:2] = np.zeros(3, np.float32)
+
+
+def test_views_of_vector_elements_index_their_elements():
+    host = np.arange(40, dtype=np.float32).reshape(10, 4)
+    d = tx.to_device(host, tx.vec4f)
+    np.testing.assert_array_equal(d[3:7].numpy(), host[3:7])
+    np.testing.assert_array_equal(d[::-3].numpy(), host[::-3])
+    np.testing.assert_array_equal(d[2], host[2])  # one element: its components
+    d[1:3] = [9, 8, 7, 6]
+    host[1:3] = [9, 8, 7, 6]
+    np.testing.assert_array_equal(d.numpy(), host)
+    with pytest.raises(IndexError, match="components"):
+        d[1, 2]
+
+
+@tx.kernel(workgroup_size=64)
+def twice(x: Array[f32], out: Array[f32]):
+    i = tx.global_invocation_id().x
+    if i < len(out):
+        out[i] = 2.0 * x[i]
+
+
+def test_kernels_take_views_from_the_first_element_and_refuse_others():
+    host = np.arange(100, dtype=np.float32)
+    d = tx.to_device(host)
+    out = tx.empty(40, np.float32)
+    twice(d[:40], out, threads=40)  # the first 40: an ordinary array on the buffer
+    np.testing.assert_array_equal(out.numpy(), 2 * host[:40])
+    twice(d.reshape(10, 10)[0:4].reshape(-1), out, threads=40)
+    np.testing.assert_array_equal(out.numpy(), 2 * host[:40])
+    with pytest.raises(ValueError, match="parameter 'x' of twice: .*view.*d.copy"):
+        twice(d[10:50], out, threads=40)
+    twice(d[10:50].copy(), out, threads=40)
+    np.testing.assert_array_equal(out.numpy(), 2 * host[10:50])
+    with pytest.raises(ValueError, match="view"):
+        pool.clear(d[1:5])
+
+
+def test_the_stdlib_takes_a_copy_of_a_view():
+    host = np.arange(1000, dtype=np.uint32)
+    d = tx.to_device(host)
+    assert int(stdlib.reduce(d[::3])) == int(host[::3].sum())
+    np.testing.assert_array_equal(stdlib.inclusive_scan(d[5:905]).numpy(), np.cumsum(host[5:905]))
+    np.testing.assert_array_equal(stdlib.sort(d[::-1]).numpy(), np.sort(host[::-1]))
+
+    @tx.func
+    def odd(v: u32) -> bool:
+        return v % u32(2) == u32(1)
+
+    np.testing.assert_array_equal(stdlib.select(d[1::2], odd).numpy(), host[1::2])
+
+
+def test_a_view_keeps_its_base_buffer():
+    host = np.arange(64, dtype=np.uint32)
+    view = stdlib.inclusive_scan(tx.to_device(host))[8:16]  # the result is dropped: pooled
+    for _ in range(3):  # calls that would reuse a pooled buffer given back
+        stdlib.inclusive_scan(tx.to_device(host + 1))
+    np.testing.assert_array_equal(view.numpy(), np.cumsum(host)[8:16])
