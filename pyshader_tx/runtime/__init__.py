@@ -9,7 +9,8 @@ simulator's launcher or the native host: executors register themselves, `launch.
   (`synchronize`), with their uniform blocks in one arena;
 * `capture.py`: kernel launches captured (kernel, workgroups, arguments) instead of run,
   for the cost model's prediction of a host function;
-* `arrays.py`: `DeviceArray` and the element layouts (vec3 padding);
+* `views.py`: where a view's elements lie (basic indexing, reshape, transpose);
+* `arrays.py`: `DeviceArray` and the element layouts (vec3 padding), its views;
 * `arguments.py`: checking and binding array arguments;
 * `uniforms.py`: packing scalar, vector, matrix and struct parameters and array shapes;
 * `pool.py`: temporary arrays on pooled buffers (`pool.take` / `pool.give_back`), and
