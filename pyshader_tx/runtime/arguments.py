@@ -107,13 +107,17 @@ class ArrayParam:
 
     # -- DeviceArray arguments ----------------------------------------------------------
 
+    def accept_view(self, view: DeviceArray) -> None:
+        """Check a view bound through a copy (`launch.py`) as its copy will be checked."""
+        shape = view.shape or ((1,) if self.full_ndim == 1 else ())
+        self._check_dtype_and_shape(view.dtype, shape)
+
     def accept(self, array: DeviceArray) -> None:
         """Check a DeviceArray argument (cheap when its layout was accepted before)."""
         if array._view is not None:  # (a view's signature is never accepted: checked here)
             raise self.error(
-                "the DeviceArray is a view with an offset or strides (d[2:5], d[::2], d.T): "
-                "a kernel binds arrays from their first element in C order; pass a copy "
-                "(d.copy())",
+                "the DeviceArray is a view with an offset or strides (d[2:5], d[::2], d.T), "
+                "which only kernel launches bind (through a copy); pass d.copy()",
                 ValueError,
             )
         sig = array._sig

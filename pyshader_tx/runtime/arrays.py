@@ -354,6 +354,15 @@ class DeviceArray:
         """Set every element to `value` (ordered after the launches recorded before it)."""
         self[...] = value
 
+    def _words(self) -> "DeviceArray":
+        """This (whole, unviewed) array's data as 4-byte words."""
+        return DeviceArray(self.buffer, (self.storage_nbytes // 4,), element_layout(t.u32))
+
+    def _buffer_words(self) -> "DeviceArray":
+        """The whole buffer this array (a view, say) lies in, as 4-byte words."""
+        buffer = self._live_buffer("a view")
+        return DeviceArray(buffer, (buffer.size // 4,), element_layout(t.u32))
+
     def _dtype_arg(self):
         """What `empty` takes to make an array of this one's layout."""
         return self.element if self.element is not None else self.dtype

@@ -203,10 +203,13 @@ class Launcher:
 
         keys = []  # (buffer id, bytes bound) per array parameter
         readbacks = None
+        copies = None  # (param, finish) of views bound through a copy
         for param in self._arrays:
             value = args[param.index]
             if type(value) is DeviceArray:
                 if value._sig is not param.last_sig:
+                    if value._view is not None:
+                        args, value, copies = self._copy_of_view(param, args, value, copies)
                     param.accept(value)
                 keys.append(value._key)
             else:
@@ -244,6 +247,9 @@ class Launcher:
             pipeline, cached[0], counts, uniforms, bound_bytes=cached[1], source=self
         )
 
+        if copies is not None:  # written views get their elements back
+            for param, finish in copies:
+                finish(param.writes)
         if readbacks is not None:
             for param, buffer, array in readbacks:
                 param.read_back(buffer, array)
@@ -278,6 +284,16 @@ class Launcher:
         for buffer, _ in bindings:
             _watch_buffer(buffer, cache, key)
         return cached
+
+    def _copy_of_view(self, param, args, view, copies):
+        """(args, the copy to bind, copies) for a view (`DeviceArray._view`: not from the
+        first element in C order) passed for `param`: a copy gathered for it now, given
+        back (scattered back first if the kernel writes it) after the launch."""
+        param.accept_view(view)
+        copy, finish = _bind_view(param, view)
+        args = list(args)
+        args[param.index] = copy
+        return args, copy, (copies or []) + [(param, finish)]
 
     def _synchronous(self, args) -> bool:
         """Whether a launch with `args` binds no DeviceArray: it is over when it returns
@@ -358,6 +374,20 @@ def _forget_bind_group(cache: dict, key: tuple) -> None:
         users = _bind_group_users.get(buffer_id)
         if users is not None:
             users.pop((id(cache), key), None)
+
+
+#: `through_copy(param, view) -> (copy, finish(written))` of `stdlib/strided.py`, which
+#: registers it (its kernels are written in the stdlib's subset).
+_view_binding = []
+
+
+def register_view_binding(through_copy) -> None:
+    """Bind views through `through_copy` (see `Launcher._copy_of_view`)."""
+    _view_binding[:] = [through_copy]
+
+
+def _bind_view(param, view):
+    return _view_binding[0](param, view)
 
 
 #: Launcher classes of the executors other than the GPU's, by name: the simulator's

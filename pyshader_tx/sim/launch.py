@@ -40,9 +40,11 @@ class SimLauncher(Launcher):
         counts, folded = shape
         module = self.get_code(folded)
 
-        bindings, readbacks = [], []
+        bindings, readbacks, copies = [], [], None
         for param in self._arrays:
             value = args[param.index]
+            if isinstance(value, DeviceArray) and value._view is not None:
+                args, value, copies = self._copy_of_view(param, args, value, copies)
             if isinstance(value, DeviceArray):
                 param.accept(value)
                 binding = value._binding
@@ -85,6 +87,8 @@ class SimLauncher(Launcher):
             bound = sum(size for _, size in bindings)
             recording_module.profiler.simulated(self, counts, bound)
 
+        for param, finish in copies or ():  # written views get their elements back
+            finish(param.writes)
         for param, buffer, array in readbacks:
             param.read_back(buffer, array)
 

@@ -1,0 +1,119 @@
+"""Views bound to kernels: a view of a DeviceArray that does not start at its buffer's first
+element in C order (`d[2:5]`, `d[::2]`, `d.T`) is bound through a copy. `gather_words`
+copies the view's elements into a pooled contiguous array before the launch, and, when
+the kernel writes the parameter, `scatter_words` copies them back after it; both are
+recorded like the launch, so they run in order with it (`pyshader_tx/runtime/launch.py`
+calls `through_copy`, which this module registers with it).
+
+The copies move 4-byte words: an element of `words` words (a scalar 1, a vec4 4, a struct
+its stride / 4) at element strides and an offset that are whole words, over up to four
+dimensions of elements. Views of 2-byte data (f16) at odd offsets and of more than four
+dimensions are refused, naming the parameter.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import pyshader_tx as tx
+from pyshader_tx import Array, i32, u32
+from pyshader_tx.kernel import loops_end
+from pyshader_tx.runtime import pool, views
+from pyshader_tx.runtime.launch import register_view_binding
+
+#: Dimensions of elements a copied view may have.
+MAX_DIMS = 4
+
+
+@tx.func
+def word_of(i: u32, words: u32, offset: i32, shape: tx.vec4u, strides: tx.vec4i) -> u32:
+    """The buffer word of word `i` of the view (C order of its elements, `words` words
+    each): the element's multi-index over `shape` (4 dimensions, leading ones of 1) dotted
+    with `strides` (in words), from `offset`."""
+    element = i // words
+    place = offset + i32(i % words)
+    for d in tx.static_range(3, -1, -1):
+        place += i32(element % shape[d]) * strides[d]
+        element = element // shape[d]
+    return u32(place)
+
+
+@loops_end
+@tx.kernel(workgroup_size=256)
+def gather_words(
+    source: Array[u32],
+    out: Array[u32],
+    count: u32,
+    words: u32,
+    offset: i32,
+    shape: tx.vec4u,
+    strides: tx.vec4i,
+):
+    """out[i] = the view's word i: its elements copied into C order."""
+    i = tx.global_invocation_id().x
+    if i < count:
+        out[i] = source[word_of(i, words, offset, shape, strides)]
+
+
+@loops_end
+@tx.kernel(workgroup_size=256)
+def scatter_words(
+    copied: Array[u32],
+    target: Array[u32],
+    count: u32,
+    words: u32,
+    offset: i32,
+    shape: tx.vec4u,
+    strides: tx.vec4i,
+):
+    """The view's word i = copied[i]: a copy's elements written back where the view shows."""
+    i = tx.global_invocation_id().x
+    if i < count:
+        target[word_of(i, words, offset, shape, strides)] = copied[i]
+
+
+def _geometry(param, array) -> tuple:
+    """(count, words, offset, shape, strides) of the view `array` in 4-byte words."""
+    outer, view = views.outer_layout(array)
+    stride = array._layout.stride
+    if len(outer) > MAX_DIMS:
+        raise param.error(
+            f"a view of {len(outer)} dimensions of elements is bound through a copy of at "
+            f"most {MAX_DIMS}; pass d.copy()",
+            ValueError,
+        )
+    if stride % 4 or view.offset % 4 or any(s % 4 for s in view.strides):
+        raise param.error(
+            "a view of 2-byte elements at an odd place is bound through a copy of whole "
+            "4-byte words; pass d.copy()",
+            ValueError,
+        )
+    padding = MAX_DIMS - len(outer)
+    shape = (1,) * padding + tuple(outer)
+    strides = (0,) * padding + tuple(s // 4 for s in view.strides)
+    words = stride // 4
+    count = int(np.prod(outer, dtype=np.int64)) * words
+    return count, words, view.offset // 4, tx.vec4u(*shape), tx.vec4i(*strides)
+
+
+def through_copy(param, array):
+    """(the pooled copy of the view `array` to bind for `param`, a function that records
+    its copy back and gives it back): the gather is recorded now."""
+    count, words, offset, shape, strides = _geometry(param, array)
+    outer = array.shape[: len(array.shape) - len(array._layout.shape)]
+    copy = pool.take(outer, array.element if array.element is not None else array.dtype)
+    source = array._buffer_words()
+    gather_words(source, copy._words(), count, words, offset, shape, strides, threads=count)
+
+    def finish(written: bool) -> None:
+        if written:
+            target = array._buffer_words()
+            scatter_words(
+                copy._words(), target, count, words, offset, shape, strides, threads=count
+            )
+        pool.give_back(copy)
+
+    return copy, finish
+
+
+register_view_binding(through_copy)
