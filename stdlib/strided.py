@@ -3,7 +3,8 @@ element in C order (`d[2:5]`, `d[::2]`, `d.T`) is bound through a copy. `gather_
 copies the view's elements into a pooled contiguous array before the launch, and, when
 the kernel writes the parameter, `scatter_words` copies them back after it; both are
 recorded like the launch, so they run in order with it (`pyshader_tx/runtime/launch.py`
-calls `through_copy`, which this module registers with it).
+calls `through_copy`, which this module registers with it). `DeviceArray.copy()` of a view
+gathers the same way (`copied`, registered with `arrays.py`).
 
 The copies move 4-byte words: an element of `words` words (a scalar 1, a vec4 4, a struct
 its stride / 4) at element strides and an offset that are whole words, over up to four
@@ -19,6 +20,7 @@ import pyshader_tx as tx
 from pyshader_tx import Array, i32, u32
 from pyshader_tx.kernel import loops_end
 from pyshader_tx.runtime import pool, views
+from pyshader_tx.runtime.arrays import register_view_copy
 from pyshader_tx.runtime.launch import register_view_binding
 
 #: Dimensions of elements a copied view may have.
@@ -72,22 +74,23 @@ def scatter_words(
         target[word_of(i, words, offset, shape, strides)] = copied[i]
 
 
+def _problem(array) -> str | None:
+    """Why the view `array` cannot be copied in words on the GPU, or None."""
+    outer, view = views.outer_layout(array)
+    if len(outer) > MAX_DIMS:
+        return f"a view of {len(outer)} dimensions of elements (the copies take {MAX_DIMS})"
+    if array._layout.stride % 4 or view.offset % 4 or any(s % 4 for s in view.strides):
+        return "a view of 2-byte elements at an odd place (the copies move whole 4-byte words)"
+    return None
+
+
 def _geometry(param, array) -> tuple:
     """(count, words, offset, shape, strides) of the view `array` in 4-byte words."""
+    problem = _problem(array)
+    if problem is not None:
+        raise param.error(f"{problem} is bound through a copy: pass d.copy()", ValueError)
     outer, view = views.outer_layout(array)
     stride = array._layout.stride
-    if len(outer) > MAX_DIMS:
-        raise param.error(
-            f"a view of {len(outer)} dimensions of elements is bound through a copy of at "
-            f"most {MAX_DIMS}; pass d.copy()",
-            ValueError,
-        )
-    if stride % 4 or view.offset % 4 or any(s % 4 for s in view.strides):
-        raise param.error(
-            "a view of 2-byte elements at an odd place is bound through a copy of whole "
-            "4-byte words; pass d.copy()",
-            ValueError,
-        )
     padding = MAX_DIMS - len(outer)
     shape = (1,) * padding + tuple(outer)
     strides = (0,) * padding + tuple(s // 4 for s in view.strides)
@@ -116,4 +119,21 @@ def through_copy(param, array):
     return copy, finish
 
 
+def copied(array):
+    """A new array with the elements of the view `array`, gathered on the GPU (recorded:
+    no wait), or None where the words cannot be (`DeviceArray.copy` reads back then)."""
+    if _problem(array) is not None:
+        return None
+    count, words, offset, shape, strides = _geometry(None, array)
+    outer = array.shape[: len(array.shape) - len(array._layout.shape)]
+    result = tx.empty(outer, array.element if array.element is not None else array.dtype)
+    if count:
+        gather_words(
+            array._buffer_words(), result._words(), count, words, offset, shape, strides,
+            threads=count,
+        )  # fmt: skip
+    return result
+
+
 register_view_binding(through_copy)
+register_view_copy(copied)

@@ -336,10 +336,11 @@ class DeviceArray:
         return self.copy().reshape(-1, *self._layout.shape)
 
     def copy(self) -> "DeviceArray":
-        """A new array with this one's elements (a recorded copy on the GPU for a whole
-        array; a view's elements go through the host)."""
+        """A new array with this one's elements: a recorded copy on the GPU (a view's
+        elements gathered by `stdlib/strided.py`; through the host where they cannot be)."""
         if self._view is not None:
-            return to_device(self.numpy(), self.element)
+            gathered = _view_copy[0](self) if _view_copy else None
+            return gathered if gathered is not None else to_device(self.numpy(), self.element)
         copied = empty(self.shape[: len(self.shape) - len(self._layout.shape)], self._dtype_arg())
         if self.size:
             nbytes = self.storage_nbytes
@@ -456,6 +457,15 @@ class DeviceArray:
 
 
 _signatures: dict = {}  # DeviceArray._sig values, one object per distinct layout
+
+#: `copied(view) -> DeviceArray or None` of `stdlib/strided.py` (which registers it: its
+#: kernels are written in the stdlib's subset), for `DeviceArray.copy` of a view.
+_view_copy: list = []
+
+
+def register_view_copy(copied) -> None:
+    """Copy views with `copied` (see `DeviceArray.copy`)."""
+    _view_copy[:] = [copied]
 
 
 def binding_key(binding: tuple) -> tuple:

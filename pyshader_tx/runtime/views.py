@@ -6,8 +6,8 @@ dimensions (the dimensions of elements: all of them for plain data, all but an e
 own trailing ones for vectors, matrices and structs). A view at offset 0 whose strides are
 C-contiguous is an ordinary DeviceArray on the buffer (`d[:k]`, `d.reshape(...)`): it binds
 to kernels like any. Any other view (`d[2:5]`, `d[::2]`, `d.T`) carries a `ViewLayout`
-(`DeviceArray._view`): it reads back, is written and copied through the host; a kernel
-binds it through a copy (`stdlib/strided.py`: gathered before the launch, scattered back
+(`DeviceArray._view`): it reads back and is written through the host, copied on the GPU
+where its words allow (`DeviceArray.copy`); a kernel binds it through a copy (`stdlib/strided.py`: gathered before the launch, scattered back
 after it if the kernel writes it) and a `tx.stdlib` call takes a copy of it
 (`pool.device_input`).
 
