@@ -22,7 +22,7 @@ from pyshader_tx.tuning.host import clear as clear_tuning
 from pyshader_tx.tuning.host import tunings as tuning
 
 from . import ops
-from . import strided  # (binds views to kernels: registers itself with the runtime)
+from . import array_kernels  # (DeviceArray views, astype: registers itself with the runtime)
 from .device import exclusive_scan, inclusive_scan, reduce, select
 from .permute import gather, scatter
 from .histogram import histogram

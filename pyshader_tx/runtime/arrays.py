@@ -337,7 +337,7 @@ class DeviceArray:
 
     def copy(self) -> "DeviceArray":
         """A new array with this one's elements: a recorded copy on the GPU (a view's
-        elements gathered by `stdlib/strided.py`; through the host where they cannot be)."""
+        elements gathered by `stdlib/array_kernels.py`; through the host where they cannot be)."""
         if self._view is not None:
             gathered = _view_copy[0](self) if _view_copy else None
             return gathered if gathered is not None else to_device(self.numpy(), self.element)
@@ -348,8 +348,12 @@ class DeviceArray:
         return copied
 
     def astype(self, dtype) -> "DeviceArray":
-        """A new array of plain data of `dtype` (numpy's conversion, through the host)."""
-        return to_device(self.numpy().astype(dtype))
+        """A new array of plain data of `dtype`: between u32, i32 and f32 converted on the
+        GPU (`stdlib/array_kernels.py`: WGSL's conversions), others through the host
+        (numpy's)."""
+        source = self if self._view is None else self.copy()
+        made = _conversion[0](source, dtype) if _conversion else None
+        return made if made is not None else to_device(source.numpy().astype(dtype))
 
     def fill(self, value) -> None:
         """Set every element to `value` (ordered after the launches recorded before it)."""
@@ -458,7 +462,7 @@ class DeviceArray:
 
 _signatures: dict = {}  # DeviceArray._sig values, one object per distinct layout
 
-#: `copied(view) -> DeviceArray or None` of `stdlib/strided.py` (which registers it: its
+#: `copied(view) -> DeviceArray or None` of `stdlib/array_kernels.py` (which registers it: its
 #: kernels are written in the stdlib's subset), for `DeviceArray.copy` of a view.
 _view_copy: list = []
 
@@ -466,6 +470,16 @@ _view_copy: list = []
 def register_view_copy(copied) -> None:
     """Copy views with `copied` (see `DeviceArray.copy`)."""
     _view_copy[:] = [copied]
+
+
+#: `converted(array, dtype) -> DeviceArray or None` of `stdlib/array_kernels.py`, for
+#: `DeviceArray.astype`.
+_conversion: list = []
+
+
+def register_conversion(converted) -> None:
+    """Convert arrays with `converted` (see `DeviceArray.astype`)."""
+    _conversion[:] = [converted]
 
 
 def binding_key(binding: tuple) -> tuple:

@@ -376,7 +376,7 @@ def _forget_bind_group(cache: dict, key: tuple) -> None:
             users.pop((id(cache), key), None)
 
 
-#: `through_copy(param, view) -> (copy, finish(written))` of `stdlib/strided.py`, which
+#: `through_copy(param, view) -> (copy, finish(written))` of `stdlib/array_kernels.py`, which
 #: registers it (its kernels are written in the stdlib's subset).
 _view_binding = []
 

@@ -7,7 +7,7 @@ own trailing ones for vectors, matrices and structs). A view at offset 0 whose s
 C-contiguous is an ordinary DeviceArray on the buffer (`d[:k]`, `d.reshape(...)`): it binds
 to kernels like any. Any other view (`d[2:5]`, `d[::2]`, `d.T`) carries a `ViewLayout`
 (`DeviceArray._view`): it reads back and is written through the host, copied on the GPU
-where its words allow (`DeviceArray.copy`); a kernel binds it through a copy (`stdlib/strided.py`: gathered before the launch, scattered back
+where its words allow (`DeviceArray.copy`); a kernel binds it through a copy (`stdlib/array_kernels.py`: gathered before the launch, scattered back
 after it if the kernel writes it) and a `tx.stdlib` call takes a copy of it
 (`pool.device_input`).
 

@@ -164,11 +164,30 @@ def test_a_view_of_vectors_and_every_executor_runs_it():
     np.testing.assert_array_equal(d.numpy(), host)
 
 
+@pytest.mark.parametrize("source", ["uint32", "int32", "float32"])
+def test_astype_converts_on_the_gpu_as_numpy_does_in_range(source):
+    rng = np.random.default_rng(4)
+    host = (rng.random((7, 9)) * 200).astype(source)
+    d = tx.to_device(host)
+    for target in (np.uint32, np.int32, np.float32, np.float16):
+        got = d.astype(target)
+        assert got.dtype == target and got.shape == host.shape
+        np.testing.assert_array_equal(got.numpy(), host.astype(target))
+    np.testing.assert_array_equal(
+        d[::2, 1:4].astype(np.float32).numpy(), host[::2, 1:4].astype(np.float32)
+    )
+    assert tx.to_device(np.array([-1.5, 2.7], np.float32)).astype(np.int32).numpy().tolist() == [
+        -1,
+        2,
+    ]
+
+
 def test_the_copy_kernels_pass_naga_and_tint(tint):
-    from pyshader_tx.stdlib import strided
+    from pyshader_tx.stdlib import array_kernels
     from pyshader_tx.validate import validate_naga
 
-    kernels = [strided.gather_words, strided.scatter_words]
+    kernels = [array_kernels.gather_words, array_kernels.scatter_words]
+    kernels += [array_kernels.convert.specialize(T=tx.f32, U=tx.i32)]
     for kernel in kernels:
         assert validate_naga(kernel.wgsl_naga) == []
     tint(kernels)

@@ -1,15 +1,22 @@
-"""Views bound to kernels: a view of a DeviceArray that does not start at its buffer's first
+"""The kernels behind DeviceArray methods (`pyshader_tx/runtime/arrays.py`), written in the
+stdlib's subset and registered with the runtime when the stdlib is imported.
+
+Views bound to kernels: a view of a DeviceArray that does not start at its buffer's first
 element in C order (`d[2:5]`, `d[::2]`, `d.T`) is bound through a copy. `gather_words`
 copies the view's elements into a pooled contiguous array before the launch, and, when
 the kernel writes the parameter, `scatter_words` copies them back after it; both are
 recorded like the launch, so they run in order with it (`pyshader_tx/runtime/launch.py`
 calls `through_copy`, which this module registers with it). `DeviceArray.copy()` of a view
-gathers the same way (`copied`, registered with `arrays.py`).
+gathers the same way (`copied`).
 
 The copies move 4-byte words: an element of `words` words (a scalar 1, a vec4 4, a struct
 its stride / 4) at element strides and an offset that are whole words, over up to four
 dimensions of elements. Views of 2-byte data (f16) at odd offsets and of more than four
 dimensions are refused, naming the parameter.
+
+`DeviceArray.astype` between u32, i32 and f32 converts on the GPU (`convert`: WGSL's
+conversions, which saturate a float outside the integer's range and give 0 for NaN, where
+numpy's result is undefined); other dtypes convert on the host.
 """
 
 from __future__ import annotations
@@ -17,10 +24,10 @@ from __future__ import annotations
 import numpy as np
 
 import pyshader_tx as tx
-from pyshader_tx import Array, i32, u32
+from pyshader_tx import Array, f32, i32, u32
 from pyshader_tx.kernel import loops_end
 from pyshader_tx.runtime import pool, views
-from pyshader_tx.runtime.arrays import register_view_copy
+from pyshader_tx.runtime.arrays import register_conversion, register_view_copy
 from pyshader_tx.runtime.launch import register_view_binding
 
 #: Dimensions of elements a copied view may have.
@@ -135,5 +142,34 @@ def copied(array):
     return result
 
 
+T = tx.TypeVar("T", u32, i32, f32)
+U = tx.TypeVar("U", u32, i32, f32)
+#: numpy dtypes `convert` takes and makes.
+CONVERTED = {np.dtype(np.uint32): u32, np.dtype(np.int32): i32, np.dtype(np.float32): f32}
+
+
+@loops_end
+@tx.kernel(workgroup_size=256)
+def convert(x: Array[T], out: Array[U]):
+    """out[i] = U(x[i]): WGSL's conversion of each element."""
+    i = tx.global_invocation_id().x
+    if i < len(out):
+        out[i] = U(x[i])
+
+
+def converted(array, dtype):
+    """A new array of `array`'s elements (plain u32, i32 or f32 data, a whole array) as
+    `dtype` (one of them), converted on the GPU; None for other dtypes."""
+    to = CONVERTED.get(np.dtype(dtype))
+    if to is None or array.element is not None or np.dtype(array.dtype) not in CONVERTED:
+        return None
+    result = tx.empty(array.shape, np.dtype(dtype))
+    count = array.size
+    if count:
+        convert(array.reshape(-1), result.reshape(-1), U=to, threads=count)
+    return result
+
+
 register_view_binding(through_copy)
 register_view_copy(copied)
+register_conversion(converted)
