@@ -7,7 +7,8 @@ copies the view's elements into a pooled contiguous array before the launch, and
 the kernel writes the parameter, `scatter_words` copies them back after it; both are
 recorded like the launch, so they run in order with it (`pyshader_tx/runtime/launch.py`
 calls `through_copy`, which this module registers with it). `DeviceArray.copy()` of a view
-gathers the same way (`copied`).
+gathers the same way (`copied`); `assign` scatters a whole array into a view (a stdlib
+result into a view given as `out=`).
 
 The copies move 4-byte words: an element of `words` words (a scalar 1, a vec4 4, a struct
 its stride / 4) at element strides and an offset that are whole words, over up to four
@@ -140,6 +141,21 @@ def copied(array):
             threads=count,
         )  # fmt: skip
     return result
+
+
+def assign(view, array) -> None:
+    """Write the elements of `array` (a whole array of the view's shape and layout) where
+    the view shows them: scattered on the GPU (recorded), or through the host where the
+    words cannot be."""
+    if _problem(view) is not None:
+        view[...] = array.numpy()
+        return
+    count, words, offset, shape, strides = _geometry(None, view)
+    if count:
+        scatter_words(
+            array._words(), view._buffer_words(), count, words, offset, shape, strides,
+            threads=count,
+        )  # fmt: skip
 
 
 T = tx.TypeVar("T", u32, i32, f32)

@@ -32,7 +32,7 @@ from pyshader_tx.runtime.arrays import DeviceArray
 from pyshader_tx.tuning.host import HostTuner
 from pyshader_tx.tuning.search import bucket
 
-from . import calls
+from . import array_kernels, calls
 from . import device_kernels as kernels
 from . import scan_kernels, scan_passes
 from . import workgroup as workgroup_functions
@@ -228,16 +228,29 @@ def _scan(x, op, init, map, out, exclusive: bool, name: str) -> DeviceArray:
         _identity(op, dtype, name)  # (raises: a user op has no known identity)
     if out is None:
         target = pool.result_like(plan.out)
-    elif type(out) is DeviceArray and out.shape == (plan.n,) and out.dtype == dtype:
+    elif _whole_out(out, plan.n, dtype):
         target = out
     else:
         _check_out(out, plan.n, dtype, name)
-        target = out if isinstance(out, DeviceArray) else pool.result(plan.n, dtype)
+        target = pool.result_like(plan.out)  # (then into out: a numpy array, or a view)
     calls.run(plan, x, target, init_value)
+    if isinstance(out, DeviceArray) and target is not out:  # a view: scattered into it
+        array_kernels.assign(out, target)
+        return out
     if out is not None and target is not out:  # numpy out=: filled in place
         out[...] = target.numpy()
         return out
     return target
+
+
+def _whole_out(out, n: int, dtype) -> bool:
+    """Whether `out` is a whole DeviceArray of n elements of `dtype` (the scan writes it)."""
+    return (
+        type(out) is DeviceArray
+        and out._view is None
+        and out.shape == (n,)
+        and (out.dtype == dtype)
+    )
 
 
 def _check_out(out, n: int, dtype, name: str) -> None:

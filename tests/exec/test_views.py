@@ -207,6 +207,27 @@ def test_the_stdlib_takes_a_copy_of_a_view():
     np.testing.assert_array_equal(stdlib.select(d[1::2], odd).numpy(), host[1::2])
 
 
+def test_stdlib_results_go_into_views_given_as_out():
+    host = np.arange(60, dtype=np.float32)
+    out = tx.to_device(np.zeros(130, np.float32))
+    assert stdlib.inclusive_scan(tx.to_device(host), out=out[::-2][:60]) is not None
+    expected = np.zeros(130, np.float32)
+    expected[::-2][:60] = np.cumsum(host)
+    np.testing.assert_array_equal(out.numpy(), expected)
+    a = np.arange(48, dtype=np.float32).reshape(6, 8)
+    b = np.arange(24, dtype=np.float32).reshape(6, 4)
+    np.testing.assert_allclose(stdlib.matmul(tx.to_device(a).T, b).numpy(), a.T @ b)
+    indices = np.array([5, 1, 3], np.uint32)
+    target = tx.to_device(np.zeros((4, 6), np.float32))
+    stdlib.scatter(np.array([7, 8, 9], np.float32), indices, target[1])  # (a row: a view)
+    expected = np.zeros((4, 6), np.float32)
+    expected[1][indices] = [7, 8, 9]
+    np.testing.assert_array_equal(target.numpy(), expected)
+    np.testing.assert_array_equal(
+        stdlib.gather(tx.to_device(a)[:, 2], indices[:2]).numpy(), a[:, 2][indices[:2]]
+    )
+
+
 def test_a_view_keeps_its_base_buffer():
     host = np.arange(64, dtype=np.uint32)
     view = stdlib.inclusive_scan(tx.to_device(host))[8:16]  # the result is dropped: pooled
