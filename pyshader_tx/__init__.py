@@ -35,7 +35,7 @@ from .errors import (
 )
 from .kernel import Kernel, func, kernel, struct
 from .options import options
-from .runtime import DeviceArray, adapter_summary, empty, synchronize, to_device, zeros
+from .runtime import DeviceArray, adapter_summary, asarray, empty, synchronize, to_device, zeros
 from .runtime import get_device as device
 from .runtime.profile import profile
 from .sim import activate_from_environment as _activate_simulator, simulator
@@ -77,6 +77,7 @@ __all__ = [
     "simulator",
     "DeviceArray",
     "to_device",
+    "asarray",
     "empty",
     "zeros",
     "synchronize",

@@ -26,7 +26,7 @@ simulator's launcher or the native host: executors register themselves, `launch.
 * `subgroups.py`: the subgroup sizes a launch sees, measured per device.
 """
 
-from .arrays import DeviceArray, empty, to_device, zeros
+from .arrays import DeviceArray, asarray, empty, to_device, zeros
 from .device import adapter_summary, check_features, get_device
 from .dispatch import fold_workgroups
 from .launch import Launcher, launch
@@ -36,6 +36,7 @@ from .recording import synchronize
 __all__ = [
     "DeviceArray",
     "to_device",
+    "asarray",
     "empty",
     "zeros",
     "get_device",

@@ -40,6 +40,7 @@ __all__ = [
     "element_layout",
     "resolve_type",
     "to_device",
+    "asarray",
     "empty",
     "zeros",
     "create_storage_buffer",
@@ -539,6 +540,15 @@ def empty(shape, dtype) -> DeviceArray:
     shape = _shape_tuple(shape) + layout.shape
     buffer = create_storage_buffer(layout.storage_nbytes(shape))
     return DeviceArray(buffer, shape, layout)
+
+
+def asarray(x, element=None) -> DeviceArray:
+    """`tx.asarray(x)`: `x` itself if it is a DeviceArray, else a DeviceArray of
+    `np.asarray(x)` (numpy data, lists, scalars: anything numpy converts; `element` as for
+    `to_device`)."""
+    if isinstance(x, DeviceArray):
+        return x
+    return to_device(np.asarray(x), element)
 
 
 def zeros(shape, dtype) -> DeviceArray:

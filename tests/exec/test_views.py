@@ -228,6 +228,14 @@ def test_stdlib_results_go_into_views_given_as_out():
     )
 
 
+def test_asarray_keeps_device_arrays_and_converts_the_rest():
+    d = tx.to_device(np.arange(5, dtype=np.float32))
+    assert tx.asarray(d) is d
+    np.testing.assert_array_equal(tx.asarray([1, 2, 3]).numpy(), np.asarray([1, 2, 3]))
+    assert tx.asarray(np.float32(2)).shape == ()
+    np.testing.assert_array_equal(tx.asarray(d[::2]).numpy(), [0, 2, 4])
+
+
 def test_a_view_keeps_its_base_buffer():
     host = np.arange(64, dtype=np.uint32)
     view = stdlib.inclusive_scan(tx.to_device(host))[8:16]  # the result is dropped: pooled
