@@ -352,6 +352,10 @@ def select(x, predicate, count=None) -> DeviceArray:
     if type(count) is not DeviceArray or count.dtype != np.uint32 or count.size != 1:
         _check_count(count)
     out = pool.result_like(plan.out)
+    if count._view is not None:  # (a view: the plan's own count, then scattered into it)
+        calls.run(plan, x, out, plan.count)
+        array_kernels.assign(count, plan.count.reshape(count.shape))
+        return out
     calls.run(plan, x, out, count)
     return out
 

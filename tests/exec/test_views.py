@@ -205,6 +205,10 @@ def test_the_stdlib_takes_a_copy_of_a_view():
         return v % u32(2) == u32(1)
 
     np.testing.assert_array_equal(stdlib.select(d[1::2], odd).numpy(), host[1::2])
+    counts = tx.to_device(np.zeros(6, np.uint32))
+    picked = stdlib.select(d[::5], odd, count=counts[3:4])  # the count into a view
+    assert counts.numpy().tolist() == [0, 0, 0, np.count_nonzero(host[::5] % 2), 0, 0]
+    np.testing.assert_array_equal(picked.numpy()[: int(counts[3])], host[::5][host[::5] % 2 == 1])
 
 
 def test_stdlib_results_go_into_views_given_as_out():
