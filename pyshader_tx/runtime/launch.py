@@ -38,6 +38,7 @@ import weakref
 from ..options import options
 from .arguments import ArrayParam
 from .dispatch import compute_dispatch, exact_fold, fold_workgroups
+from . import views
 from .arrays import DeviceArray
 from .device import (
     check_features,
@@ -208,6 +209,10 @@ class Launcher:
             value = args[param.index]
             if type(value) is DeviceArray:
                 if value._sig is not param.last_sig:
+                    if value._view is not None and self._in_place(param, value, args):
+                        param.accept_view(value)  # (bound at its offset: no copy)
+                        keys.append((id(value.buffer), value.storage_nbytes, value._view.offset))
+                        continue
                     if value._view is not None:
                         args, value, copies = self._copy_of_view(param, args, value, copies)
                     param.accept(value)
@@ -236,10 +241,12 @@ class Launcher:
         cached = self._bind_groups.get(key)  # (bind group, bytes it binds)
         if cached is None:
             bindings = []  # (buffer, bytes bound) per array parameter
-            for param in self._arrays:
+            for param, value_key in zip(self._arrays, keys):
                 value = args[param.index]
-                is_array = isinstance(value, DeviceArray)
-                bindings.append(value._binding if is_array else param.uploaded)
+                binding = value._binding if isinstance(value, DeviceArray) else param.uploaded
+                if value_key is not None and len(value_key) == 3:  # a view bound in place
+                    binding = (value.buffer, value_key[1], value_key[2])
+                bindings.append(binding)
             cached = self._new_bind_group(key, bindings, print_buffer)
 
         pipeline = self._folded(folded) if folded else self._pipeline
@@ -280,10 +287,27 @@ class Launcher:
         cache = self._bind_groups
         if len(cache) >= BIND_GROUPS_PER_LAUNCHER:
             _forget_bind_group(cache, next(iter(cache)))
-        cached = cache[key] = (bind_group, sum(size for _, size in bindings))
-        for buffer, _ in bindings:
-            _watch_buffer(buffer, cache, key)
+        cached = cache[key] = (bind_group, sum(binding[1] for binding in bindings))
+        for binding in bindings:
+            _watch_buffer(binding[0], cache, key)
         return cached
+
+    def _in_place(self, param, view, args) -> bool:
+        """Whether the view is bound where it lies (a bind group offset), not through a
+        copy: read only, contiguous in C order, at an offset the device binds at, and its
+        buffer bound by no other parameter of the launch (WebGPU would see the two alias)."""
+        if param.writes:
+            return False
+        outer, layout = views.outer_layout(view)
+        if layout.strides != views.c_strides(outer, view._layout.stride):
+            return False
+        if layout.offset % device_limit("min-storage-buffer-offset-alignment"):
+            return False
+        buffer = view.buffer
+        return not any(
+            args[other.index] is not view and getattr(args[other.index], "buffer", None) is buffer
+            for other in self._arrays
+        )
 
     def _copy_of_view(self, param, args, view, copies):
         """(args, the copy to bind, copies) for a view (`DeviceArray._view`: not from the
@@ -316,10 +340,11 @@ class Launcher:
                     ValueError,
                 )
         self._check_aliasing(bindings)
-        entries = [
-            {"binding": param.binding, "resource": {"buffer": buffer, "offset": 0, "size": size}}
-            for param, (buffer, size) in zip(self._arrays, bindings)
-        ]
+        entries = []
+        for param, binding in zip(self._arrays, bindings):
+            offset = binding[2] if len(binding) > 2 else 0  # (a view bound in place)
+            resource = {"buffer": binding[0], "offset": offset, "size": binding[1]}
+            entries.append({"binding": param.binding, "resource": resource})
         if self._packer is not None:
             arena = recording().uniform_arena
             resource = {"buffer": arena, "offset": 0, "size": self._packer.size}
@@ -336,7 +361,8 @@ class Launcher:
         """WebGPU forbids a buffer the dispatch writes to be bound twice; say which
         parameters share it (checked when a bind group is made, so never on a cache hit)."""
         seen = {}
-        for param, (buffer, _) in zip(self._arrays, bindings):
+        for param, binding in zip(self._arrays, bindings):
+            buffer = binding[0]
             other = seen.get(buffer)
             if other is not None and (param.writes or other.writes):
                 written = param if param.writes else other
@@ -370,8 +396,8 @@ def _buffer_freed(buffer_id: int) -> None:
 def _forget_bind_group(cache: dict, key: tuple) -> None:
     """Evict `cache[key]`, and its watch entries."""
     del cache[key]
-    for buffer_id, _ in key:
-        users = _bind_group_users.get(buffer_id)
+    for entry in key:  # (buffer id, bytes bound[, offset])
+        users = _bind_group_users.get(entry[0])
         if users is not None:
             users.pop((id(cache), key), None)
 

@@ -12,6 +12,7 @@ import pytest
 import pyshader_tx as tx
 from pyshader_tx import Array, f32, stdlib, u32
 from pyshader_tx.runtime import pool
+from pyshader_tx.runtime.device import device_limit
 
 pytestmark = pytest.mark.wgpu_only("DeviceArrays: the native host takes numpy arrays")
 
@@ -147,6 +148,24 @@ def test_kernels_bind_views_as_the_arrays_they_show():
         twice(grid[:, 1:3], out, threads=40)
     with pytest.raises(ValueError, match="view"):
         pool.clear(d[1:5])
+
+
+def test_a_read_view_at_an_offset_the_device_binds_at_is_bound_in_place(shader_source):
+    """On the GPU a read-only contiguous view at a multiple of the device's storage offset
+    alignment binds at its offset (one launch); a written one, or one whose buffer another
+    argument binds too, goes through a copy; the simulator always copies."""
+    step = device_limit("min-storage-buffer-offset-alignment") // 4  # elements
+    host = np.arange(8 * step + 64, dtype=np.float32)
+    d = tx.to_device(host)
+    out = tx.empty(40, np.float32)
+    with tx.profile() as prof:
+        twice(d[2 * step : 2 * step + 40], out, threads=40)
+    np.testing.assert_array_equal(out.numpy(), 2 * host[2 * step : 2 * step + 40])
+    launched = [record.kernel for record in prof.launches]
+    assert launched == (["gather_words", "twice"] if shader_source == "sim" else ["twice"])
+    twice(d[step : step + 40], d[3 * step : 3 * step + 40], threads=40)  # written: copies
+    host[3 * step : 3 * step + 40] = 2 * host[step : step + 40]
+    np.testing.assert_array_equal(d.numpy(), host)
 
 
 @tx.kernel(workgroup_size=64)
