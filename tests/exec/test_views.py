@@ -169,6 +169,38 @@ def test_a_read_view_at_an_offset_the_device_binds_at_is_bound_in_place(shader_s
 
 
 @tx.kernel(workgroup_size=64)
+def add_into(x: Array[f32], out: Array[f32]):
+    i = tx.global_invocation_id().x
+    if i < len(out):
+        out[i] = out[i] + x[i]
+
+
+def test_generated_views_through_a_kernel_that_reads_and_writes():
+    """Random 1-D views of two 2-D arrays (rows, columns, strided and reversed runs of the
+    raveled array) of one length, one added into the other by a kernel, against numpy."""
+    rng = np.random.default_rng(11)
+    a_host = rng.integers(0, 100, (12, 10)).astype(np.float32)
+    b_host = rng.integers(0, 100, (12, 10)).astype(np.float32)
+    a, b = tx.to_device(a_host), tx.to_device(b_host)
+    shapes = {
+        "row": lambda h, i: h[i % 12][:9],
+        "column": lambda h, i: h[:, i % 10][:9],
+        "strided": lambda h, i: h.reshape(-1)[i % 3 :: 7][:9],
+        "reversed": lambda h, i: h.reshape(-1)[::-1][i : i + 9],
+        "column from a row": lambda h, i: h[i % 3 :, i % 10][:9],
+    }
+    names = list(shapes)
+    for trial in range(12):
+        source = names[rng.integers(len(names))]
+        target = names[rng.integers(len(names))]
+        i, j = (int(v) for v in rng.integers(0, 30, 2))
+        x_view, out_view = shapes[source](a, i), shapes[target](b, j)
+        add_into(x_view, out_view, threads=9)
+        shapes[target](b_host, j)[...] += shapes[source](a_host, i)
+        np.testing.assert_array_equal(b.numpy(), b_host, err_msg=f"{source} {i} -> {target} {j}")
+
+
+@tx.kernel(workgroup_size=64)
 def scale_rows(rows: Array[tx.vec4f], k: f32):
     i = tx.global_invocation_id().x
     if i < len(rows):
