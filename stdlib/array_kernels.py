@@ -109,38 +109,33 @@ def _geometry(param, array) -> tuple:
 
 def through_copy(param, array):
     """(the pooled copy of the view `array` to bind for `param`, a function that records
-    its copy back and gives it back): the gather is recorded now."""
-    count, words, offset, shape, strides = _geometry(param, array)
+    its copy back if `written` and gives it back): the gather is recorded now."""
+    _geometry(param, array)  # (a view the words cannot copy: an error naming `param`)
     outer = array.shape[: len(array.shape) - len(array._layout.shape)]
-    copy = pool.take(outer, array.element if array.element is not None else array.dtype)
-    source = array._buffer_words()
-    gather_words(source, copy._words(), count, words, offset, shape, strides, threads=count)
+    copy = pool.take(outer, array._dtype_arg())
+    copied(array, copy)
 
     def finish(written: bool) -> None:
         if written:
-            target = array._buffer_words()
-            scatter_words(
-                copy._words(), target, count, words, offset, shape, strides, threads=count
-            )
+            assign(array, copy)
         pool.give_back(copy)
 
     return copy, finish
 
 
-def copied(array):
-    """A new array with the elements of the view `array`, gathered on the GPU (recorded:
-    no wait), or None where the words cannot be (`DeviceArray.copy` reads back then)."""
+def copied(array, result):
+    """`result` (a whole array of the view's shape and layout) with the elements of the view
+    `array`, gathered on the GPU (recorded: no wait); False where the words cannot be
+    (`DeviceArray._gather_into` reads back then)."""
     if _problem(array) is not None:
-        return None
+        return False
     count, words, offset, shape, strides = _geometry(None, array)
-    outer = array.shape[: len(array.shape) - len(array._layout.shape)]
-    result = tx.empty(outer, array.element if array.element is not None else array.dtype)
     if count:
         gather_words(
             array._buffer_words(), result._words(), count, words, offset, shape, strides,
             threads=count,
         )  # fmt: skip
-    return result
+    return True
 
 
 def assign(view, array) -> None:

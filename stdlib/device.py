@@ -195,7 +195,7 @@ def _reduce_plan(n: int, x_dtype, dtype, op, map, config: dict) -> plans.Plan:
     partials = plan.scratch(groups, dtype)
     constants = {"op": op, "map": map, "ITEMS": config["ITEMS"], "workgroups": groups}
     if vectors:
-        xv = plans.View(x, (n // 4,), scan_passes.VECTORS[np.dtype(x_dtype)])
+        xv = scan_passes.vec4s(x, n)
         plan.launch(kernels.reduce_tiles4, xv, x, partials, n, per, VT=xv.element, **constants)
     else:
         plan.launch(kernels.reduce_tiles, x, partials, n, per, ORDERED=ordered, **constants)
@@ -273,8 +273,7 @@ def _scan_plan(n: int, x_dtype, dtype, op, map, exclusive: bool, config: dict) -
         return plan
     state = calls.zeroed(plan, 2 * tiles, np.uint32)
     if scan_passes.vector_downsweep(n, config):  # (four elements a load and a store)
-        xv = plans.View(x, (n // 4,), scan_passes.VECTORS[x_dtype])
-        outv = plans.View(out, (n // 4,), scan_passes.VECTORS[dtype])
+        xv, outv = scan_passes.vec4s(x, n), scan_passes.vec4s(out, n)
         plan.launch(
             scan_kernels.chained_scan4.with_workgroup_size(workgroup),
             *(x, xv, outv, state, n, init),
@@ -386,7 +385,7 @@ def _select_plan(n: int, dtype, predicate, config: dict) -> plans.Plan:
         return plan
     state = calls.zeroed(plan, 2 * tiles, np.uint32)
     if scan_passes.vector_downsweep(n, config):  # (four elements a load)
-        xv = plans.View(x, (n // 4,), scan_passes.VECTORS[dtype])
+        xv = scan_passes.vec4s(x, n)
         plan.launch(
             scan_kernels.chained_select4.with_workgroup_size(workgroup),
             *(x, xv, out, state, count, n),

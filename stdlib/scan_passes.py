@@ -61,6 +61,12 @@ VECTORS = {
 }
 
 
+def vec4s(slot, n: int) -> plans.View:
+    """The plan argument that reads or writes the array `slot` (n elements, n a multiple
+    of 4) as n / 4 vec4s."""
+    return plans.View(slot, (n // 4,), VECTORS[np.dtype(slot.dtype)])
+
+
 def vector_downsweep(n: int, config: dict) -> bool:
     """Whether the scan (select) of n elements with `config` runs `downsweep4`
     (`select_downsweep4`): four elements a load (and a store), a subgroup scan per four
@@ -109,15 +115,14 @@ def add_scan(plan, x, out, init, n: int, op, map, exclusive: bool, config: dict)
         add_tile_sums(plan, x, sums, n, op, config, map=map, spine=not fused)
     constants = {"op": op, "map": map, "EXCLUSIVE": exclusive, "FUSED": fused}
     if vector_downsweep(n, config):
-        xv = plans.View(x, (n // 4,), VECTORS[np.dtype(x.dtype)])
-        outv = plans.View(out, (n // 4,), VECTORS[np.dtype(out.dtype)])
+        xv, outv = vec4s(x, n), vec4s(out, n)
         plan.launch(
             kernels.downsweep4.with_workgroup_size(workgroup),
             *(xv, outv, sums, n, init),
             **constants,
             ITEMS=items // 4,
-            VT=VECTORS[np.dtype(x.dtype)],
-            VU=VECTORS[np.dtype(out.dtype)],
+            VT=xv.element,
+            VU=outv.element,
             threads=tiles * workgroup,
         )
         return
@@ -142,7 +147,7 @@ def add_select(plan, x, out, count, n: int, predicate, config: dict) -> None:
         add_tile_sums(plan, x, sums, n, "add", config, predicate=predicate, spine=not fused)
     constants = {"predicate": predicate, "FUSED": fused, "threads": tiles * workgroup}
     if vector_downsweep(n, config):
-        xv = plans.View(x, (n // 4,), VECTORS[np.dtype(x.dtype)])
+        xv = vec4s(x, n)
         kernel = kernels.select_downsweep4.with_workgroup_size(workgroup)
         plan.launch(kernel, xv, out, sums, count, n, ITEMS=items // 4, VT=xv.element, **constants)
         return

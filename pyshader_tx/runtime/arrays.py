@@ -339,14 +339,21 @@ class DeviceArray:
     def copy(self) -> "DeviceArray":
         """A new array with this one's elements: a recorded copy on the GPU (a view's
         elements gathered by `stdlib/array_kernels.py`; through the host where they cannot be)."""
-        if self._view is not None:
-            gathered = _view_copy[0](self) if _view_copy else None
-            return gathered if gathered is not None else to_device(self.numpy(), self.element)
         copied = empty(self.shape[: len(self.shape) - len(self._layout.shape)], self._dtype_arg())
+        if self._view is not None:
+            return self._gather_into(copied)
         if self.size:
             nbytes = self.storage_nbytes
             recording().copy(self._live_buffer("copy()"), 0, copied.buffer, 0, nbytes)
         return copied
+
+    def _gather_into(self, target: "DeviceArray") -> "DeviceArray":
+        """`target` (a whole array of this view's shape and layout) with the view's
+        elements: gathered on the GPU where `stdlib/array_kernels.py` can, else through the
+        host."""
+        if not (_view_copy and _view_copy[0](self, target)):
+            target.write(self.numpy())
+        return target
 
     def astype(self, dtype) -> "DeviceArray":
         """A new array of plain data of `dtype`: between u32, i32 and f32 converted on the
@@ -463,7 +470,7 @@ class DeviceArray:
 
 _signatures: dict = {}  # DeviceArray._sig values, one object per distinct layout
 
-#: `copied(view) -> DeviceArray or None` of `stdlib/array_kernels.py` (which registers it: its
+#: `copied(view, target) -> bool` of `stdlib/array_kernels.py` (which registers it: its
 #: kernels are written in the stdlib's subset), for `DeviceArray.copy` of a view.
 _view_copy: list = []
 

@@ -26,8 +26,8 @@ Scratch arrays (`scratch`): small ones (at most `OWNED_SCRATCH_BYTES`) belong to
 and every run reuses them, which is safe for the reason the pool's reuse is (`pool.py`):
 all work is recorded in the order the host issues it, so one run's launches finish with the
 scratch before the next run's touch it. Larger ones are taken from the pool for each run and
-given back after it, so cached plans hold no large memory. `zero=True` records a zero-fill
-before each run's launches. `plan.clear(array)` records a zero-fill between launches.
+given back after it, so cached plans hold no large memory. `plan.clear(array)` records a
+zero-fill between launches (`stdlib/calls.zeroed` zero-fills small scratch by a launch).
 
 Executors. On the GPU a run records through `Launcher.record`. On the simulator, and while
 launches are captured (`capture.py`: the cost model's view of a call), every launch goes
@@ -96,10 +96,10 @@ class View:
 class _Pooled:
     """A scratch array taken from the pool for each run (into slot `index`)."""
 
-    __slots__ = ("index", "shape", "dtype", "zero")
+    __slots__ = ("index", "shape", "dtype")
 
-    def __init__(self, index: int, shape, dtype, zero: bool):
-        self.index, self.shape, self.dtype, self.zero = index, shape, dtype, zero
+    def __init__(self, index: int, shape, dtype):
+        self.index, self.shape, self.dtype = index, shape, dtype
 
 
 class Plan:
@@ -110,16 +110,9 @@ class Plan:
         self._inputs = 0  # slots given by each run
         self._pooled = []  # _Pooled scratch, slots after the inputs
         self._steps = []  # each with run(values) and slow(values)
-        self._setup = []  # zero-fills of owned scratch before each run
-        self.owned_bytes = 0
 
     def __repr__(self) -> str:
         return f"<pyshader_tx plan {self.name}: {len(self._steps)} steps>"
-
-    @property
-    def launches(self) -> int:
-        """The launches a run records."""
-        return sum(isinstance(step, _Launch) for step in self._steps)
 
     def result(self, shape, dtype) -> DeviceArray:
         """A template of a result of `shape` and `dtype` (on no buffer) for
@@ -141,20 +134,17 @@ class Plan:
         self._inputs += 1
         return slot
 
-    def scratch(self, shape, dtype, zero: bool = False):
+    def scratch(self, shape, dtype):
         """A scratch array of `shape` and `dtype` for the launches (see the module doc):
         the plan's own DeviceArray when small, else a Slot the pool fills per run."""
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
         nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
         if nbytes > OWNED_SCRATCH_BYTES:
             index = self._inputs + len(self._pooled)
-            self._pooled.append(_Pooled(index, shape, dtype, zero))
+            self._pooled.append(_Pooled(index, shape, dtype))
             return Slot(index, shape, dtype)
         array = pool.take(shape, dtype)  # never given back: the plan's own
         array._pool = None
-        self.owned_bytes += array.storage_nbytes
-        if zero:
-            self._setup.append(_Clear(array))
         return array
 
     def launch(self, kernel, *args, threads=None, workgroups=None, **consts) -> None:
@@ -181,7 +171,7 @@ class Plan:
         if not self._pooled:
             self._record(inputs)
             return
-        taken = [pool.take(p.shape, p.dtype, p.zero) for p in self._pooled]
+        taken = [pool.take(p.shape, p.dtype) for p in self._pooled]
         try:
             self._record(inputs + tuple(taken))
         finally:
@@ -190,8 +180,6 @@ class Plan:
                     pool.give_back(array)
 
     def _record(self, values) -> None:
-        for step in self._setup:
-            step.run(values)
         if capture._launches is None and simulated_device() is None:
             for step in self._steps:
                 step.run(values)

@@ -281,8 +281,9 @@ def device_input(value, element=None):
     if isinstance(value, DeviceArray) and value._view is None:
         yield value
         return
-    if isinstance(value, DeviceArray):  # a view with an offset or strides: a copy of it
-        array = buffer_pool().upload(value.numpy(), value.element)
+    if isinstance(value, DeviceArray):  # a view with an offset or strides: a pooled copy
+        outer = value.shape[: len(value.shape) - len(value._layout.shape)]
+        array = value._gather_into(take(outer, value._dtype_arg()))
     else:
         array = upload(value, element)
     try:
