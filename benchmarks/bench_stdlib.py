@@ -168,6 +168,39 @@ def scan_algorithms(xu, out) -> dict:
     return rows
 
 
+def select_algorithms(xu) -> dict:
+    """select with the count on the device by each algorithm at its default tile shape
+    (`_select_plan`'s runs), whichever the tuner chose for the calls above."""
+    n = len(xu)
+    dtype = np.dtype(np.uint32)
+    out, count = tx.empty(n, np.uint32), tx.empty(1, np.uint32)
+    want = xu.numpy()[xu.numpy() % 2 == 1]
+    rows = {}
+    for config in stdlib_device._scan_configs(None)[:2]:
+        plan = stdlib_device._select_plan(n, dtype, is_odd, config)
+        name = f"select_if_odd_u32 [{config['ALGORITHM']}]"
+        rows[name] = timed(lambda: plan.run(xu, out, count))
+        assert int(count.numpy()[0]) == len(want), name
+        assert np.array_equal(out.numpy()[: len(want)], want), name
+    return rows
+
+
+def reduce_configs(xf) -> dict:
+    """reduce by a few first-pass shapes (`_reduce_plan`'s runs), whichever the tuner chose."""
+    n = len(xf)
+    dtype = np.dtype(np.float32)
+    result = tx.empty((), np.float32)
+    want = float(np.sum(xf.numpy(), dtype=np.float64))
+    rows = {}
+    for items, groups in ((8, 8192), (8, 2048), (8, 1024), (16, 1024), (4, 1024)):
+        config = {"ITEMS": items, "WORKGROUPS": groups}
+        plan = stdlib_device._reduce_plan(n, dtype, dtype, "add", None, config)
+        name = f"reduce_sum_f32 [{items}x{groups}]"
+        rows[name] = timed(lambda: plan.run(xf, result))
+        assert abs(float(result.numpy()) - want) <= 1e-3 * abs(want) + 1, name
+    return rows
+
+
 def histogram_256(x) -> dict:
     """Ours for CUB's `histogram_256_u32` row: 256 bins of u32 values in [0, 256)."""
     counts = stdlib.histogram(x, 256).numpy()
@@ -211,6 +244,8 @@ def main() -> None:
             **select_odd(xu),
             **histogram_256(xh),
             **scan_algorithms(xu, out),
+            **select_algorithms(xu),
+            **reduce_configs(xf),
         }
         print("tuned:", json.dumps({k: str(v) for k, v in stdlib.tuning().items()}))
         torch_ours = {}
