@@ -35,7 +35,10 @@ from .errors import (
 )
 from .kernel import Kernel, func, kernel, struct
 from .options import options
-from .runtime import DeviceArray, adapter_summary, asarray, empty, synchronize, to_device, zeros
+from .runtime import DeviceArray, adapter_summary, asarray, empty, to_device, zeros
+from .runtime import synchronize as _synchronize
+from .runtime import expressions as _expressions
+from .runtime.expressions import clip, maximum, minimum, vectorize, where
 from .runtime import get_device as device
 from .runtime.profile import profile
 from .sim import activate_from_environment as _activate_simulator, simulator
@@ -52,6 +55,22 @@ globals().update(_types.VECTORS)
 globals().update(_types.MATRICES)
 globals().update(_INTRINSIC_OBJECTS)
 globals().update(_SPECIAL_FORMS)
+# tx.sqrt, tx.dot, ... also work on the host on arrays (lazy expressions); in kernels they
+# are the intrinsics they always were (`runtime/expressions.HostIntrinsic`).
+globals().update(
+    {
+        name: _expressions.HostIntrinsic(name)
+        for name in _expressions.HOST_INTRINSICS
+        if name in _INTRINSIC_OBJECTS
+    }
+)
+
+
+def synchronize() -> None:
+    """Evaluate the pending array expressions, then wait for all queued GPU work."""
+    _expressions.evaluate_pending()
+    _synchronize()
+
 
 __version__ = "0.1.0"
 
@@ -81,6 +100,11 @@ __all__ = [
     "empty",
     "zeros",
     "synchronize",
+    "where",
+    "minimum",
+    "maximum",
+    "clip",
+    "vectorize",
     "profile",
     "device",
     "adapter_summary",

@@ -23,6 +23,7 @@ from pyshader_tx.tuning.host import tunings as tuning
 
 from . import ops
 from . import array_kernels  # (DeviceArray views, astype: registers itself with the runtime)
+from . import expression_kernels  # (lazy DeviceArray expressions: registers itself too)
 from .device import exclusive_scan, inclusive_scan, reduce, select
 from .permute import gather, scatter
 from .histogram import histogram

@@ -305,6 +305,8 @@ class DeviceArray:
     def __setitem__(self, key, value) -> None:
         """`d[key] = value`: a value or array (broadcast as numpy does) written to the
         elements `d[key]` shows, ordered after the launches recorded before it."""
+        if _before_write:
+            _before_write[0]()
         outer, view, _ = views.index(self, key)
         shape = tuple(outer) + self._layout.shape
         try:
@@ -465,6 +467,8 @@ class DeviceArray:
         if self._view is not None:  # (its elements lie elsewhere than from byte 0)
             self[...] = array
             return
+        if _before_write:
+            _before_write[0]()
         write_storage(self._live_buffer("write()"), self._layout.to_storage(array))
 
 
@@ -488,6 +492,16 @@ _conversion: list = []
 def register_conversion(converted) -> None:
     """Convert arrays with `converted` (see `DeviceArray.astype`)."""
     _conversion[:] = [converted]
+
+
+#: `evaluate_pending()` of `expressions.py`: lazy expressions read their operands when
+#: evaluated, so a write to an array evaluates the pending ones first.
+_before_write: list = []
+
+
+def register_before_write(hook) -> None:
+    """Call `hook()` before every write to a DeviceArray (`d[...] = v`, `write`)."""
+    _before_write[:] = [hook]
 
 
 def binding_key(binding: tuple) -> tuple:

@@ -1,0 +1,760 @@
+"""The kernels of lazy DeviceArray expressions (`pyshader_tx/runtime/expressions.py`):
+generated as Python source for a `@tx.kernel`, compiled like user code, launched through
+prepared plans (`pyshader_tx/runtime/plans.py`). Registered with the runtime when the
+stdlib is imported.
+
+An expression's structure (`Node.key`: operators, dtypes, the leaves' shapes and views)
+gives its plan; the plan's kernel is found by its generated source text (and the
+`@tx.vectorize` functions it calls), so a kernel is compiled once per structure, never per
+value: scalars are uniforms, and array shapes, offsets and strides are uniforms baked
+into the plan.
+
+Each invocation computes a group of four consecutive elements (C order of the result):
+- an array that has the result's shape and lies contiguous is read by the element's own
+  index, four at a time as one vec4 (or, for bool data, one word of four bytes) when the
+  element count is a multiple of 4 and it starts at a multiple of 4 elements;
+- any other (broadcast dimensions, views with offsets and strides) through the element's
+  multi-index (up to 4 dimensions) dotted with its strides, read where it lies (no copy);
+- bool results are stored four bytes to a word (a bool element takes one byte, as numpy).
+
+A reduction of an expression (`sum prod max min mean`, `tx.dot`) evaluates the same
+groups in the load of a reduction: workgroups over contiguous ranges of groups (ITEMS
+groups in flight per invocation), a workgroup reduce into partials, then one workgroup
+over the partials (`finish`): two launches, one pass over the inputs.
+"""
+
+from __future__ import annotations
+
+import linecache
+import re
+import math
+import weakref
+
+import numpy as np
+
+import pyshader_tx as tx
+from pyshader_tx import Array, f32, u32
+from pyshader_tx import types as t
+from pyshader_tx.kernel import loops_end
+from pyshader_tx.runtime import expressions, plans, pool
+from pyshader_tx.runtime.arrays import DeviceArray
+from pyshader_tx.runtime.expressions import LazyArray, become, node_of
+
+from . import expression_functions
+from .ops import identity
+from .workgroup import workgroup_reduce
+
+#: Invocations per workgroup of the generated kernels.
+WORKGROUP = 256
+#: Groups of four elements in flight per invocation of a reduction.
+ITEMS = 4
+#: Workgroups of a reduction's first pass at most.
+REDUCE_WORKGROUPS = 4096
+#: Result dimensions a broadcast or strided operand may have.
+MAX_DIMS = 4
+
+TYPE_NAMES = {
+    np.dtype(np.float32): "f32",
+    np.dtype(np.int32): "i32",
+    np.dtype(np.uint32): "u32",
+    np.dtype(np.bool_): "bool",
+}
+TYPES = {np.dtype(np.float32): t.f32, np.dtype(np.int32): t.i32, np.dtype(np.uint32): t.u32}
+NUMPY_OF = {ty: dtype for dtype, ty in TYPES.items()}
+VECTORS = {np.dtype(np.float32): "vec4f", np.dtype(np.int32): "vec4i", np.dtype(np.uint32): "vec4u"}
+VECTOR_TYPES = {
+    np.dtype(np.float32): tx.vec4f,
+    np.dtype(np.int32): tx.vec4i,
+    np.dtype(np.uint32): tx.vec4u,
+}
+BOOL = np.dtype(np.bool_)
+U32 = np.dtype(np.uint32)
+I32 = np.dtype(np.int32)
+F32 = np.dtype(np.float32)
+COMPONENTS = "xyzw"
+
+
+def _kind(dtype: np.dtype) -> str:
+    return "b" if dtype == BOOL else dtype.kind
+
+
+# -- operators as code ----------------------------------------------------------------------
+
+#: (operator, loop kind or None for any) -> code with {a}, {b} (operands in the loop dtype).
+BINARY_CODE = {
+    ("add", "b"): "({a} or {b})",
+    ("add", None): "({a} + {b})",
+    ("subtract", None): "({a} - {b})",
+    ("multiply", "b"): "({a} and {b})",
+    ("multiply", None): "({a} * {b})",
+    ("true_divide", None): "({a} / {b})",
+    ("floor_divide", "f"): "({a} // {b})",
+    ("floor_divide", None): "int_floor_divide({a}, {b})",
+    ("remainder", "f"): "({a} % {b})",
+    ("remainder", None): "int_remainder({a}, {b})",
+    ("power", "f"): "float_power({a}, {b})",
+    ("power", None): "int_power({a}, {b})",
+    ("bitwise_and", "b"): "({a} and {b})",
+    ("bitwise_and", None): "({a} & {b})",
+    ("bitwise_or", "b"): "({a} or {b})",
+    ("bitwise_or", None): "({a} | {b})",
+    ("bitwise_xor", "b"): "({a} != {b})",
+    ("bitwise_xor", None): "({a} ^ {b})",
+    ("left_shift", None): "left_shift({a}, {b})",
+    ("right_shift", None): "right_shift({a}, {b})",
+    ("less", "b"): "(u32({a}) < u32({b}))",
+    ("less", None): "({a} < {b})",
+    ("less_equal", "b"): "(u32({a}) <= u32({b}))",
+    ("less_equal", None): "({a} <= {b})",
+    ("greater", "b"): "(u32({a}) > u32({b}))",
+    ("greater", None): "({a} > {b})",
+    ("greater_equal", "b"): "(u32({a}) >= u32({b}))",
+    ("greater_equal", None): "({a} >= {b})",
+    ("equal", None): "({a} == {b})",
+    ("not_equal", None): "({a} != {b})",
+    ("minimum", "b"): "({a} and {b})",
+    ("minimum", None): "min({a}, {b})",
+    ("maximum", "b"): "({a} or {b})",
+    ("maximum", None): "max({a}, {b})",
+    ("arctan2", None): "tx.atan2({a}, {b})",
+}
+#: The math functions: numpy's name -> tx's.
+MATH = {
+    "sqrt": "sqrt",
+    "sin": "sin",
+    "cos": "cos",
+    "tan": "tan",
+    "arcsin": "asin",
+    "arccos": "acos",
+    "arctan": "atan",
+    "sinh": "sinh",
+    "cosh": "cosh",
+    "tanh": "tanh",
+    "exp": "exp",
+    "exp2": "exp2",
+    "log": "log",
+    "log2": "log2",
+    "floor": "floor",
+    "ceil": "ceil",
+    "rint": "round",
+    "trunc": "trunc",
+    "sign": "sign",
+}
+UNARY_CODE = {
+    ("negative", "u"): "(u32(0) - {a})",
+    ("negative", None): "(-{a})",
+    ("absolute", "u"): "{a}",
+    ("absolute", "b"): "{a}",
+    ("absolute", None): "abs({a})",
+    ("invert", "b"): "(not {a})",
+    ("invert", None): "(~{a})",
+    ("sign", "u"): "sign_u32({a})",
+    **{(name, kind): "{a}" for name in ("floor", "ceil", "rint", "trunc") for kind in "iub"},
+    **{(name, None): f"tx.{spelled}({{a}})" for name, spelled in MATH.items()},
+}
+
+
+def _code(table: dict, name: str, kind: str) -> str:
+    code = table.get((name, kind))
+    return code if code is not None else table[(name, None)]
+
+
+def cast(code: str, source: np.dtype, target: np.dtype) -> str:
+    """`code` (a value of `source`) as a value of `target`, as numpy's astype converts."""
+    if source == target:
+        return code
+    if target == BOOL:
+        return f"({code} != {TYPE_NAMES[source]}(0))"
+    return f"{TYPE_NAMES[target]}({code})"
+
+
+# -- leaves ---------------------------------------------------------------------------------
+
+
+class Leaf:
+    """How the kernel reads one operand (see the module doc)."""
+
+    def __init__(self, index: int, key, shape: tuple, vectors: bool):
+        self.index = index
+        self.scalar = key[0] == "s"
+        if self.scalar:
+            self.dtype = np.dtype(key[1])
+            self.access = "uniform"
+            return
+        dtype, own_shape = key[1][0], key[1][1]
+        view = key[2]
+        self.dtype = dtype
+        itemsize = dtype.itemsize
+        if view is None:
+            offset, strides = 0, _c_strides(own_shape)
+        else:
+            offset = view.offset // itemsize
+            strides = tuple(s // itemsize for s in view.strides)
+        rank = len(shape)
+        strides = (0,) * (rank - len(own_shape)) + tuple(
+            0 if n == 1 else s for n, s in zip(own_shape, strides)
+        )
+        padded = (1,) * (rank - len(own_shape)) + tuple(own_shape)
+        self.offset, self.strides = offset, strides
+        contiguous = padded == tuple(shape) and all(
+            s == c or n == 1 for s, c, n in zip(strides, _c_strides(shape), shape)
+        )
+        if not any(strides):
+            self.access = "one"
+        elif contiguous:
+            self.access = "vector" if vectors and offset % 4 == 0 else "flat"
+        else:
+            self.access = "strided"
+            if rank > MAX_DIMS:
+                raise ValueError(
+                    f"an operand of shape {own_shape} broadcast or viewed into a result of "
+                    f"{rank} dimensions (strided operands take at most {MAX_DIMS}); pass a "
+                    f"copy of the same shape as the result"
+                )
+        low = high = offset
+        for n, s in zip(shape, strides):
+            if n > 1:
+                low, high = (low + (n - 1) * s, high) if s < 0 else (low, high + (n - 1) * s)
+        self.elements = high + 1  # what the binding must cover, from element 0
+
+    def parameter(self) -> str:
+        i = self.index
+        if self.scalar:
+            return f"c{i}: {'u32' if self.dtype == BOOL else TYPE_NAMES[self.dtype]}"
+        if self.dtype == BOOL:
+            element = "u32"
+        elif self.access == "vector":
+            element = VECTORS[self.dtype]
+        else:
+            element = TYPE_NAMES[self.dtype]
+        extra = f", s{i}: tx.vec4i" if self.access == "strided" else ""
+        return f"x{i}: Array[{element}], o{i}: i32{extra}"
+
+    def binding(self, plan, slot) -> list:
+        """The plan's arguments for this leaf: the array's view, its offset (and strides)."""
+        if self.scalar:
+            return [slot]
+        if self.dtype == BOOL:
+            view = plans.View(slot, (-(-self.elements // 4),), t.u32)
+        elif self.access == "vector":
+            view = plans.View(slot, (self.elements // 4,), VECTOR_TYPES[self.dtype])
+        else:
+            view = plans.View(slot, (self.elements,), TYPES[self.dtype])
+        offset = self.offset // 4 if self.access == "vector" else self.offset
+        if self.access != "strided":
+            return [view, offset]
+        padding = (0,) * (MAX_DIMS - len(self.strides))
+        return [view, offset, tx.vec4i(*(padding + self.strides))]
+
+    def load(self, lines: list, group: str) -> None:
+        """Lines that read this leaf's group of four elements once (vector access)."""
+        if self.access == "vector":
+            lines.append(f"L{self.index} = x{self.index}[{group} + u32(o{self.index})]")
+
+    def value(self, c: int) -> str:
+        """Element c (0..3) of the group, a value of the leaf's dtype."""
+        i = self.index
+        if self.scalar:
+            return f"(c{i} != u32(0))" if self.dtype == BOOL else f"c{i}"
+        place = {
+            "one": f"u32(o{i})",
+            "flat": f"(k{c} + u32(o{i}))",
+            "strided": f"u32(o{i} + {_dotted(i)})".replace("@", str(c)),
+        }.get(self.access)
+        if self.access == "vector":
+            if self.dtype == BOOL:
+                return f"byte_of(L{i}, u32({c}))"
+            return f"L{i}.{COMPONENTS[c]}"
+        if self.dtype == BOOL:
+            return f"byte_of(x{i}[{place} >> u32(2)], {place} & u32(3))"
+        return f"x{i}[{place}]"
+
+
+def _c_strides(shape: tuple) -> tuple:
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+def _dotted(i: int) -> str:
+    return " + ".join(f"i32(m@{d}) * s{i}.{COMPONENTS[d]}" for d in range(MAX_DIMS))
+
+
+# -- generating a kernel --------------------------------------------------------------------
+
+
+class Generator:
+    """The source of the kernel of one expression structure (`key`) over a result of
+    `shape` (see the module doc)."""
+
+    def __init__(self, key, shape: tuple):
+        self.shape = tuple(shape)
+        self.count = math.prod(self.shape)
+        self.vectors = self.count % 4 == 0
+        self.leaves: list[Leaf] = []
+        self.functions: list = []  # vectorized @tx.funcs, named vf0, vf1, ...
+        self.tree = self._walk(key)
+
+    def _walk(self, key):
+        """`key` with its leaves replaced by Leaf objects (numbered in order)."""
+        if key[0] in ("a", "s"):
+            leaf = Leaf(len(self.leaves), key, self.shape, self.vectors)
+            self.leaves.append(leaf)
+            return leaf
+        name, loops, dtype, *children = key
+        if name == "vectorize":
+            func, *loops = loops
+            if func not in self.functions:
+                self.functions.append(func)
+            name = f"vf{self.functions.index(func)}"
+        return (name, tuple(loops), dtype, [self._walk(child) for child in children])
+
+    @property
+    def strided(self) -> bool:
+        return any(leaf.access == "strided" for leaf in self.leaves)
+
+    def parameters(self) -> str:
+        params = [leaf.parameter() for leaf in self.leaves]
+        params.append("n: u32")
+        params.append("groups: u32")
+        if self.strided:
+            params.append("shape: tx.vec4u")
+        return ", ".join(params)
+
+    def arguments(self, plan, slots) -> list:
+        args = []
+        for leaf, slot in zip(self.leaves, slots):
+            args += leaf.binding(plan, slot)
+        args += [self.count, -(-self.count // 4)]
+        if self.strided:
+            padded = (1,) * (MAX_DIMS - len(self.shape)) + self.shape
+            args.append(tx.vec4u(*padded))
+        return args
+
+    def group_lines(self, group: str) -> tuple[list, list]:
+        """(lines, the four result codes) computing the group `group` (a u32 expression)."""
+        lines = [f"k0 = {group} * u32(4)"]
+        for c in range(1, 4):
+            lines.append(f"k{c} = min(k0 + u32({c}), n - u32(1))")
+        for leaf in self.leaves:
+            leaf.load(lines, group)
+        results = []
+        for c in range(4):
+            if self.strided:
+                self._multi_index(lines, c)
+            results.append(self._expression(self.tree, c, lines))
+        return lines, results
+
+    def _multi_index(self, lines: list, c: int) -> None:
+        rank = len(self.shape)
+        lines.append(f"e = k{c}")
+        for d in range(MAX_DIMS - 1, -1, -1):
+            if d < MAX_DIMS - rank:
+                lines.append(f"m{c}{d} = u32(0)")
+            elif d == MAX_DIMS - rank:
+                lines.append(f"m{c}{d} = e")
+            else:
+                lines.append(f"m{c}{d} = e % shape.{COMPONENTS[d]}")
+                lines.append(f"e = e // shape.{COMPONENTS[d]}")
+
+    def _expression(self, tree, c: int, lines: list) -> str:
+        """A name holding `tree`'s value for element c (lines appended compute it)."""
+        if isinstance(tree, Leaf):
+            return tree.value(c)
+        name, loops, dtype, children = tree
+        args = [
+            cast(self._expression(child, c, lines), _dtype_of(child), loop)
+            for child, loop in zip(children, loops)
+        ]
+        if name.startswith("vf"):
+            code = f"{name}({', '.join(args)})"
+        elif name == "where":
+            code = f"({args[1]} if {args[0]} else {args[2]})"
+        elif len(args) == 2:
+            code = _code(BINARY_CODE, name, _kind(loops[0])).format(a=args[0], b=args[1])
+        else:
+            code = _code(UNARY_CODE, name, _kind(loops[0])).format(a=args[0])
+        temp = f"t{len(lines)}"
+        lines.append(f"{temp} = {code}")
+        return cast(temp, _result_of(tree, loops), dtype)
+
+    @property
+    def dtype(self) -> np.dtype:
+        return _dtype_of(self.tree)
+
+    def elementwise_source(self) -> str:
+        """The source of the kernel that stores the expression's elements in `out`."""
+        dtype = self.dtype
+        if dtype == BOOL:
+            out = "u32"
+        elif self.vectors:
+            out = VECTORS[dtype]
+        else:
+            out = TYPE_NAMES[dtype]
+        lines, results = self.group_lines("q")
+        if dtype == BOOL:
+            lines.append(f"out[q] = pack_bytes({', '.join(results)})")
+        elif self.vectors:
+            lines.append(f"out[q] = {out}({', '.join(results)})")
+        else:
+            for c, result in enumerate(results):
+                lines.append(f"if k0 + u32({c}) < n:")
+                lines.append(f"    out[k0 + u32({c})] = {result}")
+        body = "\n".join(f"        {line}" for line in lines)
+        return (
+            f"@tx.kernel(workgroup_size={WORKGROUP})\n"
+            f"def expression(out: Array[{out}], {self.parameters()}):\n"
+            f"    q = tx.global_invocation_id().x\n"
+            f"    if q < groups:\n"
+            f"{body}\n"
+        )
+
+    def reduction_source(self, how: str, accumulate: np.dtype) -> str:
+        """The source of the first pass of a reduction: partials[g] = the reduction of
+        workgroup g's range of groups (`per` groups, a multiple of WORKGROUP * ITEMS)."""
+        acc = TYPE_NAMES[accumulate]
+        op = ACCUMULATE[REDUCED_OPS[how]]
+        lines_of = []
+        for j in range(ITEMS):
+            lines, results = self.group_lines(f"(q + u32({j * WORKGROUP}))")
+            values = [cast(r, self.dtype, accumulate) for r in results]
+            if not self.vectors:  # (the last group may be partial: its extra elements count not)
+                values = [
+                    f"({v} if k0 + u32({c}) < n else {IDENTITY_CODE[REDUCED_OPS[how]](acc)})"
+                    for c, v in enumerate(values)
+                ]
+            combined = op.format(
+                a=op.format(a=values[0], b=values[1]), b=op.format(a=values[2], b=values[3])
+            )
+            lines_of.append((lines, combined))
+        identity = IDENTITY_CODE[REDUCED_OPS[how]](acc)
+        full = []
+        for j, (lines, combined) in enumerate(lines_of):
+            full += _renamed(lines, j)
+            full.append(f"acc = {op.format(a='acc', b=_renamed_code(combined, j))}")
+        tail = []
+        for j, (lines, combined) in enumerate(lines_of):
+            tail.append(f"if q + u32({j * WORKGROUP}) < end:")
+            tail += [f"    {line}" for line in _renamed(lines, j)]
+            tail.append(f"    acc = {op.format(a='acc', b=_renamed_code(combined, j))}")
+        full_body = "\n".join(f"        {line}" for line in full)
+        tail_body = "\n".join(f"    {line}" for line in tail)
+        return (
+            f"@tx.kernel(workgroup_size={WORKGROUP})\n"
+            f"def reduction(partials: Array[{acc}], per: u32, {self.parameters()}):\n"
+            f"    g = tx.workgroup_id().x\n"
+            f"    t = tx.local_invocation_id().x\n"
+            f"    acc = {identity}\n"
+            f"    q = g * per + t\n"
+            f"    end = min(g * per + per, groups)\n"
+            f"    while q + u32({WORKGROUP * (ITEMS - 1)}) < end:\n"
+            f"{full_body}\n"
+            f"        q += u32({WORKGROUP * ITEMS})\n"
+            f"{tail_body}\n"
+            f"    total = workgroup_reduce(acc, {REDUCED_OPS[how]!r})\n"
+            f"    if t == u32(0):\n"
+            f"        partials[g] = total\n"
+        )
+
+
+def _renamed(lines: list, j: int) -> list:
+    """The lines of group j with their names made its own (k0 -> k0_j, t5 -> t5_j, ...)."""
+    return [_renamed_code(line, j) for line in lines]
+
+
+def _renamed_code(code: str, j: int) -> str:
+    return re.sub(r"\b([ktmLe])(\d*)\b", lambda m: f"{m.group(1)}{m.group(2)}_{j}", code)
+
+
+def _dtype_of(tree) -> np.dtype:
+    return tree.dtype if isinstance(tree, Leaf) else tree[2]
+
+
+def _result_of(tree, loops) -> np.dtype:
+    """The dtype the code of an operator node computes (before its cast to the node's)."""
+    name, _, dtype, _ = tree
+    return dtype if name.startswith("vf") or name == "where" else _native_result(name, loops, dtype)
+
+
+def _native_result(name: str, loops, dtype) -> np.dtype:
+    return dtype
+
+
+# -- reductions -----------------------------------------------------------------------------
+
+REDUCED_OPS = {"sum": "add", "mean": "add", "prod": "mul", "max": "max", "min": "min"}
+ACCUMULATE = {
+    "add": "({a} + {b})",
+    "mul": "({a} * {b})",
+    "max": "max({a}, {b})",
+    "min": "min({a}, {b})",
+}
+IDENTITY_CODE = {
+    "add": lambda acc: f"{acc}(0)",
+    "mul": lambda acc: f"{acc}(1)",
+    "max": lambda acc: {"f32": "f32(-math.inf)", "i32": "i32(-2147483648)", "u32": "u32(0)"}[acc],
+    "min": lambda acc: {"f32": "f32(math.inf)", "i32": "i32(2147483647)", "u32": "u32(4294967295)"}[
+        acc
+    ],
+}
+
+
+def accumulation(how: str, dtype: np.dtype) -> tuple[np.dtype, np.dtype]:
+    """(the dtype a reduction accumulates in, its result's dtype) over `dtype` (numpy's,
+    narrowed: integer sums and products stay 32-bit, bool ones count in int32, means are
+    float32)."""
+    if how == "mean":
+        return F32, F32
+    if dtype == BOOL:
+        return (I32, I32) if how in ("sum", "prod") else (U32, BOOL)
+    return dtype, dtype
+
+
+T = tx.TypeVar("T", u32, tx.i32, f32)
+
+
+@loops_end
+@tx.kernel(workgroup_size=WORKGROUP)
+def finish(partials: Array[T], out: Array[T], count: u32, scale: f32, op: tx.Func):
+    """out[0] = op over partials[:count] (times `scale` for f32: a mean's 1 / n)."""
+    t_ = tx.local_invocation_id().x
+    acc = identity(op, partials[0])
+    i = t_ + u32(WORKGROUP)
+    if t_ < count:
+        acc = partials[t_]
+    while i < count:
+        acc = op(acc, partials[i])
+        i += u32(WORKGROUP)
+    total = workgroup_reduce(acc, op)
+    if t_ == u32(0):
+        if T is f32:
+            out[0] = total * scale
+        else:
+            out[0] = total
+
+
+# -- kernels and plans ----------------------------------------------------------------------
+
+HEADER = """import math
+import pyshader_tx as tx
+from pyshader_tx import Array, f32, i32, u32, vec4f, vec4i, vec4u
+from pyshader_tx.stdlib.expression_functions import (
+    byte_of, float_power, int_floor_divide, int_power, int_remainder, left_shift,
+    pack_bytes, right_shift, sign_u32,
+)
+from pyshader_tx.stdlib.workgroup import workgroup_reduce
+"""
+_kernels: dict = {}  # (source, vectorized functions) -> the kernel
+PLANS = plans.PlanCache("expressions", size=64)
+
+
+def kernel_of(source: str, functions: list, name: str):
+    """The kernel `name` of generated `source` (compiled once per source and functions)."""
+    key = (source, tuple(functions))
+    kernel = _kernels.get(key)
+    if kernel is None:
+        filename = f"<pyshader_tx expression {len(_kernels)}>"
+        text = HEADER + source
+        linecache.cache[filename] = (len(text), None, text.splitlines(keepends=True), filename)
+        namespace = {"__name__": f"pyshader_tx_expression_{len(_kernels)}"}
+        for i, func in enumerate(functions):
+            namespace[f"vf{i}"] = func
+        exec(compile(text, filename, "exec"), namespace)
+        kernel = _kernels[key] = namespace[name]
+    return kernel
+
+
+def _inputs(plan, generator: Generator) -> list:
+    slots = []
+    for leaf in generator.leaves:
+        if leaf.scalar:
+            dtype = U32 if leaf.dtype == BOOL else leaf.dtype
+            slots.append(plan.input(None, dtype))
+        else:
+            slots.append(plan.input((leaf.elements,), leaf.dtype))
+    return slots
+
+
+def _elementwise_plan(key, shape: tuple, dtype: np.dtype) -> plans.Plan:
+    generator = Generator(key, shape)
+    kernel = kernel_of(generator.elementwise_source(), generator.functions, "expression")
+    plan = plans.Plan("expression")
+    out = plan.input((generator.count,), dtype)
+    slots = _inputs(plan, generator)
+    if dtype == BOOL:
+        view = plans.View(out, (-(-generator.count // 4),), t.u32)
+    elif generator.vectors:
+        view = plans.View(out, (generator.count // 4,), VECTOR_TYPES[dtype])
+    else:
+        view = plans.View(out, (generator.count,), TYPES[dtype])
+    groups = -(-generator.count // 4)
+    plan.launch(kernel, view, *generator.arguments(plan, slots), threads=groups)
+    plan.bools = _bool_scalars(generator)
+    return plan
+
+
+def _bool_scalars(generator: Generator) -> tuple:
+    return tuple(i for i, leaf in enumerate(generator.leaves) if leaf.scalar and leaf.dtype == BOOL)
+
+
+def _values(plan, leaves) -> tuple:
+    if plan.bools:
+        leaves = list(leaves)
+        for i in plan.bools:
+            leaves[i] = int(bool(leaves[i]))
+    return leaves
+
+
+def evaluate(array: LazyArray) -> None:
+    """Give the LazyArray `array` its storage: its expression's kernel, recorded."""
+    node = node_of(array)
+    shape, dtype = array.shape, array.dtype
+    plan = PLANS.get(("=", node.key))
+    if plan is None:
+        plan = PLANS.put(("=", node.key), _elementwise_plan(node.key, shape, dtype))
+    nbytes = max(4, (array.size * dtype.itemsize + 3) & ~3)
+    buffers = pool.buffer_pool()
+    buffer = buffers._buffer(nbytes, False)
+    weakref.finalize(array, buffers._park, buffer)
+    leaves = node.leaves
+    become(array, buffer, nbytes)
+    if array.size:
+        plan.run(array, *_values(plan, leaves))
+
+
+def _reduction_plan(how: str, key, shape: tuple, dtype: np.dtype) -> plans.Plan:
+    generator = Generator(key, shape)
+    accumulate, result = accumulation(how, dtype)
+    source = generator.reduction_source(how, accumulate)
+    kernel = kernel_of(source, generator.functions, "reduction")
+    groups = -(-generator.count // 4)
+    row = WORKGROUP * ITEMS
+    per = -(-groups // REDUCE_WORKGROUPS)
+    per = -(-per // row) * row
+    workgroups = -(-groups // per)
+    plan = plans.Plan(f"expression {how}")
+    plan.out = plan.result((), result)
+    out = plan.input((), result)
+    slots = _inputs(plan, generator)
+    partials = plan.scratch(workgroups, accumulate)
+    plan.launch(kernel, partials, per, *generator.arguments(plan, slots), workgroups=workgroups)
+    target = plans.View(out, (1,), TYPES[accumulate])
+    scale = 1.0 / generator.count if how == "mean" else 1.0
+    plan.launch(finish, partials, target, workgroups, scale, op=REDUCED_OPS[how], workgroups=1)
+    plan.bools = _bool_scalars(generator)
+    return plan
+
+
+def reduce(array: DeviceArray, how: str) -> DeviceArray:
+    """The reduction `how` of `array` (its expression fused into the load): a 0-d array."""
+    if type(array) is LazyArray:
+        node = node_of(array)
+        key, leaves = node.key, node.leaves
+    else:
+        key, leaves = ("a", array._sig, array._view), (array,)
+    dtype = array.dtype
+    if array.size == 0:
+        return _empty_reduction(how, dtype)
+    plan = PLANS.get((how, key))
+    if plan is None:
+        plan = PLANS.put((how, key), _reduction_plan(how, key, array.shape, dtype))
+    result = pool.result_like(plan.out)
+    plan.run(result, *_values(plan, leaves))
+    return result
+
+
+def _empty_reduction(how: str, dtype: np.dtype) -> DeviceArray:
+    if how in ("max", "min"):
+        raise ValueError(f"{how}() of an empty array: the operation has no identity")
+    accumulate, result = accumulation(how, dtype)
+    value = {"sum": 0, "prod": 1, "mean": np.nan}[how]
+    return tx.to_device(np.array(value, result))
+
+
+# -- stdlib calls and vectorize --------------------------------------------------------------
+
+
+def _one_dimensional(array, name: str):
+    if array.ndim != 1:
+        raise ValueError(f"DeviceArray.{name}() takes a 1-D array, not shape {array.shape}")
+    return array
+
+
+def cumsum(array, axis=None):
+    """numpy's cumsum (of the flattened array: axis=None): tx.stdlib.inclusive_scan."""
+    from . import device
+
+    if axis is not None and not (array.ndim == 1 and axis in (0, -1)):
+        raise NotImplementedError("DeviceArray.cumsum: only axis=None (or 0 for 1-D arrays)")
+    flat = array if array.ndim == 1 else array.ravel()
+    if flat.dtype == BOOL:
+        flat = flat.astype(np.int32)
+    return device.inclusive_scan(flat)
+
+
+def sort(array, descending=False):
+    """tx.stdlib.sort of a 1-D array (a new array)."""
+    from . import sort as sorting
+
+    return sorting.sort(_one_dimensional(array, "sort"), descending=descending)
+
+
+def argsort(array, descending=False):
+    """tx.stdlib.argsort of a 1-D array (u32 indices, stable)."""
+    from . import sort as sorting
+
+    return sorting.argsort(_one_dimensional(array, "argsort"), descending=descending)
+
+
+def signature(func, dtypes: tuple) -> tuple:
+    """(parameter dtypes, result dtype) of the vectorized @tx.func `func` for arguments of
+    `dtypes` (numpy dtypes, or Python types of weak scalars): a TypeVar parameter takes
+    numpy's promotion of the arguments it annotates, a typed one its type (the argument
+    converted where numpy's same_kind casting allows)."""
+    from pyshader_tx.frontend import annotations
+
+    source = func.function_source()
+    args = source.node.args.args
+    name = func.__name__
+    if len(args) != len(dtypes):
+        raise TypeError(f"{name} takes {len(args)} arguments, got {len(dtypes)}")
+    if source.node.returns is None:
+        raise TypeError(f"@tx.vectorize: {name} must annotate its (scalar) result")
+    weak = {int: 0, float: 0.0, bool: False}
+    grouped: dict = {}
+    for arg, dtype in zip(args, dtypes):
+        for typevar in annotations.typevars_in(arg.annotation, source):
+            grouped.setdefault(typevar, []).append(weak.get(dtype, dtype))
+    binding = {}
+    for typevar, members in grouped.items():
+        promoted = np.result_type(*members)
+        if all(type(m) in (int, float, bool) for m in members):
+            promoted = {int: I32, float: F32, bool: BOOL}[type(members[0])]
+        promoted = expressions.NARROWED.get(promoted, promoted)
+        if promoted not in TYPES:
+            raise TypeError(f"{name}: its arguments of {promoted} cannot be {typevar!r}")
+        binding[typevar] = TYPES[promoted]
+    bound = annotations.bind_typevars(source, binding) if binding else source
+    params = []
+    for position, (arg, dtype) in enumerate(zip(args, dtypes)):
+        ty = annotations.evaluate_annotation(arg.annotation, bound, f"{name}'s parameter")
+        target = NUMPY_OF.get(ty)
+        if target is None:
+            raise TypeError(f"@tx.vectorize: {name}'s parameter {arg.arg} must be u32, i32 or f32")
+        if isinstance(dtype, np.dtype) and not np.can_cast(dtype, target, "same_kind"):
+            raise TypeError(
+                f"{name}: argument {position + 1} of {dtype} does not convert to {arg.arg}'s "
+                f"{target} (numpy's same_kind casting); cast it first"
+            )
+        params.append(target)
+    result = annotations.evaluate_annotation(source.node.returns, bound, f"{name}'s result")
+    if result not in NUMPY_OF and result != t.bool_:
+        raise TypeError(f"@tx.vectorize: {name} must return u32, i32, f32 or bool")
+    return tuple(params), NUMPY_OF.get(result, BOOL)
+
+
+expressions.register_evaluator(
+    evaluate, reduce, {"cumsum": cumsum, "sort": sort, "argsort": argsort}, signature
+)
