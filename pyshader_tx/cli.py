@@ -2,7 +2,7 @@
 
 Transpiles the module-level `@tx.kernel`s of a file without importing or executing it
 (`frontend.static` reads the file's AST), to standard WGSL, naga's WGSL, SPIR-V, SPIR-V
-assembly or JSON reflection; with `-o DIR` one file per kernel and target, else one kernel
+assembly, JSON reflection or an ES module for WebGPU (with TypeScript declarations); with `-o DIR` one file per kernel and target, else one kernel
 and target on stdout. `--run` runs each kernel's SPIR-V on the native Vulkan device with
 generated inputs (`run_kernels.py`). Problems are reported like a compiler's on stderr;
 the exit status is 0 on success, 1 for compile errors (or a failed `--check` or `--run`),
@@ -35,6 +35,8 @@ TARGETS = {
     "spirv": (".spv", "SPIR-V 1.3 binary for Vulkan 1.1"),
     "spvasm": (".spvasm", "SPIR-V assembly text, spirv-as syntax"),
     "json": (".json", "reflection: entry point, bindings, layouts, features"),
+    "js": (".js", "an ES module for WebGPU: the WGSL, layouts and createKernel(device)"),
+    "d.ts": (".d.ts", "the TypeScript declarations of the js target's module"),
 }
 
 EXIT_OK, EXIT_COMPILE_ERROR, EXIT_USAGE = 0, 1, 2
@@ -50,6 +52,8 @@ examples:
   pyshader-tx kernels.py -o build               write build/<kernel>.wgsl for every kernel
   pyshader-tx kernels.py -o build --target wgsl-naga --target json --check
   pyshader-tx kernels.py -o build --const BLOCK=256 --const reduce.ITEMS=4
+  pyshader-tx kernels.py -o web --target js --target d.ts
+                                                write web/<kernel>.js and .d.ts for WebGPU
   pyshader-tx kernels.py --run                  run every kernel's SPIR-V on native Vulkan
   pyshader-tx kernels.py --kernel saxpy --run --size 100000 --fill zeros
   python -m pyshader_tx kernels.py --kernel saxpy --target json
@@ -454,6 +458,13 @@ def _render(kernel: Kernel, compiled: CompiledKernel, target: str, session: Sess
         if target == "spvasm":
             return compiled.spirv_asm()
         source = kernel.function_source()
+        if target in ("js", "d.ts"):
+            from .backend_js import write_dts, write_js
+
+            if target == "d.ts":
+                return write_dts(compiled, kernel.__name__)
+            where = f"{Path(source.filename).name}, line {source.node.lineno}"
+            return write_js(compiled, kernel.__name__, where)
         location = {
             "file": source.filename,
             "line": source.node.lineno,

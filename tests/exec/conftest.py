@@ -34,7 +34,7 @@ from pyshader_tx.validate import (
     validate_tint,
 )
 
-SOURCES = ("wgsl", "spirv", "vulkan", "sim")
+SOURCES = ("wgsl", "spirv", "vulkan", "sim", "dawn")
 
 #: Set (by benchmarks/run_device_tests.sh) to run the SPIR-V half where spirv-val is missing
 #: (and to skip the native Vulkan third where the `vulkan` package is missing).
@@ -116,6 +116,9 @@ def shader_source(request, monkeypatch):
         if not spirv_val_available():
             pytest.fail("spirv-val is not installed: install the Debian package spirv-tools")
         _check_spirv_on_the_way(monkeypatch)
+    if request.param == "dawn":
+        yield from _dawn_run(request, monkeypatch)
+        return
     if request.param == "vulkan":
         marker = request.node.get_closest_marker("wgpu_only")
         if marker is not None:
@@ -131,6 +134,33 @@ def shader_source(request, monkeypatch):
     previous = tx.options.shader_source
     tx.options.shader_source = "spirv" if request.param == "vulkan" else request.param
     yield request.param
+    tx.options.shader_source = previous
+
+
+def _dawn_run(request, monkeypatch):
+    """The fifth run: launches go through the generated ES module on Dawn (`dawn.py`)."""
+    import dawn_executor as dawn
+
+    marker = request.node.get_closest_marker("wgpu_only")
+    if marker is not None:
+        pytest.skip(f"a test of wgpu: {marker.args[0]}")
+    reason = dawn.EXCEPTIONS.get(request.node.originalname)
+    if reason is not None:
+        pytest.skip(f"not on Dawn: {reason}")
+    problem = dawn.available()
+    if problem is not None:
+        pytest.fail(f"Dawn is not available ({problem})")
+
+    def dawn_launch(interface, get_code, args, threads=None, workgroups=None) -> None:
+        try:
+            dawn.launch(interface, get_code, args, threads=threads, workgroups=workgroups)
+        except dawn.Skip as reason:
+            pytest.skip(f"not on Dawn: {reason}")
+
+    monkeypatch.setattr(runtime, "launch", dawn_launch)
+    previous = tx.options.shader_source
+    tx.options.shader_source = "wgsl"
+    yield "dawn"
     tx.options.shader_source = previous
 
 

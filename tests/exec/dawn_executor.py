@@ -1,0 +1,323 @@
+"""The Dawn executor of the execution suite: kernel launches run through the ES module that
+`pyshader-tx --target js` writes (`backend_js`), on Dawn (dawn.node, Chrome's WebGPU
+engine) over Mesa 25's lavapipe (`make dawn-deps`, tools/dawn/fetch_mesa.sh).
+
+`launch` has the signature of `runtime.launch`. It checks the arguments as the Python
+launcher does (the same errors), packs the uniform block with `UniformPacker`, writes the
+kernel's module (once per specialisation, into a temporary folder) and sends the call to
+one node process (`tools/dawn/executor.mjs`, started on first use and kept for the
+session), which imports the module, calls `createKernel(device)` once and `dispatch(...)`
+per launch. The reply carries the written arrays, copied back into the numpy arguments in
+place, and the uniform bytes the module packed, which must equal the Python launcher's.
+"""
+
+from __future__ import annotations
+
+import atexit
+import base64
+import hashlib
+import importlib
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import weakref
+from pathlib import Path
+
+import numpy as np
+
+from pyshader_tx import types as t
+from pyshader_tx.backend_js import write_js
+from pyshader_tx.kernel import CompiledKernel
+from pyshader_tx.printing import dropped_message, read_records
+from pyshader_tx.runtime.arguments import ArrayParam
+from pyshader_tx.runtime.arrays import DeviceArray
+from pyshader_tx.runtime.dispatch import compute_dispatch
+from pyshader_tx.runtime.uniforms import UniformPacker
+
+ROOT = Path(__file__).resolve().parents[2]
+DAWN_DIR = ROOT / "tools" / "dawn"
+MESA = DAWN_DIR / "mesa"
+EXECUTOR = DAWN_DIR / "executor.mjs"
+WEBGPU = ROOT / "tools" / "tint" / "node_modules" / "webgpu" / "index.js"
+TIMEOUT = 120.0  # seconds for one launch (a kernel that never ends fails, not hangs)
+
+TYPED_ARRAYS = {"f32": "Float32Array", "i32": "Int32Array", "u32": "Uint32Array"}
+
+
+#: Tests of tests/exec that run on wgpu but not on Dawn, by test name (before the
+#: parameters), with the reason; the Dawn run skips them (`conftest.py`).
+EXCEPTIONS = {
+    "test_float_floor_division_of_a_constant_zero": (
+        "Tint loses the sign of a constant -0.0 (WGSL `bitcast<u32>(-0.0f)` reads 0 on Dawn;"
+        " a -0.0 computed at run time keeps it), so -0.0 // 7.25 gives 0.0"
+    ),
+    "test_kernels_beyond_the_device_limits_are_refused": (
+        "the Python launcher's own limit checks (workgroup size and memory) with its messages;"
+        " the JS module leaves them to WebGPU's pipeline validation"
+    ),
+    "test_missing_subgroup_feature_names_the_feature_and_line": (
+        "the wgpu runtime's feature check (the JS module checks device.features itself)"
+    ),
+    "test_half_vector_bitcasts_run_natively_and_are_refused_by_naga": (
+        "a test that naga refuses f16 vector bitcasts; Tint takes them"
+    ),
+}
+
+
+class Skip(Exception):
+    """A launch the Dawn executor cannot make (the reason says why)."""
+
+
+class DawnError(RuntimeError):
+    """Dawn or the generated module refused or failed a launch."""
+
+
+def environment() -> dict:
+    """The process environment of dawn.node: Mesa 25's lavapipe (see tools/dawn/env.sh)."""
+    env = dict(os.environ)
+    lib = next((MESA / "root" / "usr" / "lib").glob("*-linux-gnu"), None)
+    env["VK_ICD_FILENAMES"] = str(MESA / "lvp_icd.json")
+    env.pop("VK_DRIVER_FILES", None)
+    env["LD_LIBRARY_PATH"] = ":".join(p for p in (str(lib), env.get("LD_LIBRARY_PATH")) if p)
+    # lavapipe without its own worker threads: with them dawn.node aborted now and then
+    # (tools/dawn/README.md has the measurements).
+    env.setdefault("LP_NUM_THREADS", "0")
+    return env
+
+
+def available() -> str | None:
+    """None when Dawn can run, else what is missing."""
+    if not WEBGPU.is_file():
+        return f"{WEBGPU} is missing: run make node-deps"
+    if not (MESA / "lvp_icd.json").is_file():
+        return "Mesa 25's lavapipe is not unpacked in tools/dawn/mesa: run make dawn-deps"
+    return None
+
+
+class Executor:
+    """One dawn.node process answering launches, one at a time."""
+
+    def __init__(self):
+        self.process = None
+        self.replies = None
+        self.folder = Path(tempfile.mkdtemp(prefix="pyshader_tx_dawn_"))
+        # compiled kernel -> module path (weak: the executor keeps no kernel alive)
+        self.modules = weakref.WeakKeyDictionary()
+
+    def start(self) -> None:
+        read, write = os.pipe()
+        self.process = subprocess.Popen(
+            ["node", str(EXECUTOR)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,  # Dawn's own printf()s
+            stderr=subprocess.PIPE,
+            pass_fds=(write,),
+            env={**environment(), "WEBGPU_MODULE": str(WEBGPU), "REPLY_FD": str(write)},
+            text=True,
+        )
+        os.close(write)
+        self.replies = os.fdopen(read, "r", encoding="utf-8")
+
+    def request(self, message: dict) -> dict:
+        if self.process is None or self.process.poll() is not None:
+            self.start()
+        try:
+            self.process.stdin.write(json.dumps(message) + "\n")
+            self.process.stdin.flush()
+            line = self.replies.readline()
+        except (BrokenPipeError, OSError):
+            line = ""
+        if not line:
+            self.process.wait(timeout=10)
+            error = self.process.stderr.read()
+            self.process = None
+            raise DawnError(f"dawn.node exited ({self.process_status(error)})")
+        return json.loads(line)
+
+    @staticmethod
+    def process_status(stderr: str) -> str:
+        tail = "\n".join(stderr.strip().splitlines()[-8:])
+        return tail or "no message"
+
+    def close(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.stdin.close()
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        self.process = None
+
+    def module_for(self, compiled: CompiledKernel) -> Path:
+        path = self.modules.get(compiled)
+        if path is None:
+            text = write_js(compiled, compiled.kernel.__name__)
+            digest = hashlib.sha1(text.encode()).hexdigest()[:16]
+            path = self.folder / f"{compiled.interface.name}_{digest}.js"
+            if not path.exists():
+                path.write_text(text, encoding="utf-8")
+            self.modules[compiled] = path
+        return path
+
+
+_executor: Executor | None = None
+
+
+def executor() -> Executor:
+    global _executor
+    if _executor is None:
+        _executor = Executor()
+        atexit.register(close)
+    return _executor
+
+
+def close() -> None:
+    if _executor is not None:
+        _executor.close()
+
+
+# -- values -------------------------------------------------------------------------------
+
+
+def _number(value):
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (np.integer, int)):
+        return int(value)
+    number = float(value)
+    if math.isnan(number):
+        return {"$number": "nan"}
+    if math.isinf(number):
+        return {"$number": "inf" if number > 0 else "-inf"}
+    return number
+
+
+def encode_value(ty: t.Type, value):
+    """A uniform value as JSON for the module's dispatch (as a JavaScript caller gives it)."""
+    if isinstance(value, np.ndarray) and value.shape == () and value.dtype.names is None:
+        value = value[()]
+    if isinstance(ty, t.ScalarType):
+        return _number(value)
+    if isinstance(ty, (t.VectorType, t.FixedArrayType)):
+        element = ty.element if isinstance(ty, t.FixedArrayType) else ty.scalar
+        return [encode_value(element, item) for item in value]
+    if isinstance(ty, t.MatrixType):
+        return [[_number(x) for x in column] for column in np.asarray(value, np.float64)]
+    if isinstance(ty, t.StructType):
+        names = [name for name, _ in ty.fields]
+        if isinstance(value, (np.void, np.ndarray)):
+            items = [np.asarray(value)[name] for name in names]
+        elif isinstance(value, dict):
+            return {k: encode_value(dict(ty.fields).get(k, t.f32), v) for k, v in value.items()}
+        elif isinstance(value, (tuple, list)):
+            items = list(value)
+        else:
+            items = [getattr(value, name) for name in names]
+        return {name: encode_value(ft, v) for (name, ft), v in zip(ty.fields, items)}
+    raise Skip(f"a {ty!r} value")
+
+
+def encode_array(param: ArrayParam, array: np.ndarray) -> dict:
+    element = param.ty.element
+    if isinstance(element, t.AtomicType):
+        element = element.scalar
+    if isinstance(element, t.StructType):
+        kind, data = "Uint8Array", array.view(np.uint8)
+    elif t.scalar_of(element).name == "f16":
+        kind, data = "Uint16Array", array.view(np.uint16)
+    else:
+        kind, data = TYPED_ARRAYS[t.scalar_of(element).name], array
+    encoded = {"$array": kind, "base64": base64.b64encode(data.tobytes()).decode()}
+    if param.ndim > 1:
+        encoded["shape"] = list(array.shape[: param.ndim])
+    return encoded
+
+
+# -- the launch ----------------------------------------------------------------------------
+
+
+def launch(interface, get_code, args, threads=None, workgroups=None) -> None:
+    """`runtime.launch` on Dawn (see the module docstring). Raises `Skip` for a launch this
+    executor cannot make."""
+    compiled = getattr(get_code, "__self__", None)
+    if not isinstance(compiled, CompiledKernel):
+        raise Skip("a kernel written as shader text: the JS target writes compiled kernels")
+    if any(isinstance(value, DeviceArray) for value in args):
+        raise Skip("a tx.DeviceArray lives on the wgpu device; the Dawn executor takes numpy")
+    runtime_launch = importlib.import_module("pyshader_tx.runtime.launch")  # (not the function)
+
+    params = interface.params
+    runtime = interface.runtime_params
+    if len(args) == len(runtime) and len(args) != len(params):
+        full = [None] * len(params)
+        for index, value in zip(runtime, args):
+            full[index] = value
+        args = full
+    kernel = interface.name
+    arrays = [ArrayParam(kernel, binding) for binding in interface.arrays]
+    checked = [(param, args[param.index], param.check_numpy(args[param.index])) for param in arrays]
+    uniform_bytes = None
+    if interface.uniforms is not None:
+        uniform_bytes = UniformPacker(kernel, params, interface.uniforms).pack(args)
+    limit = runtime_launch.device_limit("max-compute-workgroups-per-dimension")
+    shape = compute_dispatch(kernel, interface.workgroup_size, limit, threads, workgroups)
+    if shape is None:
+        return
+    if type(shape[1]) is int:
+        raise Skip(
+            "workgroups=N past the per-dimension limit with no exact fold: the module has no"
+            " variant per workgroup count"
+        )
+    encoded = {}
+    by_index = {param.index: (param, array) for param, _, array in checked}
+    for index in runtime:
+        name, ty = params[index]
+        if index in by_index:
+            encoded[name] = encode_array(*by_index[index])
+        else:
+            member = next(m for m in interface.uniforms.members if m.source == ("param", index))
+            encoded[name] = encode_value(member.python_type or member.ty, args[index])
+    request = {
+        "op": "run",
+        "module": str(executor().module_for(compiled)),
+        "args": encoded,
+        "launch": {
+            ("threads" if threads is not None else "workgroups"): _counts(threads, workgroups),
+            "maxWorkgroupsPerDimension": limit,
+        },
+    }
+    if interface.prints is not None:
+        from pyshader_tx.options import options
+
+        request["launch"]["printCapacity"] = options.print_capacity
+    reply = executor().request(request)
+    if not reply["ok"]:
+        raise DawnError(f"{kernel} on Dawn: {reply.get('kind')}: {reply['error']}")
+    if uniform_bytes is not None:
+        packed = base64.b64decode(reply["uniforms"])
+        assert packed == uniform_bytes[: len(packed)] and len(packed) == len(uniform_bytes), (
+            f"{kernel}: the JS module packs the uniform block as {packed.hex()}, the Python"
+            f" launcher as {uniform_bytes.hex()}"
+        )
+    for param, value, _ in checked:
+        if param.writes:
+            data = base64.b64decode(reply["written"][param.name])
+            result = np.frombuffer(data, dtype=value.dtype).reshape(value.shape)
+            np.copyto(value, result)
+    if reply.get("prints"):
+        words = np.frombuffer(base64.b64decode(reply["prints"]), np.uint32)
+        text, dropped = read_records(words, interface.prints.sites)
+        if dropped:
+            from pyshader_tx.options import options
+
+            text += dropped_message(kernel, dropped, options.print_capacity)
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
+
+def _counts(threads, workgroups):
+    value = threads if threads is not None else workgroups
+    return list(value) if isinstance(value, (tuple, list)) else int(value)
