@@ -71,6 +71,9 @@ class Dialect:
     #: Intrinsics without arguments that the compiler lacks -> the expression written
     #: instead, and the built-in functions that expression calls (kept free by the namer).
     replaced_intrinsics: dict = field(default_factory=dict)
+    #: Whether functions carry their `@diagnostic(...)` filters (naga 29 does not know the
+    #: rule `subgroup_uniformity`, and does not check subgroup uniformity either).
+    diagnostic_filters: bool = True
 
 
 DIALECTS = {
@@ -86,6 +89,7 @@ DIALECTS = {
         {"shader-f16": "f16"},
         True,
         True,
+        diagnostic_filters=False,
         replaced_intrinsics={
             "subgroup_elect": (
                 Text("subgroupExclusiveAdd(1u) == 0u", syntax.RELATIONAL, "=="),
@@ -326,7 +330,10 @@ class FunctionWriter:
         result = ""
         if function.result != t.VOID:
             result = f" -> {self.module_writer.type_name(function.result)}"
-        return [f"fn {name}({', '.join(parameters)}){result} {{"]
+        header = [f"fn {name}({', '.join(parameters)}){result} {{"]
+        if function.subgroup_uniformity == "off" and self.module_writer.dialect.diagnostic_filters:
+            header.insert(0, "@diagnostic(off, subgroup_uniformity)")
+        return header
 
     def _builtin_parameter(self, name: str) -> str:
         """`@builtin(global_invocation_id) global_invocation_id: vec3u`."""

@@ -262,6 +262,7 @@ class ModuleBuilder:
                 function = lower_device_function(
                     self, func.function_source(), self.parameters_of(func), arrays, generic
                 )
+                function.subgroup_uniformity = func.subgroup_uniformity
             finally:
                 self.in_progress.pop()
             closure = analysis.callees_first(function)

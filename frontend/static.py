@@ -38,7 +38,7 @@ from pyshader_tx import declarations as decl
 from pyshader_tx import types as t
 from pyshader_tx.values import MatrixValue, VectorValue
 from pyshader_tx.errors import CompileError, Span
-from pyshader_tx.kernel import Func, Kernel, struct_from_source
+from pyshader_tx.kernel import SUBGROUP_UNIFORMITY, Func, Kernel, struct_from_source
 from pyshader_tx.kernel import func as func_decorator
 from pyshader_tx.kernel import kernel as kernel_decorator
 from pyshader_tx.kernel import struct as struct_decorator
@@ -475,10 +475,31 @@ class _Executor:
         return kernel
 
     def make_func(self, decorator, source: FunctionSource) -> Func | None:
+        options = {}
         if isinstance(decorator, ast.Call):
-            self.error(decorator, "tx.func takes no arguments", "write @tx.func")
-            return None
-        return Func.from_source(source, self.module.name)
+            hint = 'write @tx.func, or @tx.func(subgroup_uniformity="off")'
+            if decorator.args:
+                self.error(decorator.args[0], "tx.func takes its options as keywords", hint)
+                return None
+            for keyword in decorator.keywords:
+                if keyword.arg != "subgroup_uniformity":
+                    what = f"'{keyword.arg}'" if keyword.arg else "**"
+                    self.error(keyword, f"tx.func got an unexpected keyword argument {what}", hint)
+                    return None
+                try:
+                    value = self.evaluate_static(keyword.value)
+                except NotStatic:
+                    self.error(keyword.value, "subgroup_uniformity must be a string", hint)
+                    return None
+                if value not in SUBGROUP_UNIFORMITY:
+                    self.error(
+                        keyword.value,
+                        f"subgroup_uniformity must be one of {SUBGROUP_UNIFORMITY}, not "
+                        f"{value!r}",
+                    )
+                    return None
+                options[keyword.arg] = value
+        return Func.from_source(source, self.module.name, **options)
 
     def class_definition(self, node: ast.ClassDef) -> None:
         found = self.decorators(node)

@@ -32,6 +32,10 @@ The analysis follows WGSL's rules closely enough that what it accepts passes Tin
   non-uniform control flow (for the rest of the function), and after a `break` or
   `continue` taken under non-uniform control flow (for the rest of the loop, including its
   later iterations; the code after the loop is uniform again).
+- In a device function declared `@tx.func(subgroup_uniformity="off")` subgroup operations
+  are not checked (WGSL's `@diagnostic(off, subgroup_uniformity)`, which the WGSL writer
+  puts on it for Tint): its author vouches that whole subgroups reach them. Barriers, and
+  calls of other functions that need uniform control flow, are checked as anywhere.
 - Device functions get a summary (`FunctionSummary`): whether they contain a barrier or
   a subgroup operation (then every call must be in uniform control flow), which parameters
   must be uniform (they control one, or are its uniform argument), and what their result
@@ -255,7 +259,8 @@ class _FunctionAnalysis:
                 arguments.append(self._reference_indices(arg, cf))
             else:
                 arguments.append(self.expr(arg, cf))
-        if definition.uniformity:
+        vouched = definition.uniformity == "subgroup" and self.function.subgroup_uniformity == "off"
+        if definition.uniformity and not vouched:
             self.require_uniform_flow(cf, what, expr.span, definition.uniformity)
             site = f"{what} at line {expr.span.lineno}" if expr.span else what
             for position in definition.uniform_args:

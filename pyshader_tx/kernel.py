@@ -63,8 +63,9 @@ class Func:
 
     __tx_func__ = True
 
-    def __init__(self, fn):
+    def __init__(self, fn, subgroup_uniformity: str = "error"):
         self.fn = fn
+        self.subgroup_uniformity = subgroup_uniformity
         self._source = None
         # Keyed by specialisation (None when not generic): the IR of this function and its
         # callees (callees first), set by the frontend.
@@ -72,10 +73,12 @@ class Func:
         functools.update_wrapper(self, fn)
 
     @classmethod
-    def from_source(cls, function_source: source.FunctionSource, module: str = "") -> "Func":
+    def from_source(
+        cls, function_source: source.FunctionSource, module: str = "", **options
+    ) -> "Func":
         """A device function read from a file's AST, with no live function behind it (the
-        command line, which never executes the file)."""
-        func = cls(_StaticFunction(function_source.node.name, module))
+        command line, which never executes the file); `options` as `func` takes them."""
+        func = cls(_StaticFunction(function_source.node.name, module), **options)
         func._source = function_source
         return func
 
@@ -91,9 +94,26 @@ class Func:
         return f"<pyshader_tx func {self.__qualname__}>"
 
 
-def func(fn) -> Func:
-    """Declare a device function (parameters and result annotated)."""
-    return Func(fn)
+#: The values of `func`'s `subgroup_uniformity` (WGSL's diagnostic severities we take).
+SUBGROUP_UNIFORMITY = ("error", "off")
+
+
+def func(fn=None, *, subgroup_uniformity: str = "error"):
+    """Declare a device function (parameters and result annotated): `@tx.func`, or
+    `@tx.func(subgroup_uniformity="off")` for one whose subgroup operations may sit in
+    control flow that only whole subgroups take (a branch on a subgroup operation's result,
+    a loop that a subgroup leaves together): the compiler then does not require uniform
+    control flow for them (barriers still must have it), and the WGSL function carries
+    `@diagnostic(off, subgroup_uniformity)`. Every invocation of a subgroup that reaches
+    such an operation must reach it together; the compiler cannot check that."""
+    if subgroup_uniformity not in SUBGROUP_UNIFORMITY:
+        raise ValueError(
+            f"tx.func: subgroup_uniformity must be one of {SUBGROUP_UNIFORMITY}, not "
+            f"{subgroup_uniformity!r}"
+        )
+    if fn is None:
+        return lambda fn: Func(fn, subgroup_uniformity)
+    return Func(fn, subgroup_uniformity)
 
 
 def struct(cls):

@@ -499,6 +499,10 @@ class Function:
     body: list = field(default_factory=list)
     workgroup_size: tuple | None = None
     span: Span | None = None
+    #: WGSL's `subgroup_uniformity` diagnostic in this function: "error" (the default:
+    #: subgroup operations in subgroup-uniform control flow, checked) or "off" (the author
+    #: vouches that whole subgroups reach them: `@tx.func(subgroup_uniformity="off")`).
+    subgroup_uniformity: str = "error"
 
     @property
     def is_entry_point(self) -> bool:

@@ -213,8 +213,13 @@ def test_nested_and_undecorated_functions_are_not_kernels(tmp_path):
             ":5:27: error: workgroup_size must be an int or a tuple of 1 to 3 ints",
         ),
         (
-            "@tx.func()\ndef f(x: f32) -> f32:\n    return x\n",
-            ":5:2: error: tx.func takes no arguments; write @tx.func",
+            '@tx.func(uniformity="off")\ndef f(x: f32) -> f32:\n    return x\n',
+            ":5:10: error: tx.func got an unexpected keyword argument 'uniformity'; write"
+            ' @tx.func, or @tx.func(subgroup_uniformity="off")',
+        ),
+        (
+            '@tx.func(subgroup_uniformity="warn")\ndef f(x: f32) -> f32:\n    return x\n',
+            ":5:30: error: subgroup_uniformity must be one of ('error', 'off'), not 'warn'",
         ),
         (
             "@tx.struct\nclass S:\n    a: f32 = 1.0\n",

@@ -366,6 +366,46 @@ def test_subgroup_operations_in_device_functions():
     np.testing.assert_array_equal(out[:, 3], 100 + (kept.cumsum(axis=1) - kept).ravel())
 
 
+@tx.func(subgroup_uniformity="off")
+def sum_until_zero(x: Array[u32], n: u32) -> u32:
+    """x[0] + x[1] + ... up to the first zero (or n), read by the calling subgroup a window
+    of its active invocations at a time: subgroup operations in a loop and a branch that
+    whole subgroups take together (vouched for by `subgroup_uniformity="off"`)."""
+    rank = tx.subgroup_exclusive_add(u32(1))  # (a subgroup may be partial)
+    width = tx.subgroup_add(u32(1))
+    total = u32(0)
+    base = u32(0)
+    while base < n:
+        k = base + rank
+        v = x[min(k, n - 1)]
+        zero = tx.subgroup_min(tx.select(u32(0xFFFFFFFF), rank, k < n and v == u32(0)))
+        total += tx.subgroup_add(tx.select(u32(0), v, k < n and rank < zero))
+        if zero != u32(0xFFFFFFFF):
+            break
+        base += width
+    return total
+
+
+@tx.kernel(workgroup_size=WORKGROUP)
+def sums_in_live_subgroups(x: Array[u32], out: Array[u32]):
+    i = tx.global_invocation_id().x
+    if tx.subgroup_any(i < len(out)):  # whole subgroups: those with an invocation in range
+        total = sum_until_zero(x, u32(len(x)))
+        if i < len(out):
+            out[i] = total
+
+
+@pytest.mark.parametrize("zero_at", [None, 0, 37, 150])
+def test_subgroup_operations_under_subgroup_uniform_conditions(zero_at):
+    x = np.random.default_rng(3).integers(1, 50, 200, dtype=np.uint32)
+    if zero_at is not None:
+        x[zero_at] = 0
+    out = np.zeros(2 * WORKGROUP + 5, np.uint32)
+    sums_in_live_subgroups(x, out, threads=len(out))
+    want = x[: zero_at if zero_at is not None else len(x)].sum(dtype=np.uint32)
+    np.testing.assert_array_equal(out, np.full(len(out), want, np.uint32))
+
+
 # -- features, dialects, Tint -----------------------------------------------------------
 
 
@@ -400,6 +440,7 @@ def test_missing_subgroup_feature_names_the_feature_and_line(monkeypatch, shader
 
 
 KERNELS = [
+    sums_in_live_subgroups,
     integer_reductions,
     float_reductions,
     vector_reductions,

@@ -262,3 +262,88 @@ def subgroup_uniform_patterns(n: u32, mask: u32, x: Array[f32], out: Array[f32])
 def test_subgroup_uniform_patterns_are_accepted_and_pass_tint(tint):
     errors = validate_tint({"subgroup_uniform_patterns": subgroup_uniform_patterns.wgsl})
     assert errors == {"subgroup_uniform_patterns": []}
+
+
+@tx.func(subgroup_uniformity="off")
+def vouched_window(x: Array[f32], start: u32) -> f32:
+    """Subgroup operations under conditions whole subgroups take (the author's word)."""
+    total = 0.0
+    k = start
+    while k < len(x):
+        v = x[k + tx.subgroup_exclusive_add(u32(1))]
+        if tx.subgroup_any(v < 0.0):
+            break
+        total += tx.subgroup_add(v)
+        k += tx.subgroup_add(u32(1))
+    return total
+
+
+@tx.kernel(workgroup_size=64)
+def vouched_caller(x: Array[f32], out: Array[f32]):
+    i = tx.global_invocation_id().x
+    if tx.subgroup_any(i < len(x)):
+        out[i] = vouched_window(x, u32(0))
+
+
+@tx.func
+def unvouched_window(x: Array[f32], start: u32) -> f32:
+    total = 0.0
+    if tx.subgroup_invocation_id() < start:
+        total = tx.subgroup_add(x[start])
+    return total
+
+
+@tx.kernel(workgroup_size=64)
+def unvouched_caller(x: Array[f32], out: Array[f32]):
+    out[0] = unvouched_window(x, u32(0))
+
+
+@tx.func(subgroup_uniformity="off")
+def vouched_barrier(x: Array[f32]) -> f32:
+    if tx.local_invocation_index() > u32(0):
+        tx.workgroup_barrier()
+    return x[0]
+
+
+@tx.kernel(workgroup_size=64)
+def vouched_barrier_caller(x: Array[f32], out: Array[f32]):
+    out[0] = vouched_barrier(x)
+
+
+@tx.func(subgroup_uniformity="off")
+def vouched_calls_unvouched(x: Array[f32]) -> f32:
+    total = 0.0
+    if tx.subgroup_any(x[0] > 0.0):
+        total = unvouched_window(x, u32(0)) + tx.subgroup_add(x[1])
+    return total
+
+
+@tx.kernel(workgroup_size=64)
+def vouched_calls_unvouched_caller(x: Array[f32], out: Array[f32]):
+    out[0] = vouched_calls_unvouched(x)
+
+
+def test_subgroup_uniformity_off_is_not_checked_and_tells_tint(tint):
+    """`@tx.func(subgroup_uniformity="off")`: its subgroup operations may sit under
+    conditions that only whole subgroups take; the standard WGSL says so to Tint
+    (`@diagnostic(off, subgroup_uniformity)`), the naga dialect leaves it out (naga 29 does
+    not know the rule)."""
+    wgsl = vouched_caller.wgsl
+    assert "@diagnostic(off, subgroup_uniformity)\nfn vouched_window(" in wgsl
+    assert "diagnostic" not in vouched_caller.wgsl_naga
+    assert validate_tint({"vouched_caller": wgsl}) == {"vouched_caller": []}
+
+
+def test_subgroup_uniformity_off_still_checks_barriers_and_checked_callees():
+    with pytest.raises(tx.CompileError, match=r"it controls tx.subgroup_add\(\)"):
+        unvouched_caller.wgsl
+    with pytest.raises(tx.CompileError, match=r"it controls tx.workgroup_barrier\(\)"):
+        vouched_barrier_caller.wgsl
+    with pytest.raises(tx.CompileError, match="the call of 'unvouched_window'"):
+        vouched_calls_unvouched_caller.wgsl
+
+
+def test_subgroup_uniformity_takes_error_or_off():
+    with pytest.raises(ValueError, match="subgroup_uniformity must be one of"):
+        tx.func(subgroup_uniformity="warning")
+    assert tx.func()(vouched_window.fn).subgroup_uniformity == "error"
