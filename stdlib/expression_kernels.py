@@ -684,28 +684,28 @@ def _one_dimensional(array, name: str):
 
 def cumsum(array, axis=None):
     """numpy's cumsum (of the flattened array: axis=None): tx.stdlib.inclusive_scan."""
-    from . import device
+    from .device import inclusive_scan
 
     if axis is not None and not (array.ndim == 1 and axis in (0, -1)):
         raise NotImplementedError("DeviceArray.cumsum: only axis=None (or 0 for 1-D arrays)")
     flat = array if array.ndim == 1 else array.ravel()
     if flat.dtype == BOOL:
         flat = flat.astype(np.int32)
-    return device.inclusive_scan(flat)
+    return inclusive_scan(flat)
 
 
 def sort(array, descending=False):
     """tx.stdlib.sort of a 1-D array (a new array)."""
-    from . import sort as sorting
+    from .sort import sort as stdlib_sort
 
-    return sorting.sort(_one_dimensional(array, "sort"), descending=descending)
+    return stdlib_sort(_one_dimensional(array, "sort"), descending=descending)
 
 
 def argsort(array, descending=False):
     """tx.stdlib.argsort of a 1-D array (u32 indices, stable)."""
-    from . import sort as sorting
+    from .sort import argsort as stdlib_argsort
 
-    return sorting.argsort(_one_dimensional(array, "argsort"), descending=descending)
+    return stdlib_argsort(_one_dimensional(array, "argsort"), descending=descending)
 
 
 def signature(func, dtypes: tuple) -> tuple:

@@ -261,6 +261,7 @@ def _lazy(node: Node, shape: tuple, dtype: np.dtype) -> LazyArray:
 
 
 _plain_layouts: dict = {}
+_BOOL = np.dtype(np.bool_)
 
 
 def node_of(array: LazyArray) -> Node:
@@ -332,7 +333,9 @@ def operand(value, what: str):
         if value.buffer is None:
             value._live_buffer("an expression")
         return ("a", value._sig, value._view), (value,), value.shape, value.dtype
-    if cls in (int, float, bool):
+    if cls is bool:  # (numpy's bool is the lowest kind: a Python bool is its dtype)
+        return ("s", _BOOL), (value,), (), _BOOL
+    if cls in (int, float):
         return ("s", cls), (value,), (), cls
     if isinstance(value, np.generic) or isinstance(value, np.ndarray):
         dtype = value.dtype
@@ -430,10 +433,10 @@ def apply(name: str, *values):
         loops, dtype = _loop(name, BINARY[name], (da, db), lambda: _names(values))
         if ka[0] == "s":
             _check_int_scalar(values[0], db if isinstance(db, np.dtype) else loops[0], "operand")
-            ka = ("s", loops[0])
+            ka, la = ("s", loops[0]), (_uniform(values[0], loops[0]),)
         if kb[0] == "s":
             _check_int_scalar(values[1], da if isinstance(da, np.dtype) else loops[1], "operand")
-            kb = ("s", loops[1])
+            kb, lb = ("s", loops[1]), (_uniform(values[1], loops[1]),)
         if not shape and ka[0] == "s" and kb[0] == "s" and not _has_array(values):
             raise TypeError(f"{_spelling(name)}: at least one operand must be an array")
         return _lazy(Node((name, loops, dtype, ka, kb), la + lb), shape, dtype)
@@ -445,6 +448,14 @@ def apply(name: str, *values):
     if ka[0] == "s":
         raise TypeError(f"{name}: the operand must be an array, not {value!r}")
     return _lazy(Node((name, loops, dtype, ka), la), sa, dtype)
+
+
+#: A scalar as the Python value a uniform of its operator's loop dtype takes.
+_UNIFORM_VALUES = {"f": float, "i": int, "u": int, "b": bool}
+
+
+def _uniform(value, dtype: np.dtype):
+    return _UNIFORM_VALUES[dtype.kind](value)
 
 
 def _has_array(values) -> bool:
@@ -483,8 +494,10 @@ def where(condition, x, y):
             f"tx.where of {_describe(x)} and {_describe(y)}: numpy gives {dtype}, which the "
             f"GPU does not have; cast an operand first"
         )
-    kx = ("s", dtype) if kx[0] == "s" else kx
-    ky = ("s", dtype) if ky[0] == "s" else ky
+    if kx[0] == "s":  # (np.where converts its scalars to the result's dtype: -3 wraps in u32)
+        kx, lx = ("s", dtype), (np.asarray(x).astype(dtype)[()],)
+    if ky[0] == "s":
+        ky, ly = ("s", dtype), (np.asarray(y).astype(dtype)[()],)
     key = ("where", (np.dtype(np.bool_), dtype, dtype), dtype, kc, kx, ky)
     return _lazy(Node(key, lc + lx + ly), shape, dtype)
 
