@@ -1,6 +1,7 @@
 # pyshader_tx build/test entry points. Every target is idempotent and quick once set up.
 #
-#   make test         system packages + .venv + Tint, then black --check and pytest
+#   make test         system packages + .venv + Tint + Dawn's Mesa, then black --check and pytest
+#   make dawn-deps    unpack Mesa 25's lavapipe (bookworm-backports) into tools/dawn/mesa for Dawn
 #   make demo         run examples/demo.py
 #   make examples     run every example of the gallery (pictures in examples/output)
 #   make gallery      make examples, then the README's thumbnails and table from them
@@ -18,6 +19,10 @@ VENV := .venv
 VENV_STAMP := $(VENV)/.installed.stamp
 TINT_DIR := tools/tint
 TINT_STAMP := $(TINT_DIR)/node_modules/.installed.stamp
+# Dawn (dawn.node, the tests' fifth executor) refuses Debian 12's Mesa 22 lavapipe: Mesa 25's,
+# from bookworm-backports, is unpacked here (not installed; the system keeps its Mesa).
+DAWN_DIR := tools/dawn
+DAWN_STAMP := $(DAWN_DIR)/mesa/.installed.stamp
 
 # Debian packages: Mesa lavapipe (a CPU Vulkan driver for wgpu and the native Vulkan host), the
 # Vulkan loader (libvulkan1, which the `vulkan` Python package binds) and its validation layer
@@ -29,7 +34,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 XDG_RUNTIME_DIR ?= /tmp/pyshader_tx-xdg-$(shell id -u)
 export XDG_RUNTIME_DIR
 
-.PHONY: all system-deps venv node-deps deps test demo examples gallery golden format clean spirv-grammar
+.PHONY: all system-deps venv node-deps dawn-deps deps test demo examples gallery golden format clean spirv-grammar
 
 all: test
 
@@ -59,7 +64,13 @@ $(TINT_STAMP): $(TINT_DIR)/package.json $(TINT_DIR)/package-lock.json
 	cd $(TINT_DIR) && npm ci --no-audit --no-fund
 	@touch $@
 
-deps: system-deps venv node-deps
+dawn-deps: $(DAWN_STAMP)
+
+$(DAWN_STAMP): $(DAWN_DIR)/fetch_mesa.sh | system-deps
+	$(DAWN_DIR)/fetch_mesa.sh
+	@touch $@
+
+deps: system-deps venv node-deps dawn-deps
 
 $(XDG_RUNTIME_DIR):
 	@mkdir -p -m 700 $@
@@ -84,7 +95,7 @@ format: venv
 	$(VENV)/bin/black .
 
 clean:
-	rm -rf $(VENV) $(TINT_DIR)/node_modules build *.egg-info
+	rm -rf $(VENV) $(TINT_DIR)/node_modules $(DAWN_DIR)/mesa build *.egg-info
 
 # Regenerate backend_spirv/grammar.py from the Khronos grammar JSON that spirv-headers installs.
 spirv-grammar: system-deps venv

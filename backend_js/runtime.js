@@ -11,6 +11,7 @@ const USAGE = { MAP_READ: 0x1, COPY_SRC: 0x4, COPY_DST: 0x8, UNIFORM: 0x40, STOR
 const MAP_READ = 0x1;
 const TYPED_ARRAYS = { f32: Float32Array, i32: Int32Array, u32: Uint32Array, f16: Uint16Array };
 const INT_RANGES = { i32: [-(2 ** 31), 2 ** 31 - 1], u32: [0, 2 ** 32 - 1] };
+const FLOAT_MAX = { f32: 3.4028234663852886e38, f16: 65504 };
 const FOLD_SEARCH = 256; // how far above the least Y foldWorkgroups looks for an exact divisor
 const DEFAULT_PRINT_CAPACITY = 1024;
 
@@ -91,16 +92,21 @@ function writeScalar(view, offset, scalar, value, what) {
     }
     if (scalar === 'i32') view.setInt32(offset, number, true);
     else view.setUint32(offset, number, true);
-  } else if (scalar === 'f32') {
-    view.setFloat32(offset, Number(value), true);
   } else {
-    view.setUint16(offset, f16Bits(Number(value)), true);
+    const number = Number(value);
+    if (Number.isFinite(number) && Math.abs(number) > FLOAT_MAX[scalar]) {
+      throw new RangeError(`${what}${value} is out of range for ${scalar}`);
+    }
+    if (scalar === 'f32') view.setFloat32(offset, number, true);
+    else view.setUint16(offset, f16Bits(number), true);
   }
 }
 
 function components(value, count, what, layout) {
   if (value === null || typeof value !== 'object' || typeof value.length !== 'number') {
-    throw new TypeError(`${what}expected ${count} values for ${layout.type}, got ${describe(value)}`);
+    throw new TypeError(
+      `${what}expected ${count} values for ${layout.type}, got ${describe(value)}`,
+    );
   }
   if (value.length !== count) {
     throw new RangeError(`${what}expected ${count} values for ${layout.type}, got ${value.length}`);
@@ -125,7 +131,12 @@ function writeValue(view, offset, layout, value, what) {
     case 'matrix': {
       // Columns: [[c0r0, c0r1, ...], [c1r0, ...]] or the columns one after the other.
       const { columns, rows, columnStride, scalar } = layout;
-      const flat = components(value, value?.length === columns ? columns : columns * rows, what, layout);
+      const flat = components(
+        value,
+        value?.length === columns ? columns : columns * rows,
+        what,
+        layout,
+      );
       for (let c = 0; c < columns; c++) {
         const column = flat.length === columns ? components(flat[c], rows, what, layout) : null;
         for (let r = 0; r < rows; r++) {
@@ -150,7 +161,9 @@ function writeValue(view, offset, layout, value, what) {
           ? new Uint8Array(value.buffer, value.byteOffset, value.byteLength)
           : new Uint8Array(value);
         if (bytes.length !== layout.size) {
-          throw new RangeError(`${what}a ${layout.type} takes ${layout.size} bytes, got ${bytes.length}`);
+          throw new RangeError(
+            `${what}a ${layout.type} takes ${layout.size} bytes, got ${bytes.length}`,
+          );
         }
         new Uint8Array(view.buffer, view.byteOffset + offset, layout.size).set(bytes);
         break;
@@ -160,7 +173,7 @@ function writeValue(view, offset, layout, value, what) {
       if (Array.isArray(value)) {
         if (value.length !== names.length) {
           throw new RangeError(
-            `${what}${layout.type} has ${names.length} fields [${names}], got ${value.length} values`
+            `${what}${layout.type} has ${names.length} fields [${names}], got ${value.length} values`,
           );
         }
         items = value;
@@ -168,15 +181,25 @@ function writeValue(view, offset, layout, value, what) {
         const missing = names.filter((name) => !(name in value));
         const extra = Object.keys(value).filter((key) => !names.includes(key));
         if (missing.length || extra.length) {
-          const problem = missing.length ? `missing fields [${missing}]` : `unknown fields [${extra}]`;
+          const problem = missing.length
+            ? `missing fields [${missing}]`
+            : `unknown fields [${extra}]`;
           throw new RangeError(`${what}${layout.type} has fields [${names}]: ${problem}`);
         }
         items = names.map((name) => value[name]);
       } else {
-        throw new TypeError(`${what}expected a ${layout.type} (an object of its fields), got ${describe(value)}`);
+        throw new TypeError(
+          `${what}expected a ${layout.type} (an object of its fields), got ${describe(value)}`,
+        );
       }
       layout.fields.forEach((field, k) => {
-        writeValue(view, offset + field.offset, field.layout, items[k], `${what}field '${field.name}': `);
+        writeValue(
+          view,
+          offset + field.offset,
+          field.layout,
+          items[k],
+          `${what}field '${field.name}': `,
+        );
       });
       break;
     }
@@ -196,7 +219,8 @@ function packUniforms(args, shapes) {
     if (member.value === 'shape') {
       const shape = shapes[member.param];
       const dims = member.layout.kind === 'vector' ? member.layout.size : 1;
-      for (let k = 0; k < dims; k++) writeScalar(view, member.offset + 4 * k, 'u32', shape[k], what);
+      for (let k = 0; k < dims; k++)
+        writeScalar(view, member.offset + 4 * k, 'u32', shape[k], what);
     } else {
       writeValue(view, member.offset, member.layout, args[member.param], what);
     }
@@ -215,50 +239,97 @@ function arrayArgument(param, value) {
   const element = param.element;
   let data = value;
   let shape = null;
-  if (param.ndim > 1 || (value !== null && typeof value === 'object' && 'data' in value && 'shape' in value)) {
-    if (value === null || typeof value !== 'object' || !('data' in value) || !Array.isArray(value.shape)) {
-      throw argumentError(param.name, `expected {data, shape: [${param.ndim} dimensions]} for ${param.type}, got ${describe(value)}`);
+  if (
+    param.ndim > 1 ||
+    (value !== null && typeof value === 'object' && 'data' in value && 'shape' in value)
+  ) {
+    if (
+      value === null ||
+      typeof value !== 'object' ||
+      !('data' in value) ||
+      !Array.isArray(value.shape)
+    ) {
+      throw argumentError(
+        param.name,
+        `expected {data, shape: [${param.ndim} dimensions]} for ${param.type}, got ${describe(value)}`,
+      );
     }
     ({ data, shape } = value);
     if (shape.length !== param.ndim) {
-      throw argumentError(param.name, `expected ${param.ndim} dimensions for ${param.type}, got shape [${shape}]`, RangeError);
+      throw argumentError(
+        param.name,
+        `expected ${param.ndim} dimensions for ${param.type}, got shape [${shape}]`,
+        RangeError,
+      );
     }
   }
   if (isGPUBuffer(data)) {
     if (shape === null) shape = [Math.floor(data.size / element.stride)];
     const needed = shape.reduce((a, b) => a * b, 1) * element.stride;
     if (needed > data.size) {
-      throw argumentError(param.name, `shape [${shape}] needs ${needed} bytes, the GPUBuffer has ${data.size}`, RangeError);
+      throw argumentError(
+        param.name,
+        `shape [${shape}] needs ${needed} bytes, the GPUBuffer has ${data.size}`,
+        RangeError,
+      );
     }
-    if (needed === 0) throw argumentError(param.name, 'the array is empty; a zero-size buffer cannot be bound', RangeError);
+    if (needed === 0)
+      throw argumentError(
+        param.name,
+        'the array is empty; a zero-size buffer cannot be bound',
+        RangeError,
+      );
     return { param, shape, data: null, buffer: data, nbytes: needed };
   }
   let bytes;
   if (element.struct) {
     if (data instanceof ArrayBuffer) data = new Uint8Array(data);
     if (!ArrayBuffer.isView(data)) {
-      throw argumentError(param.name, `expected a typed array of ${element.type} records (${element.stride} bytes each) or a GPUBuffer, got ${describe(data)}`);
+      throw argumentError(
+        param.name,
+        `expected a typed array of ${element.type} records (${element.stride} bytes each) or a GPUBuffer, got ${describe(data)}`,
+      );
     }
     bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
     if (bytes.length % element.stride) {
-      throw argumentError(param.name, `${bytes.length} bytes are not a whole number of ${element.type} records (${element.stride} bytes each)`, RangeError);
+      throw argumentError(
+        param.name,
+        `${bytes.length} bytes are not a whole number of ${element.type} records (${element.stride} bytes each)`,
+        RangeError,
+      );
     }
   } else {
     const Wanted = TYPED_ARRAYS[element.scalar];
     const half = element.scalar === 'f16' && data?.constructor?.name === 'Float16Array';
     if (!(data instanceof Wanted) && !half) {
-      throw argumentError(param.name, `expected a ${Wanted.name}${element.scalar === 'f16' ? ' (f16 bits) or Float16Array' : ''} or a GPUBuffer, got ${describe(data)}`);
+      throw argumentError(
+        param.name,
+        `expected a ${Wanted.name}${element.scalar === 'f16' ? ' (f16 bits) or Float16Array' : ''} or a GPUBuffer, got ${describe(data)}`,
+      );
     }
     if (data.length % element.components) {
-      throw argumentError(param.name, `${data.length} values are not a whole number of ${element.type} elements (${element.components} values each)`, RangeError);
+      throw argumentError(
+        param.name,
+        `${data.length} values are not a whole number of ${element.type} elements (${element.components} values each)`,
+        RangeError,
+      );
     }
   }
   const count = element.struct ? bytes.length / element.stride : data.length / element.components;
   if (shape === null) shape = [count];
   else if (shape.reduce((a, b) => a * b, 1) !== count) {
-    throw argumentError(param.name, `shape [${shape}] holds ${shape.reduce((a, b) => a * b, 1)} elements, the data ${count}`, RangeError);
+    throw argumentError(
+      param.name,
+      `shape [${shape}] holds ${shape.reduce((a, b) => a * b, 1)} elements, the data ${count}`,
+      RangeError,
+    );
   }
-  if (count === 0) throw argumentError(param.name, 'the array is empty; a zero-size buffer cannot be bound', RangeError);
+  if (count === 0)
+    throw argumentError(
+      param.name,
+      'the array is empty; a zero-size buffer cannot be bound',
+      RangeError,
+    );
   return { param, shape, data, buffer: null, nbytes: count * element.stride };
 }
 
@@ -309,7 +380,9 @@ function readInto(element, bytes, data) {
 export function foldWorkgroups(total, limit) {
   const leastY = Math.ceil(total / limit);
   if (leastY > limit) {
-    throw new RangeError(`${total} workgroups exceed what a folded 1-D launch can reach (${limit} x ${limit})`);
+    throw new RangeError(
+      `${total} workgroups exceed what a folded 1-D launch can reach (${limit} x ${limit})`,
+    );
   }
   for (let y = leastY; y <= Math.min(leastY + FOLD_SEARCH, limit); y++) {
     if (total % y === 0) return [total / y, y];
@@ -328,7 +401,9 @@ export function exactFold(total, limit) {
 function countList(value, what) {
   const items = Array.isArray(value) ? value : [value];
   if (items.length < 1 || items.length > 3 || !items.every((n) => Number.isInteger(n) && n >= 0)) {
-    throw new TypeError(`${what} takes a non-negative integer or a list of 1 to 3 of them, got ${JSON.stringify(value)}`);
+    throw new TypeError(
+      `${what} takes a non-negative integer or a list of 1 to 3 of them, got ${JSON.stringify(value)}`,
+    );
   }
   return items;
 }
@@ -339,12 +414,15 @@ export function computeDispatch(launch, limit) {
   const tooMany = (groups, what, hint) => {
     groups.forEach((n, axis) => {
       if (n > limit) {
-        throw new RangeError(`${KERNEL.name}: ${what} ${n} workgroups in ${'xyz'[axis]}, more than the device's limit of ${limit} per dimension (${hint})`);
+        throw new RangeError(
+          `${KERNEL.name}: ${what} ${n} workgroups in ${'xyz'[axis]}, more than the device's limit of ${limit} per dimension (${hint})`,
+        );
       }
     });
   };
   if (workgroups !== undefined) {
-    if (threads !== undefined) throw new TypeError(`${KERNEL.name}: give threads or workgroups, not both`);
+    if (threads !== undefined)
+      throw new TypeError(`${KERNEL.name}: give threads or workgroups, not both`);
     const counts = countList(workgroups, 'workgroups');
     while (counts.length < 3) counts.push(1);
     if (counts.includes(0)) return null;
@@ -353,14 +431,20 @@ export function computeDispatch(launch, limit) {
       if (exact !== null) return { groups: [...exact, 1], folded: true };
       throw new RangeError(
         `${KERNEL.name}: workgroups=${counts[0]} exceeds the limit of ${limit} and has no factors that fit;` +
-          ' the generated module has no variant for that count: launch with threads instead'
+          ' the generated module has no variant for that count: launch with threads instead',
       );
     }
-    tooMany(counts, `workgroups=${JSON.stringify(workgroups)} asks for`, 'only 1-D launches are folded');
+    tooMany(
+      counts,
+      `workgroups=${JSON.stringify(workgroups)} asks for`,
+      'only 1-D launches are folded',
+    );
     return { groups: counts, folded: false };
   }
   if (threads === undefined) {
-    throw new TypeError(`${KERNEL.name}: dispatch needs {threads: n | [x, y, z]} or {workgroups: n | [x, y, z]}`);
+    throw new TypeError(
+      `${KERNEL.name}: dispatch needs {threads: n | [x, y, z]} or {workgroups: n | [x, y, z]}`,
+    );
   }
   const counts = countList(threads, 'threads');
   if (counts.includes(0)) return null;
@@ -405,7 +489,10 @@ function printedLines(words, sites) {
       for (let k = 0; k < size; k++) parts.push(formatNumber(scalar, words[at++]));
       return size > 1 || type.startsWith('vec') ? `${type}(${parts.join(', ')})` : parts[0];
     });
-    lines.push(site.parts.map((part) => (typeof part === 'string' ? part : texts[part])).join(site.sep) + site.end);
+    lines.push(
+      site.parts.map((part) => (typeof part === 'string' ? part : texts[part])).join(site.sep) +
+        site.end,
+    );
     position += site.recordWords;
   }
   return { text: lines.join(''), dropped: words[1] };
@@ -420,7 +507,9 @@ function printedLines(words, sites) {
 export async function createKernel(device) {
   const missing = KERNEL.features.filter((feature) => !device.features.has(feature));
   if (missing.length) {
-    throw new Error(`kernel ${KERNEL.name} needs the device features [${missing}]: request them in requestDevice({requiredFeatures})`);
+    throw new Error(
+      `kernel ${KERNEL.name} needs the device features [${missing}]: request them in requestDevice({requiredFeatures})`,
+    );
   }
   const layout = device.createBindGroupLayout({ label: KERNEL.name, entries: bindGroupLayout });
   const pipelineLayout = device.createPipelineLayout({ bindGroupLayouts: [layout] });
@@ -451,9 +540,13 @@ export async function createKernel(device) {
    * kernel writes that was passed as a typed array (updated in place, as in Python).
    */
   async function dispatch(args, launch = {}) {
-    if (args === null || typeof args !== 'object') throw new TypeError(`${KERNEL.name}: dispatch takes an object of arguments`);
+    if (args === null || typeof args !== 'object')
+      throw new TypeError(`${KERNEL.name}: dispatch takes an object of arguments`);
     const unknown = Object.keys(args).filter((name) => !KERNEL.parameters.includes(name));
-    if (unknown.length) throw new TypeError(`${KERNEL.name} has no parameter '${unknown[0]}'; its parameters: ${KERNEL.parameters.join(', ')}`);
+    if (unknown.length)
+      throw new TypeError(
+        `${KERNEL.name} has no parameter '${unknown[0]}'; its parameters: ${KERNEL.parameters.join(', ')}`,
+      );
     const absent = KERNEL.parameters.filter((name) => !(name in args));
     if (absent.length) throw new TypeError(`${KERNEL.name}: missing argument '${absent[0]}'`);
     const limit = Math.min(maxWorkgroups, launch.maxWorkgroupsPerDimension ?? maxWorkgroups);
@@ -476,10 +569,17 @@ export async function createKernel(device) {
         let buffer = array.buffer;
         if (buffer === null) {
           const bytes = storageBytes(array.param.element, array.data, array.nbytes);
-          buffer = makeBuffer(bytes.length, USAGE.STORAGE | USAGE.COPY_SRC | USAGE.COPY_DST, array.param.name);
+          buffer = makeBuffer(
+            bytes.length,
+            USAGE.STORAGE | USAGE.COPY_SRC | USAGE.COPY_DST,
+            array.param.name,
+          );
           device.queue.writeBuffer(buffer, 0, bytes);
         }
-        entries.push({ binding: array.param.binding, resource: { buffer, size: Math.max(4, (array.nbytes + 3) & ~3) } });
+        entries.push({
+          binding: array.param.binding,
+          resource: { buffer, size: Math.max(4, (array.nbytes + 3) & ~3) },
+        });
         array.bound = buffer;
       }
       if (uniformData !== null) {
@@ -521,7 +621,8 @@ export async function createKernel(device) {
           if (launch.printWords) result[PRINT_WORDS] = Uint32Array.from(words);
           const { text, dropped } = printedLines(words, KERNEL.prints.sites);
           let shown = text;
-          if (dropped) shown += `[pyshader_tx] ${KERNEL.name}: ${dropped} printed lines were dropped (raise printCapacity)\n`;
+          if (dropped)
+            shown += `[pyshader_tx] ${KERNEL.name}: ${dropped} printed lines were dropped (raise printCapacity)\n`;
           if (shown) (launch.print ?? ((line) => console.log(line.replace(/\n$/, ''))))(shown);
         });
       }
@@ -531,7 +632,7 @@ export async function createKernel(device) {
           await staging.mapAsync(MAP_READ);
           done(new Uint8Array(staging.getMappedRange()));
           staging.unmap();
-        })
+        }),
       );
       return result;
     } finally {
@@ -544,7 +645,9 @@ export async function createKernel(device) {
     /** The uniform block's bytes for `args` (as the Python launcher packs them). */
     packUniforms(args) {
       if (!uniformLayout) return new Uint8Array(0);
-      const shapes = Object.fromEntries(KERNEL.arrays.map((p) => [p.name, arrayArgument(p, args[p.name]).shape]));
+      const shapes = Object.fromEntries(
+        KERNEL.arrays.map((p) => [p.name, arrayArgument(p, args[p.name]).shape]),
+      );
       return packUniforms(args, shapes);
     },
     bindGroupLayout: layout,

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs kernels through their generated ES modules (`pyshader-tx --target js`) on Dawn
 // (dawn.node, npm `webgpu` in tools/tint/node_modules), one request after another, for the
-// test suite's Dawn executor (tests/exec/dawn_executor.py). One process serves a whole pytest run.
+// test suite's Dawn executor (tests/dawn_executor.py). One process serves a whole pytest run.
 //
 // Requests: one JSON object per line on stdin; replies: one JSON line each on fd $REPLY_FD (default 3; Dawn
 // printf()s its own messages to stdout, so replies do not go there).
@@ -25,7 +25,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const WEBGPU = process.env.WEBGPU_MODULE ?? join(HERE, '..', 'tint', 'node_modules', 'webgpu', 'index.js');
+const WEBGPU =
+  process.env.WEBGPU_MODULE ?? join(HERE, '..', 'tint', 'node_modules', 'webgpu', 'index.js');
 const REPLY_FD = Number(process.env.REPLY_FD ?? 3);
 const WANTED_FEATURES = ['shader-f16', 'subgroups'];
 
@@ -44,7 +45,10 @@ const gpu = create([`backend=${process.env.DAWN_BACKEND ?? 'vulkan'}`]);
 globalThis.dawnInstance = gpu;
 const adapter = await gpu.requestAdapter();
 if (!adapter) {
-  reply({ ok: false, error: 'dawn.node gave no adapter (is Mesa 25 lavapipe set up? make dawn-deps)' });
+  reply({
+    ok: false,
+    error: 'dawn.node gave no adapter (is Mesa 25 lavapipe set up? make dawn-deps)',
+  });
   process.exit(2);
 }
 const requiredFeatures = WANTED_FEATURES.filter((feature) => adapter.features.has(feature));
@@ -80,7 +84,9 @@ function base64(view) {
 async function run(request) {
   let kernel = kernels.get(request.module);
   if (!kernel) {
-    kernel = import(pathToFileURL(request.module).href).then((module) => module.createKernel(device));
+    kernel = import(pathToFileURL(request.module).href).then((module) =>
+      module.createKernel(device),
+    );
     kernels.set(request.module, kernel);
   }
   let made;
@@ -109,7 +115,11 @@ async function handle(line) {
     const info = adapter.info;
     return {
       ok: true,
-      adapter: { vendor: info.vendor, architecture: info.architecture, description: info.description },
+      adapter: {
+        vendor: info.vendor,
+        architecture: info.architecture,
+        description: info.description,
+      },
       subgroupMinSize: info.subgroupMinSize,
       subgroupMaxSize: info.subgroupMaxSize,
       features: [...device.features].sort(),
@@ -129,7 +139,8 @@ lines.on('line', (line) => {
     let message;
     try {
       message = await handle(line);
-      if (uncaptured.length) message = { ok: false, error: uncaptured.join('\n'), kind: 'GPUError' };
+      if (uncaptured.length)
+        message = { ok: false, error: uncaptured.join('\n'), kind: 'GPUError' };
     } catch (error) {
       const text = uncaptured.length ? `${error.message}\n${uncaptured.join('\n')}` : error.message;
       message = { ok: false, error: text, kind: error.constructor?.name ?? 'Error' };
