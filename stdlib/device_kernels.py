@@ -381,7 +381,7 @@ def chain_tile(
     return prefix[0]
 
 
-@tx.func(subgroup_uniformity="off")
+@tx.func
 def look_back(
     x: Array[T],
     state: Array[Atomic[u32]],
@@ -393,65 +393,43 @@ def look_back(
     map: tx.Func = None,
     predicate: tx.Func = None,
 ) -> U:
-    """op over every element before tile `tile` (> 0), in the subgroup of the tile's last
-    invocation: called by the whole workgroup, in uniform control flow.
+    """op over every element before tile `tile` (> 0), in the tile's last invocation:
+    called by the whole workgroup, in uniform control flow.
 
-    That subgroup walks back over the predecessors' published states a window at a time:
-    lane k reads the state of the k-th predecessor before the walk's position, so one
-    round of reads covers as many predecessors as the subgroup has lanes (CUB's look-back;
-    a walk by one invocation reads them one after another). The window's states up to the
-    first inclusive prefix, or up to the first predecessor without a state, are combined
-    in order (`window_total`). Once the walk has read `spin_limit` windows without
-    reaching an inclusive prefix (a budget for the whole walk), a predecessor without a
-    state stops it, and the whole workgroup reduces that tile from the input
-    (`workgroup_tile_total`), then the walk goes on before it. Sharing the fallback keeps
-    each invocation's loops short: a workgroup that falls back over thousands of tiles
-    (one that starts long before its predecessors) loops a few times per tile, where one
-    invocation would loop over every element (lavapipe leaves the loops of an invocation
-    after 65535 iterations in all). The walk's subgroup operations sit under conditions
-    that only whole subgroups take (`subgroup_uniformity="off"`)."""
+    The last invocation walks back over the predecessors' published states; once the
+    walk has read `spin_limit` times without progress (a budget for the whole walk), a
+    predecessor without a state stops it, and the whole workgroup reduces that tile from
+    the input (`workgroup_tile_total`), then the walk goes on before it. Sharing the
+    fallback keeps each invocation's loops short: a workgroup that falls back over
+    thousands of tiles (one that starts long before its predecessors) loops a few times
+    per tile, where one invocation would loop over every element (lavapipe leaves the
+    loops of an invocation after 65535 iterations in all)."""
     index = tx.local_invocation_index()
-    walker = tx.subgroup_any(index == tx.workgroup_size().x - u32(1))
-    lane = tx.subgroup_invocation_id()
     stalled = tx.workgroup_array(u32, 1)
-    j = tile - u32(1)  # the newest predecessor not combined yet
+    j = tile - u32(1)
     found = like  # replaced by the first value found (there is at least one)
     has = False
     spins = u32(0)
     while True:
-        if walker:
-            width = tx.subgroup_add(u32(1))
+        if index == tx.workgroup_size().x - u32(1):
             stop = u32(DONE)
             while True:
-                k = j - min(lane, j)  # (lanes past tile 0 read it again)
-                low = tx.atomic_load(state[2 * k])
-                high = tx.atomic_load(state[2 * k + 1])
+                low = tx.atomic_load(state[2 * j])
+                high = tx.atomic_load(state[2 * j + 1])
                 flag = low >> u32(30)
-                exists = lane <= j
-                ready = flag != u32(0) and flag == high >> u32(30)
-                gap = tx.subgroup_min(tx.select(u32(DONE), lane, exists and not ready))
-                prefix = tx.subgroup_min(
-                    tx.select(u32(DONE), lane, exists and ready and flag == u32(INCLUSIVE))
-                )
-                before = min(gap, width)  # the lanes before a gap (all without one)
-                end = tx.select(before, min(before, prefix + u32(1)), prefix != u32(DONE))
-                if end > u32(0):
-                    value = tx.bitcast(U, ((high & u32(0xFFFF)) << u32(16)) | (low & u32(0xFFFF)))
-                    part = window_total(value, lane < end, op)
-                    found = tx.select(part, op(part, found), has)
-                    has = True
-                if prefix < gap:
-                    break  # an inclusive prefix (tile 0's is one) ends the walk
-                j -= end
-                if gap == u32(DONE):
-                    continue  # a whole window of aggregates: on before it
-                if spins < spin_limit:
-                    spins += u32(1)
-                    continue  # wait at the gap
-                stop = j  # the budget of waits is spent: reduce tile j instead
-                break
-            if index == tx.workgroup_size().x - u32(1):
-                stalled[0] = stop
+                if flag == u32(0) or flag != high >> u32(30):
+                    if spins < spin_limit:
+                        spins += u32(1)
+                        continue
+                    stop = j  # the budget of waits is spent: reduce tile j instead
+                    break
+                value = tx.bitcast(U, ((high & u32(0xFFFF)) << u32(16)) | (low & u32(0xFFFF)))
+                found = tx.select(value, op(value, found), has)
+                has = True
+                if flag == u32(INCLUSIVE) or j == u32(0):
+                    break
+                j -= u32(1)
+            stalled[0] = stop
         reduce = tx.workgroup_uniform_load(stalled[0])
         if reduce == u32(DONE):
             break
@@ -462,25 +440,6 @@ def look_back(
             break
         j = reduce - u32(1)
     return found
-
-
-@tx.func(subgroup_uniformity="off")
-def window_total(value: U, taken: bool, op: tx.Func) -> U:
-    """op over the `value`s of the lanes where `taken` holds (lanes 0 to some k: lane i
-    holds the (i+1)-th predecessor back, so the higher lanes' values come first), in
-    every lane, by the calling subgroup; no identity needed (a lane not taken is skipped)."""
-    lane = tx.subgroup_invocation_id()
-    width = tx.subgroup_add(u32(1))
-    total = value
-    has = taken
-    step = u32(1)
-    while step < width:
-        older = tx.subgroup_shuffle_down(total, step)
-        older_has = tx.subgroup_shuffle_down(u32(has), step) == u32(1) and lane + step < width
-        total = tx.select(tx.select(total, older, older_has), op(older, total), has and older_has)
-        has = has or older_has
-        step *= u32(2)
-    return tx.subgroup_broadcast(total, 0)
 
 
 @tx.func
