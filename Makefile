@@ -5,6 +5,7 @@
 #   make demo         run examples/demo.py
 #   make examples     run every example of the gallery (pictures in examples/output)
 #   make gallery      make examples, then the README's thumbnails and table from them
+#   make web-example  write examples/web/mandelbrot.js for the page (python -m http.server -d examples/web)
 #   make golden       rewrite the expected outputs of tests/golden
 #   make format       black the tree
 #   make clean        remove .venv, tools/tint/node_modules and build outputs
@@ -34,7 +35,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 XDG_RUNTIME_DIR ?= /tmp/pyshader_tx-xdg-$(shell id -u)
 export XDG_RUNTIME_DIR
 
-.PHONY: all system-deps venv node-deps dawn-deps deps test demo examples gallery golden format clean spirv-grammar
+.PHONY: all system-deps venv node-deps dawn-deps deps web-example test demo examples gallery golden format clean spirv-grammar
 
 all: test
 
@@ -87,6 +88,11 @@ examples: deps | $(XDG_RUNTIME_DIR)
 
 gallery: examples
 	$(VENV)/bin/python tools/gallery.py
+
+web-example: venv
+	$(VENV)/bin/pyshader-tx examples/mandelbrot.py --kernel mandelbrot --target js --target d.ts \
+	  -o examples/web
+	@echo "serve it: python3 -m http.server -d examples/web (then open http://localhost:8000)"
 
 golden: deps | $(XDG_RUNTIME_DIR)
 	$(VENV)/bin/pytest -q tests/golden --update-goldens
