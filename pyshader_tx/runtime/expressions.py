@@ -200,8 +200,10 @@ _slot_key = DeviceArray._key
 _slot_pool = DeviceArray._pool
 _slot_view = DeviceArray._view
 _slot_base = DeviceArray._base
-#: id -> the LazyArrays not evaluated yet (by id: DeviceArray's `==` is elementwise).
-_pending: "weakref.WeakValueDictionary" = weakref.WeakValueDictionary()
+#: Weak references to the LazyArrays made (evaluated ones are dropped now and then).
+_pending: list = []
+#: `_pending` is pruned of evaluated and dead arrays when it grows past this.
+PENDING_PRUNE = 256
 
 
 class Node:
@@ -212,6 +214,11 @@ class Node:
     def __init__(self, key, leaves):
         self.key = key
         self.leaves = leaves
+
+
+def _slot_setter(name: str):
+    slot = getattr(DeviceArray, name)
+    return lambda self, value: slot.__set__(self, value)
 
 
 def _materialised(name: str):
@@ -241,23 +248,36 @@ class LazyArray(DeviceArray):
     _pool = _materialised("_pool")
     _view = _materialised("_view")
     _base = _materialised("_base")
+    _sig = _materialised("_sig")
+    # (set when evaluated; known before: a LazyArray is made with its shape and dtype only)
+    element = property(lambda self: None, _slot_setter("element"))
+    _layout = property(lambda self: _plain_layout(self.dtype), _slot_setter("_layout"))
 
     def __repr__(self) -> str:
         return f"LazyArray(shape={self.shape}, dtype={self.dtype}, pending)"
 
 
 def _lazy(node: Node, shape: tuple, dtype: np.dtype) -> LazyArray:
-    array = LazyArray.__new__(LazyArray)
+    array = _new_lazy(LazyArray)
+    _slot_shape.__set__(array, shape)
+    _slot_dtype.__set__(array, dtype)
+    _slot_base.__set__(array, node)
+    _pending.append(weakref.ref(array))
+    if len(_pending) > PENDING_PRUNE:
+        _prune()
+    return array
+
+
+_new_lazy = LazyArray.__new__
+_slot_shape = DeviceArray.shape
+_slot_dtype = DeviceArray.dtype
+
+
+def _plain_layout(dtype: np.dtype):
     layout = _plain_layouts.get(dtype)
     if layout is None:
         layout = _plain_layouts[dtype] = _layout_for_dtype(dtype)
-    array.shape, array.dtype, array.element, array._layout = shape, dtype, None, layout
-    sig = (dtype, shape, False)
-    array._sig = _signatures.setdefault(sig, sig)
-    _slot_buffer.__set__(array, None)
-    _slot_base.__set__(array, node)
-    _pending[id(array)] = array
-    return array
+    return layout
 
 
 _plain_layouts: dict = {}
@@ -285,15 +305,29 @@ def become(array: LazyArray, buffer, nbytes: int) -> None:
     _slot_pool.__set__(array, None)
     _slot_view.__set__(array, None)
     _slot_base.__set__(array, None)
+    DeviceArray.element.__set__(array, None)
+    shape, dtype = array.shape, array.dtype
+    DeviceArray._layout.__set__(array, _plain_layout(dtype))
+    sig = (dtype, shape, False)
+    DeviceArray._sig.__set__(array, _signatures.setdefault(sig, sig))
     array.__class__ = DeviceArray
-    _pending.pop(id(array), None)
+
+
+def _prune() -> None:
+    global PENDING_PRUNE
+    _pending[:] = [ref for ref in _pending if type(ref()) is LazyArray]
+    PENDING_PRUNE = max(256, 2 * len(_pending))
 
 
 def evaluate_pending() -> None:
     """Evaluate every pending expression (`tx.synchronize()`, writes to arrays)."""
     if _pending:
-        for array in list(_pending.values()):
-            _materialise(array)
+        refs = _pending[:]
+        _pending.clear()
+        for ref in refs:
+            array = ref()
+            if type(array) is LazyArray:
+                _materialise(array)
 
 
 # -- operands ------------------------------------------------------------------------------
@@ -367,13 +401,14 @@ _broadcasts: dict = {}
 
 
 def broadcast(shapes: tuple, names) -> tuple:
-    """numpy's broadcast shape of `shapes`; a ValueError naming the operands otherwise."""
+    """numpy's broadcast shape of `shapes`; a ValueError naming the operands (`names`: the
+    values given) otherwise."""
     shape = _broadcasts.get(shapes)
     if shape is None:
         try:
             shape = np.broadcast_shapes(*shapes)
         except ValueError:
-            described = ", ".join(f"{name} of shape {s}" for name, s in zip(names(), shapes))
+            described = ", ".join(f"{name} of shape {s}" for name, s in zip(_names(names), shapes))
             raise ValueError(f"operands could not be broadcast together: {described}") from None
         if len(_broadcasts) > 4096:
             _broadcasts.clear()
@@ -386,14 +421,15 @@ _loops: dict = {}
 
 def _loop(name: str, ufunc, dtypes: tuple, names) -> tuple:
     """(loop input dtypes, result dtype) of ufunc over `dtypes` (numpy dtypes, or the
-    Python types of weak scalars), narrowed to the GPU's dtypes (see the module doc)."""
+    Python types of weak scalars), narrowed to the GPU's dtypes (see the module doc);
+    `names`: the values given, for messages."""
     found = _loops.get((name, dtypes))
     if found is not None:
         return found
     try:
         resolved = ufunc.resolve_dtypes(dtypes + (None,))
     except (TypeError, np._core._exceptions._UFuncNoLoopError) as error:
-        described = " and ".join(names())
+        described = " and ".join(_names(names))
         raise TypeError(f"{_spelling(name)} of {described}: {error}") from None
     narrowed = tuple(NARROWED.get(d, d) for d in resolved)
     for dtype in narrowed:
@@ -425,30 +461,53 @@ def _check_int_scalar(value, other: np.dtype, what: str) -> None:
 
 def apply(name: str, *values):
     """The LazyArray of operator `name` (BINARY or UNARY) over `values`."""
-    count = len(values)
-    if count == 2:
-        ka, la, sa, da = operand(values[0], "the first operand")
-        kb, lb, sb, db = operand(values[1], "the second operand")
-        shape = sa if sa == sb else broadcast((sa, sb), lambda: _names(values))
-        loops, dtype = _loop(name, BINARY[name], (da, db), lambda: _names(values))
-        if ka[0] == "s":
-            _check_int_scalar(values[0], db if isinstance(db, np.dtype) else loops[0], "operand")
-            ka, la = ("s", loops[0]), (_uniform(values[0], loops[0]),)
-        if kb[0] == "s":
-            _check_int_scalar(values[1], da if isinstance(da, np.dtype) else loops[1], "operand")
-            kb, lb = ("s", loops[1]), (_uniform(values[1], loops[1]),)
-        if not shape and ka[0] == "s" and kb[0] == "s" and not _has_array(values):
-            raise TypeError(f"{_spelling(name)}: at least one operand must be an array")
-        return _lazy(Node((name, loops, dtype, ka, kb), la + lb), shape, dtype)
+    if len(values) == 2:
+        return binary(name, *values)
     (value,) = values
     if name == "positive":
         return value
     ka, la, sa, da = operand(value, "the operand")
-    loops, dtype = _loop(name, UNARY[name], (da,), lambda: _names(values))
+    loops, dtype = _loop(name, UNARY[name], (da,), values)
     if ka[0] == "s":
         raise TypeError(f"{name}: the operand must be an array, not {value!r}")
     return _lazy(Node((name, loops, dtype, ka), la), sa, dtype)
 
+
+def binary(name: str, a, b):
+    """The LazyArray of the binary operator `name` over `a` and `b` (the hot path of
+    building expressions: `d * 2 + e`)."""
+    ka, la, sa, da = operand(a, "the first operand")
+    kb, lb, sb, db = operand(b, "the second operand")
+    if sa == sb or not sb:
+        shape = sa
+    elif not sa:
+        shape = sb
+    else:
+        shape = broadcast((sa, sb), (a, b))
+    found = _loops.get((name, da, db))
+    if found is None:
+        found = _loops[(name, da, db)] = _loop(name, BINARY[name], (da, db), (a, b))
+    loops, dtype = found
+    if ka[0] == "s":
+        if kb[0] == "s":
+            raise TypeError(f"{_spelling(name)}: at least one operand must be an array")
+        ka, la = _scalar_leaf(a, db, loops[0])
+    elif kb[0] == "s":
+        kb, lb = _scalar_leaf(b, da, loops[1])
+    return _lazy(Node((name, loops, dtype, ka, kb), la + lb), shape, dtype)
+
+
+def _scalar_leaf(value, other: np.dtype, loop: np.dtype) -> tuple:
+    """(key, leaves) of a scalar operand meeting an array of `other` in a loop of `loop`."""
+    if type(value) is int and other.kind in "iu":
+        _check_int_scalar(value, other, "operand")
+    key = _scalar_keys.get(loop)
+    if key is None:
+        key = _scalar_keys[loop] = ("s", loop)
+    return key, (_UNIFORM_VALUES[loop.kind](value),)
+
+
+_scalar_keys: dict = {}
 
 #: A scalar as the Python value a uniform of its operator's loop dtype takes.
 _UNIFORM_VALUES = {"f": float, "i": int, "u": int, "b": bool}
@@ -476,7 +535,7 @@ def where(condition, x, y):
     kc, lc, sc, dc = operand(condition, "tx.where's condition")
     kx, lx, sx, dx = operand(x, "tx.where's x")
     ky, ly, sy, dy = operand(y, "tx.where's y")
-    shape = broadcast((sc, sx, sy), lambda: _names(values))
+    shape = broadcast((sc, sx, sy), values)
     if kc[0] == "s":
         kc = ("s", np.dtype(np.bool_))
     if not _has_array(values):
@@ -608,7 +667,7 @@ class Vectorized:
             dtypes.append(d)
         if not _has_array(values):
             raise TypeError(f"{self.__name__}: at least one argument must be an array")
-        shape = broadcast(tuple(shapes), lambda: _names(values))
+        shape = broadcast(tuple(shapes), values)
         params, result = self._signature(tuple(dtypes))
         keys = [("s", p) if k[0] == "s" else k for k, p in zip(keys, params)]
         key = ("vectorize", (self.func, *params), result, *keys)
@@ -636,10 +695,10 @@ def vectorize(func):
 
 def _binary(name):
     def forward(self, other):
-        return apply(name, self, other)
+        return binary(name, self, other)
 
     def backward(self, other):
-        return apply(name, other, self)
+        return binary(name, other, self)
 
     return forward, backward
 

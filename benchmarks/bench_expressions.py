@@ -1,0 +1,267 @@
+"""Lazy DeviceArray expressions (issue 28, part 3) against torch and a memcpy, on the device.
+
+At each size 2^16 .. 2^28 of float32 (`--log2n`), JSON lines to stdout:
+- `axpy`: `a * 2 + b` evaluated (one generated kernel; a pooled result per call) against
+  `torch.add(b, a, alpha=2)` (a new tensor per call too) and against a copy moving the
+  same bytes (12 per element: 8 read, 4 written; a buffer-to-buffer copy of 6 bytes per
+  element, recorded by us: `pool.copy`; and torch's `copy_`), in G elements/s and GB/s;
+- `axpy_sum`: `(a * 2 + b).sum()` (the expression fused into the reduction's load: two
+  launches) against `tx.stdlib.reduce(a)` alone (reads half the bytes) and against
+  torch's `torch.add(b, a, alpha=2).sum()`, with ratios;
+- `dot`: `tx.dot(a, b)` against `torch.dot`.
+Then the host cost (`host` rows, at 2^10 elements): building and launching a 5-operator
+expression `(a * 2 + b - c) * a / 3.0` once its kernel is cached, its sum, and a raw
+launch (a one-line kernel on DeviceArrays), in microseconds and raw launches (target <= 3).
+
+Timing as `bench_stdlib.py`: calls recorded back to back, then `tx.synchronize()`, the
+fastest of three trials (`timed`); torch's with `torch.cuda.synchronize()`.
+
+    python3 benchmarks/bench_expressions.py [--log2n 16 20 24 28] [--json OUT] [--host-only]
+    (on the device: bash benchmarks/run_expressions_bench.sh)
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import time
+
+import numpy as np
+
+import pyshader_tx as tx
+from pyshader_tx import Array, f32, stdlib
+from pyshader_tx.runtime import pool
+
+REPS = 20
+
+
+def timed(call, reps=REPS, trial_seconds=0.1) -> tuple:
+    """(seconds per call, host seconds per call), as `bench_stdlib.timed`: a first call
+    (compiles), `reps` to warm up and estimate, three trials long enough that the
+    synchronize ending each costs little; the fastest."""
+    call()
+    tx.synchronize()
+    start = time.perf_counter()
+    for _ in range(reps):
+        call()
+    tx.synchronize()
+    estimate = (time.perf_counter() - start) / reps
+    count = max(reps, min(2000, int(trial_seconds / max(estimate, 1e-6))))
+    trials = []
+    for _ in range(3):
+        start = time.perf_counter()
+        for _ in range(count):
+            call()
+        recorded = time.perf_counter()
+        tx.synchronize()
+        trials.append(((time.perf_counter() - start) / count, (recorded - start) / count))
+    return min(trials)
+
+
+def torch_timed(call, reps=REPS, trial_seconds=0.1) -> float | None:
+    """Seconds per call of a torch call (None without torch or CUDA)."""
+    try:
+        import torch
+
+        if not torch.cuda.is_available():
+            return None
+    except ImportError:
+        return None
+    call()
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(reps):
+        call()
+    torch.cuda.synchronize()
+    estimate = (time.perf_counter() - start) / reps
+    count = max(reps, min(2000, int(trial_seconds / max(estimate, 1e-6))))
+    best = None
+    for _ in range(3):
+        start = time.perf_counter()
+        for _ in range(count):
+            call()
+        torch.cuda.synchronize()
+        seconds = (time.perf_counter() - start) / count
+        best = seconds if best is None else min(best, seconds)
+    return best
+
+
+def evaluated(array):
+    """`array` with its expression recorded (its storage made: the launch), no wait."""
+    array.buffer  # noqa: B018 - a LazyArray's buffer is made (its kernel recorded) on access
+    return array
+
+
+def torch_tensors(host_a, host_b):
+    try:
+        import torch
+
+        if not torch.cuda.is_available():
+            return None
+        return torch, torch.from_numpy(host_a).cuda(), torch.from_numpy(host_b).cuda()
+    except Exception as error:  # noqa: BLE001 - torch is a peer, not a requirement
+        print("torch:", error)
+        return None
+
+
+def ratio(a, b):
+    return round(a / b, 3) if a and b else None
+
+
+def size_rows(log2n: int) -> list:
+    n = 1 << log2n
+    rng = np.random.default_rng(log2n)
+    host_a, host_b = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+    a, b = tx.to_device(host_a), tx.to_device(host_b)
+    check = (a * 2 + b)[: 1 << 12].numpy()
+    assert np.allclose(check, host_a[: 1 << 12] * 2 + host_b[: 1 << 12]), "a * 2 + b is wrong"
+    want = float(np.sum(host_a.astype(np.float64) * 2 + host_b))
+    assert abs(float((a * 2 + b).sum()) - want) <= 1e-4 * want, "(a * 2 + b).sum() is wrong"
+    rows = []
+
+    # a * 2 + b against torch and a copy of the same bytes
+    seconds, host = timed(lambda: evaluated(a * 2 + b))
+    source = pool.take(3 * n // 2, np.float32)
+    target = pool.take(3 * n // 2, np.float32)
+    copy_seconds, _ = timed(lambda: pool.copy(source, target))
+    peers = torch_tensors(host_a, host_b)
+    torch_seconds = torch_copy = None
+    if peers is not None:
+        torch, ta, tb = peers
+        torch_seconds = torch_timed(lambda: torch.add(tb, ta, alpha=2))
+        tsource = torch.empty(3 * n // 2, dtype=torch.float32, device="cuda")
+        ttarget = torch.empty_like(tsource)
+        torch_copy = torch_timed(lambda: ttarget.copy_(tsource))
+    row = {
+        "op": "axpy",
+        "expression": "a * 2 + b",
+        "log2n": log2n,
+        "ours_g_elem_s": round(n / seconds / 1e9, 2),
+        "ours_gb_s": round(12 * n / seconds / 1e9, 1),
+        "ours_us": round(seconds * 1e6, 1),
+        "host_us": round(host * 1e6, 1),
+        "torch_us": round(torch_seconds * 1e6, 1) if torch_seconds else None,
+        "vs_torch": ratio(torch_seconds, seconds),
+        "copy_gb_s": round(12 * n / copy_seconds / 1e9, 1),
+        "vs_copy": ratio(copy_seconds, seconds),
+        "torch_copy_gb_s": round(12 * n / torch_copy / 1e9, 1) if torch_copy else None,
+        "vs_torch_copy": ratio(torch_copy, seconds),
+    }
+    rows.append(row)
+    print(json.dumps(row))
+
+    # (a * 2 + b).sum() against reduce(a) alone and torch
+    seconds, host = timed(lambda: (a * 2 + b).sum())
+    reduce_seconds, _ = timed(lambda: stdlib.reduce(a))
+    torch_seconds = None
+    if peers is not None:
+        torch_seconds = torch_timed(lambda: torch.add(tb, ta, alpha=2).sum())
+    row = {
+        "op": "axpy_sum",
+        "expression": "(a * 2 + b).sum()",
+        "log2n": log2n,
+        "ours_g_elem_s": round(n / seconds / 1e9, 2),
+        "ours_gb_s": round(8 * n / seconds / 1e9, 1),
+        "ours_us": round(seconds * 1e6, 1),
+        "host_us": round(host * 1e6, 1),
+        "reduce_a_us": round(reduce_seconds * 1e6, 1),
+        "vs_reduce_a": ratio(reduce_seconds, seconds),
+        "vs_two_reduces": ratio(2 * reduce_seconds, seconds),
+        "torch_us": round(torch_seconds * 1e6, 1) if torch_seconds else None,
+        "vs_torch": ratio(torch_seconds, seconds),
+    }
+    rows.append(row)
+    print(json.dumps(row))
+
+    # tx.dot
+    seconds, host = timed(lambda: tx.dot(a, b))
+    torch_seconds = torch_timed(lambda: torch.dot(ta, tb)) if peers is not None else None
+    row = {
+        "op": "dot",
+        "log2n": log2n,
+        "ours_gb_s": round(8 * n / seconds / 1e9, 1),
+        "ours_us": round(seconds * 1e6, 1),
+        "torch_us": round(torch_seconds * 1e6, 1) if torch_seconds else None,
+        "vs_torch": ratio(torch_seconds, seconds),
+    }
+    rows.append(row)
+    print(json.dumps(row))
+    pool.give_back(source)
+    pool.give_back(target)
+    return rows
+
+
+@tx.kernel(workgroup_size=64)
+def saxpy(a: f32, x: Array[f32], y: Array[f32], out: Array[f32]):
+    i = tx.global_invocation_id().x
+    if i < len(x):
+        out[i] = a * x[i] + y[i]
+
+
+def host_seconds(call, reps: int = 15, calls: int = 20) -> float:
+    """The median over `reps` of the host time per call of `calls` calls back to back
+    (`stdlib_host.py`'s measure)."""
+    for _ in range(5):
+        call()
+    tx.synchronize()
+    times = []
+    for _ in range(reps):
+        start = time.perf_counter()
+        for _ in range(calls):
+            call()
+        times.append((time.perf_counter() - start) / calls)
+        tx.synchronize()
+    return float(np.median(times))
+
+
+def host_rows(n: int = 1 << 10) -> list:
+    rng = np.random.default_rng(0)
+    a, b, c = (tx.to_device(rng.random(n, dtype=np.float32)) for _ in range(3))
+    out = tx.empty(n, np.float32)
+    calls = {
+        "raw launch": lambda: saxpy(2.0, a, b, out, threads=n),
+        "5 operators: (a * 2 + b - c) * a / 3.0": lambda: evaluated((a * 2 + b - c) * a / 3.0),
+        "its build alone (no launch)": lambda: (a * 2 + b - c) * a / 3.0,
+        "(a * 2 + b).sum()": lambda: (a * 2 + b).sum(),
+        "stdlib.reduce(a)": lambda: stdlib.reduce(a),
+    }
+    raw = None
+    rows = []
+    for name, call in calls.items():
+        seconds = host_seconds(call)
+        raw = raw or seconds
+        row = {
+            "op": "host",
+            "call": name,
+            "n": n,
+            "host_us": round(seconds * 1e6, 2),
+            "raw_launches": round(seconds / raw, 2),
+        }
+        if name.startswith("5 operators"):
+            row["target_raw_launches"] = 3
+        rows.append(row)
+        print(json.dumps(row))
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--log2n", type=int, nargs="*", default=[16, 20, 24, 28])
+    parser.add_argument("--json", help="write all rows to this file")
+    parser.add_argument("--host-only", action="store_true", help="only the host rows")
+    args = parser.parse_args()
+    info = tx.adapter_summary() if hasattr(tx, "adapter_summary") else None
+    print(json.dumps({"adapter": str(info), "date": datetime.date.today().isoformat()}))
+    rows = []
+    if not args.host_only:
+        for log2n in args.log2n:
+            rows += size_rows(log2n)
+    rows += host_rows()
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
