@@ -181,8 +181,10 @@ def reduce(x, op="add", map=None) -> DeviceArray:
 
 
 def _reduce_plan(n: int, x_dtype, dtype, op, map, config: dict) -> plans.Plan:
-    """The two launches of `reduce` with `config` (ITEMS, WORKGROUPS): the ranges of the
-    first pass's workgroups into partials, then the partials into the result."""
+    """The launches of `reduce` with `config` (ITEMS, WORKGROUPS): for a named op over
+    1024 elements or more one (`reduce_tiles4`: the workgroups' ranges four elements a
+    load, the last workgroup to finish combining their totals), else two (the ranges into
+    partials, then the partials into the result)."""
     ordered = not isinstance(op, str)  # the named ops are commutative
     vectors = not ordered and n >= 4 * kernels.WORKGROUP  # (reduce_tiles4: a vec4 a load)
     row = kernels.WORKGROUP * config["ITEMS"] * (4 if vectors else 1)
@@ -192,13 +194,15 @@ def _reduce_plan(n: int, x_dtype, dtype, op, map, config: dict) -> plans.Plan:
     plan = plans.Plan("reduce")
     plan.dtype, plan.out = dtype, plan.result((), dtype)
     x, result = plan.input((n,), x_dtype), plan.input((), dtype)
-    partials = plan.scratch(groups, dtype)
     constants = {"op": op, "map": map, "ITEMS": config["ITEMS"], "workgroups": groups}
-    if vectors:
+    if vectors:  # (one launch: the last workgroup to finish combines the totals)
+        state = plan.scratch(2 * groups + 1, np.uint32)
+        state.fill(0)  # (zero again after each launch: zeroed once)
         xv = scan_passes.vec4s(x, n)
-        plan.launch(kernels.reduce_tiles4, xv, x, partials, n, per, VT=xv.element, **constants)
-    else:
-        plan.launch(kernels.reduce_tiles, x, partials, n, per, ORDERED=ordered, **constants)
+        plan.launch(kernels.reduce_tiles4, xv, x, result, state, n, per, VT=xv.element, **constants)
+        return plan
+    partials = plan.scratch(groups, dtype)
+    plan.launch(kernels.reduce_tiles, x, partials, n, per, ORDERED=ordered, **constants)
     last = -(-groups // kernels.WORKGROUP) * kernels.WORKGROUP
     plan.launch(
         kernels.reduce_tiles, partials, result, groups, last, op=op, ORDERED=ordered, workgroups=1

@@ -2,6 +2,8 @@
 
 `reduce_tiles`: each workgroup reduces a contiguous range (loads coalesced: invocation t
 takes elements t, t+W, t+2W, ...), in two launches: the ranges, then the partials.
+`reduce_tiles4` (named ops) does it in one launch, four elements a load: the last
+workgroup to finish combines the others' totals (`finish_reduce`).
 
 `scan_tiles`: a single-pass chained scan with decoupled look-back that assumes no forward
 progress between workgroups (Decoupled Fallback: Smith, Levien, Owens, SPAA 2025). Tile b
@@ -115,18 +117,20 @@ def reduce_tiles4(
     xv: Array[VT],
     x: Array[T],
     out: Array[U],
+    state: Array[Atomic[u32]],
     n: u32,
     per: u32,
     op: tx.Func,
     map: tx.Func = None,
     ITEMS: tx.Const[int] = REDUCE_ITEMS,
 ):
-    """`reduce_tiles` of a named op four elements a load: out[g] = op over map(x[g*per :
-    (g+1)*per]) (n elements in all; `per` a multiple of 4 * WORKGROUP * ITEMS), x read as
-    vec4s (xv: the first n // 4 of them) in rows of WORKGROUP * ITEMS vec4s, invocation t
-    taking vec4s t, t+W, t+2W, ... of its workgroup's range (ITEMS loads in flight); the
-    last n % 4 elements (x itself) by workgroup 0. Each invocation starts from the op's
-    identity."""
+    """`reduce` of a named op in one launch, four elements a load: out[0] = op over map(x)
+    (n elements). Workgroup g reduces x[g*per : (g+1)*per] (`per` a multiple of 4 *
+    WORKGROUP * ITEMS), x read as vec4s (xv: the first n // 4 of them) in rows of
+    WORKGROUP * ITEMS vec4s, invocation t taking vec4s t, t+W, t+2W, ... of its range
+    (ITEMS loads in flight); the last n % 4 elements (x itself) by workgroup 0. Each
+    invocation starts from the op's identity. The workgroups' totals meet in `state`
+    (`finish_reduce`; all zero before the launch, and after it)."""
     g = tx.workgroup_id().x
     t = tx.local_invocation_id().x
     acc = identity(op, U(0))
@@ -147,9 +151,45 @@ def reduce_tiles4(
     rest = vectors * u32(4) + t
     if g == u32(0) and rest < n:
         acc = op(acc, load(x, rest, acc, map))
-    total = workgroup_reduce(acc, op)
+    finish_reduce(workgroup_reduce(acc, op), out, state, op)
+
+
+@tx.func
+def finish_reduce(total: U, out: Array[U], state: Array[Atomic[u32]], op: tx.Func):
+    """The last workgroup to finish combines every workgroup's `total` (the same in all
+    its invocations; a commutative op with an identity) into out[0]: called by whole
+    workgroups, in uniform control flow.
+
+    Invocation 0 publishes the total in state[2g], state[2g+1] (16 bits each, under an
+    AGGREGATE flag: WGSL atomics are relaxed, a value and its flag must be read together)
+    and takes a ticket from state[2G] (G workgroups). The workgroup with the last ticket
+    reads every total, waiting for a word only until its store, which its workgroup made
+    before taking its ticket, arrives (no workgroup waits for one that has not run), and
+    sets the words back to zero for the next launch."""
+    groups = tx.num_workgroups().x * tx.num_workgroups().y
+    g = tx.workgroup_id().y * tx.num_workgroups().x + tx.workgroup_id().x
+    t = tx.local_invocation_index()
+    ticket = tx.workgroup_array(u32, 1)
     if t == u32(0):
-        out[g] = total
+        publish(state, g, u32(AGGREGATE), tx.bitcast(u32, total))
+        ticket[0] = tx.atomic_add(state[2 * groups], u32(1))
+    if tx.workgroup_uniform_load(ticket[0]) != groups - u32(1):
+        return
+    acc = identity(op, total)
+    i = t
+    while i < groups:
+        low = tx.atomic_load(state[2 * i])
+        high = tx.atomic_load(state[2 * i + 1])
+        if low >> u32(30) == u32(AGGREGATE) and high >> u32(30) == u32(AGGREGATE):
+            bits = ((high & u32(0xFFFF)) << u32(16)) | (low & u32(0xFFFF))
+            acc = op(acc, tx.bitcast(U, bits))
+            tx.atomic_store(state[2 * i], u32(0))
+            tx.atomic_store(state[2 * i + 1], u32(0))
+            i += tx.workgroup_size().x
+    result = workgroup_reduce(acc, op)
+    if t == u32(0):
+        out[0] = result
+        tx.atomic_store(state[2 * groups], u32(0))
 
 
 @loops_end

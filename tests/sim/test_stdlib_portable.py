@@ -170,6 +170,27 @@ def _chained(x, signed, floats, sparse) -> dict:
 
 
 @pytest.mark.parametrize("setting", SETTINGS, ids=name)
+def test_reduce_in_one_launch_over_several_workgroups(setting, small_tiles, monkeypatch):
+    """`reduce_tiles4`'s last workgroup to finish combines the others' totals, whatever
+    the order of workgroups, and leaves its state zero for the next call (each reduce runs
+    twice on the plan the first call made)."""
+    monkeypatch.setattr(device_kernels, "REDUCE_ITEMS", 1)  # rows of 1024: 3 workgroups
+    rng = np.random.default_rng(7)
+    n = 5003
+    x = rng.integers(0, 1000, n).astype(np.uint32)
+    floats = (x.astype(np.float32) - 500) / 4
+    signed = x.astype(np.int32) - 700
+    with tx.simulator(setting.subgroup_size, setting.schedule, setting.seed):
+        with tx.profile() as prof:
+            for _ in range(2):
+                assert int(tx.stdlib.reduce(x)) == int(x.sum())
+                assert float(tx.stdlib.reduce(floats, "min")) == floats.min()
+                assert int(tx.stdlib.reduce(signed, "max")) == signed.max()
+    assert {r.kernel for r in prof.launches} == {"reduce_tiles4"}
+    assert {r.workgroups for r in prof.launches} == {(3, 1, 1)}
+
+
+@pytest.mark.parametrize("setting", SETTINGS, ids=name)
 def test_the_chained_scan_four_elements_at_a_time(setting, small_tiles):
     """`chained_scan4` and `chained_select4` (n a multiple of 4): 3 tiles of 1024 and a
     partial one; under
