@@ -3,7 +3,7 @@ generated as Python source for a `@tx.kernel`, compiled like user code, launched
 prepared plans (`pyshader_tx/runtime/plans.py`). Registered with the runtime when the
 stdlib is imported.
 
-An expression's structure (`Node.key`: operators, dtypes, the leaves' shapes and views)
+An expression's structure (`expressions.Key`: operators, dtypes, the leaves' shapes and views)
 gives its plan; the plan's kernel is found by its generated source text (and the
 `@tx.vectorize` functions it calls), so a kernel is compiled once per structure, never per
 value: scalars are uniforms, and array shapes, offsets and strides are uniforms baked
@@ -25,6 +25,7 @@ over the partials (`finish`): two launches, one pass over the inputs.
 
 from __future__ import annotations
 
+import functools
 import linecache
 import re
 import math
@@ -36,7 +37,8 @@ import pyshader_tx as tx
 from pyshader_tx import Array, f32, u32
 from pyshader_tx import types as t
 from pyshader_tx.kernel import loops_end
-from pyshader_tx.runtime import expressions, plans, pool
+from pyshader_tx.runtime import capture, expressions, plans, pool
+from pyshader_tx.runtime.device import simulated_device
 from pyshader_tx.runtime.arrays import DeviceArray
 from pyshader_tx.runtime.expressions import LazyArray, become, node_of
 
@@ -196,6 +198,8 @@ class Leaf:
         )
         padded = (1,) * (rank - len(own_shape)) + tuple(own_shape)
         self.offset, self.strides = offset, strides
+        self.own_size = math.prod(own_shape)
+        self.whole = view is None
         contiguous = padded == tuple(shape) and all(
             s == c or n == 1 for s, c, n in zip(strides, _c_strides(shape), shape)
         )
@@ -230,11 +234,27 @@ class Leaf:
         extra = f", s{i}: tx.vec4i" if self.access == "strided" else ""
         return f"x{i}: Array[{element}], o{i}: i32{extra}"
 
-    def binding(self, plan, slot) -> list:
+    def bound_as(self) -> tuple:
+        """(shape, dtype) of the numpy array the kernel parameter takes (vec4f: (n, 4))."""
+        if self.dtype == BOOL:
+            return (-(-self.elements // 4),), U32
+        if self.access == "vector":
+            return (self.elements // 4, 4), self.dtype
+        return (self.elements,), self.dtype
+
+    def direct(self, fast: bool) -> bool:
+        """Whether the run's array itself binds as the parameter (its binding covers the
+        same bytes: a whole array from element 0 that the reads cover), not a View of it:
+        prepared launches on the GPU (`fast`) bind arrays without checking their type."""
+        return fast and self.whole and self.offset == 0 and self.elements == self.own_size
+
+    def binding(self, plan, slot, direct: bool) -> list:
         """The plan's arguments for this leaf: the array's view, its offset (and strides)."""
         if self.scalar:
             return [slot]
-        if self.dtype == BOOL:
+        if direct:
+            view = slot
+        elif self.dtype == BOOL:
             view = plans.View(slot, (-(-self.elements // 4),), t.u32)
         elif self.access == "vector":
             view = plans.View(slot, (self.elements // 4,), VECTOR_TYPES[self.dtype])
@@ -323,10 +343,10 @@ class Generator:
             params.append("shape: tx.vec4u")
         return ", ".join(params)
 
-    def arguments(self, plan, slots) -> list:
+    def arguments(self, plan, slots, fast: bool) -> list:
         args = []
         for leaf, slot in zip(self.leaves, slots):
-            args += leaf.binding(plan, slot)
+            args += leaf.binding(plan, slot, not leaf.scalar and leaf.direct(fast))
         args += [self.count, -(-self.count // 4)]
         if self.strided:
             padded = (1,) * (MAX_DIMS - len(self.shape)) + self.shape
@@ -566,32 +586,47 @@ def kernel_of(source: str, functions: list, name: str):
     return kernel
 
 
-def _inputs(plan, generator: Generator) -> list:
+def _inputs(plan, generator: Generator, fast: bool) -> list:
     slots = []
     for leaf in generator.leaves:
         if leaf.scalar:
             dtype = U32 if leaf.dtype == BOOL else leaf.dtype
             slots.append(plan.input(None, dtype))
+        elif leaf.direct(fast):
+            slots.append(plan.input(*leaf.bound_as()))
         else:
             slots.append(plan.input((leaf.elements,), leaf.dtype))
     return slots
 
 
-def _elementwise_plan(key, shape: tuple, dtype: np.dtype) -> plans.Plan:
+def _fast() -> bool:
+    """Whether plans record through `Launcher.record` now (not the simulator, not captured):
+    then arrays bind without type checks, so a plan may bind an array as another type."""
+    return capture._launches is None and simulated_device() is None
+
+
+def _elementwise_plan(key, shape: tuple, dtype: np.dtype, fast: bool) -> plans.Plan:
     generator = Generator(key, shape)
     kernel = kernel_of(generator.elementwise_source(), generator.functions, "expression")
     plan = plans.Plan("expression")
-    out = plan.input((generator.count,), dtype)
-    slots = _inputs(plan, generator)
+    count = generator.count
     if dtype == BOOL:
-        view = plans.View(out, (-(-generator.count // 4),), t.u32)
+        bound, element = ((-(-count // 4),), U32), t.u32
     elif generator.vectors:
-        view = plans.View(out, (generator.count // 4,), VECTOR_TYPES[dtype])
+        bound, element = ((count // 4, 4), dtype), VECTOR_TYPES[dtype]
     else:
-        view = plans.View(out, (generator.count,), TYPES[dtype])
-    groups = -(-generator.count // 4)
-    plan.launch(kernel, view, *generator.arguments(plan, slots), threads=groups)
+        bound, element = ((count,), dtype), TYPES[dtype]
+    if fast:  # (the result's binding is the parameter's bytes: bound itself)
+        view = out = plan.input(*bound)
+    else:
+        out = plan.input((count,), dtype)
+        view = plans.View(out, (bound[0][0],), element)
+    slots = _inputs(plan, generator, fast)
+    groups = -(-count // 4)
+    plan.launch(kernel, view, *generator.arguments(plan, slots, fast), threads=groups)
     plan.bools = _bool_scalars(generator)
+    plan.nbytes = max(4, (count * dtype.itemsize + 3) & ~3)
+    plan.count = count
     return plan
 
 
@@ -609,22 +644,46 @@ def _values(plan, leaves) -> tuple:
 
 def evaluate(array: LazyArray) -> None:
     """Give the LazyArray `array` its storage: its expression's kernel, recorded."""
-    node = node_of(array)
-    shape, dtype = array.shape, array.dtype
-    plan = PLANS.get(("=", node.key))
+    key, leaves = node_of(array)
+    fast = _fast()
+    plan = PLANS.get((fast, key))
     if plan is None:
-        plan = PLANS.put(("=", node.key), _elementwise_plan(node.key, shape, dtype))
-    nbytes = max(4, (array.size * dtype.itemsize + 3) & ~3)
+        plan = PLANS.put((fast, key), _elementwise_plan(key, array.shape, array.dtype, fast))
+    nbytes = plan.nbytes
     buffers = pool.buffer_pool()
-    buffer = buffers._buffer(nbytes, False)
-    weakref.finalize(array, buffers._park, buffer)
-    leaves = node.leaves
+    free = _free.get((buffers, nbytes))
+    buffer = free.pop() if free else buffers._buffer(nbytes, False)
+    reference = _reference(array, functools.partial(_released, buffers, nbytes, buffer))
+    _kept[id(reference)] = reference
     become(array, buffer, nbytes)
-    if array.size:
-        plan.run(array, *_values(plan, leaves))
+    if plan.count:
+        if plan.bools:
+            leaves = _values(plan, leaves)
+        plan.run(array, *leaves)
 
 
-def _reduction_plan(how: str, key, shape: tuple, dtype: np.dtype) -> plans.Plan:
+#: Results' buffers of small sizes given back when their arrays die, for the next results
+#: (cheaper than the pool's buckets; safe as the pool's reuse is: work is recorded in order).
+_free: dict = {}  # (BufferPool, bytes) -> [buffers]
+#: Results of at most these bytes reuse buffers from `_free`; `FREE_BUFFERS` of each size.
+FREE_BYTES = 1 << 20
+FREE_BUFFERS = 4
+_kept: dict = {}  # id of a weak reference -> it (kept until its array dies)
+_reference = weakref.ref
+
+
+def _released(buffers, nbytes: int, buffer, reference) -> None:
+    """The array of `buffer` (from the pool `buffers`) died: its buffer goes to `_free`
+    (small) or back to the pool."""
+    _kept.pop(id(reference), None)
+    free = _free.setdefault((buffers, nbytes), []) if nbytes <= FREE_BYTES else None
+    if free is not None and len(free) < FREE_BUFFERS:
+        free.append(buffer)
+    else:
+        buffers._park(buffer)
+
+
+def _reduction_plan(how: str, key, shape: tuple, dtype: np.dtype, fast: bool) -> plans.Plan:
     generator = Generator(key, shape)
     accumulate, result = accumulation(how, dtype)
     source = generator.reduction_source(how, accumulate)
@@ -637,9 +696,11 @@ def _reduction_plan(how: str, key, shape: tuple, dtype: np.dtype) -> plans.Plan:
     plan = plans.Plan(f"expression {how}")
     plan.out = plan.result((), result)
     out = plan.input((), result)
-    slots = _inputs(plan, generator)
+    slots = _inputs(plan, generator, fast)
     partials = plan.scratch(workgroups, accumulate)
-    plan.launch(kernel, partials, per, *generator.arguments(plan, slots), workgroups=workgroups)
+    plan.launch(
+        kernel, partials, per, *generator.arguments(plan, slots, fast), workgroups=workgroups
+    )
     target = plans.View(out, (1,), TYPES[accumulate])
     scale = 1.0 / generator.count if how == "mean" else 1.0
     plan.launch(finish, partials, target, workgroups, scale, op=REDUCED_OPS[how], workgroups=1)
@@ -650,16 +711,16 @@ def _reduction_plan(how: str, key, shape: tuple, dtype: np.dtype) -> plans.Plan:
 def reduce(array: DeviceArray, how: str) -> DeviceArray:
     """The reduction `how` of `array` (its expression fused into the load): a 0-d array."""
     if type(array) is LazyArray:
-        node = node_of(array)
-        key, leaves = node.key, node.leaves
+        key, leaves = node_of(array)
     else:
-        key, leaves = ("a", array._sig, array._view), (array,)
+        key, leaves = expressions.array_key(array), (array,)
     dtype = array.dtype
     if array.size == 0:
         return _empty_reduction(how, dtype)
-    plan = PLANS.get((how, key))
+    fast = _fast()
+    plan = PLANS.get((how, fast, key))
     if plan is None:
-        plan = PLANS.put((how, key), _reduction_plan(how, key, array.shape, dtype))
+        plan = PLANS.put((how, fast, key), _reduction_plan(how, key, array.shape, dtype, fast))
     result = pool.result_like(plan.out)
     plan.run(result, *_values(plan, leaves))
     return result

@@ -32,7 +32,6 @@ launch that writes an operand of a pending expression does not (evaluate it firs
 
 from __future__ import annotations
 
-import operator
 import weakref
 
 import numpy as np
@@ -174,6 +173,7 @@ SYMBOLS = {
 }
 
 _evaluator: list = []  # [evaluate(lazy) -> None, reduce(lazy, op) -> DeviceArray, ...]
+_evaluate = None  # (its first, called by every evaluation)
 
 
 def register_evaluator(evaluate, reduce, calls, signature) -> None:
@@ -181,7 +181,9 @@ def register_evaluator(evaluate, reduce, calls, signature) -> None:
     expression kernels: `evaluate(lazy)` (storage for a LazyArray), `reduce(array, how)`
     (a 0-d DeviceArray), `calls` ({"cumsum": f, "sort": f, "argsort": f}) and
     `signature(func, dtypes)` (a vectorized function's parameter and result dtypes)."""
+    global _evaluate
     _evaluator[:] = [evaluate, reduce, calls, signature]
+    _evaluate = evaluate
 
 
 def _needs_stdlib():
@@ -206,14 +208,46 @@ _pending: list = []
 PENDING_PRUNE = 256
 
 
-class Node:
-    """A pending expression: its structure `key`, its `leaves` (see the module doc)."""
+class Key:
+    """An expression structure (see the module doc), interned: one object per distinct
+    structure, hashed by identity (so plan caches look it up at once). `parts` is the
+    tuple: `(op, loops, dtype, *child Keys)`, `("a", signature, view)`, `("s", dtype)`."""
 
-    __slots__ = ("key", "leaves")
+    __slots__ = ("parts",)
 
-    def __init__(self, key, leaves):
-        self.key = key
-        self.leaves = leaves
+    def __init__(self, parts: tuple):
+        self.parts = parts
+
+    def __getitem__(self, index):
+        return self.parts[index]
+
+    def __iter__(self):
+        return iter(self.parts)
+
+    def __len__(self) -> int:
+        return len(self.parts)
+
+    def __repr__(self) -> str:
+        return f"Key{self.parts!r}"
+
+
+_keys: dict = {}  # parts -> Key
+#: Interned structures kept at most (then forgotten: plans keep the Keys they were made for).
+MAX_KEYS = 1 << 16
+
+
+def intern(parts: tuple) -> Key:
+    """The Key of `parts` (children already Keys)."""
+    key = _keys.get(parts)
+    if key is None:
+        if len(_keys) >= MAX_KEYS:
+            _keys.clear()
+            _binaries.clear()
+        key = _keys[parts] = Key(parts)
+    return key
+
+
+#: A pending expression is the tuple (its structure: a Key, its leaves) (see the module doc).
 
 
 def _slot_setter(name: str):
@@ -226,7 +260,8 @@ def _materialised(name: str):
     slot = getattr(DeviceArray, name)
 
     def get(self):
-        _materialise(self)
+        if type(self) is LazyArray:
+            (_evaluate or _needs_stdlib()[0])(self)  # (which calls `become`)
         return slot.__get__(self)
 
     def set(self, value):
@@ -257,20 +292,23 @@ class LazyArray(DeviceArray):
         return f"LazyArray(shape={self.shape}, dtype={self.dtype}, pending)"
 
 
-def _lazy(node: Node, shape: tuple, dtype: np.dtype) -> LazyArray:
+def _lazy(node: tuple, shape: tuple, dtype: np.dtype) -> LazyArray:
     array = _new_lazy(LazyArray)
-    _slot_shape.__set__(array, shape)
-    _slot_dtype.__set__(array, dtype)
-    _slot_base.__set__(array, node)
-    _pending.append(weakref.ref(array))
+    _set_shape(array, shape)
+    _set_dtype(array, dtype)
+    _set_base(array, node)
+    _append_pending(_reference(array))
     if len(_pending) > PENDING_PRUNE:
         _prune()
     return array
 
 
 _new_lazy = LazyArray.__new__
-_slot_shape = DeviceArray.shape
-_slot_dtype = DeviceArray.dtype
+_set_shape = DeviceArray.shape.__set__
+_set_dtype = DeviceArray.dtype.__set__
+_set_base = _slot_base.__set__
+_append_pending = _pending.append
+_reference = weakref.ref
 
 
 def _plain_layout(dtype: np.dtype):
@@ -284,16 +322,14 @@ _plain_layouts: dict = {}
 _BOOL = np.dtype(np.bool_)
 
 
-def node_of(array: LazyArray) -> Node:
+def node_of(array: LazyArray) -> tuple:
     """The pending expression of a LazyArray."""
     return _slot_base.__get__(array)
 
 
 def _materialise(array) -> None:
-    if type(array) is not LazyArray:
-        return
-    evaluate = _needs_stdlib()[0]
-    evaluate(array)  # (calls `become` with the storage)
+    if type(array) is LazyArray:
+        (_evaluate or _needs_stdlib()[0])(array)  # (which calls `become`)
 
 
 def become(array: LazyArray, buffer, nbytes: int) -> None:
@@ -315,7 +351,7 @@ def become(array: LazyArray, buffer, nbytes: int) -> None:
 
 def _prune() -> None:
     global PENDING_PRUNE
-    _pending[:] = [ref for ref in _pending if type(ref()) is LazyArray]
+    _pending[:] = [ref for ref in _pending if type(ref()) is LazyArray]  # (same list)
     PENDING_PRUNE = max(256, 2 * len(_pending))
 
 
@@ -323,7 +359,7 @@ def evaluate_pending() -> None:
     """Evaluate every pending expression (`tx.synchronize()`, writes to arrays)."""
     if _pending:
         refs = _pending[:]
-        _pending.clear()
+        _pending.clear()  # (the same list: `_append_pending` is its append)
         for ref in refs:
             array = ref()
             if type(array) is LazyArray:
@@ -354,8 +390,12 @@ def operand(value, what: str):
     """(key, leaves, shape, dtype or Python type for a weak scalar) of an operand."""
     cls = type(value)
     if cls is LazyArray:
-        node = _slot_base.__get__(value)
-        return node.key, node.leaves, value.shape, value.dtype
+        key, leaves = _slot_base.__get__(value)
+        return key, leaves, value.shape, value.dtype
+    if cls is DeviceArray:
+        key = _array_keys.get((id(value._sig), value._view))  # (there: checked before)
+        if key is not None and value.element is None and value.buffer is not None:
+            return key, (value,), value.shape, value.dtype
     if cls is DeviceArray or isinstance(value, DeviceArray):
         if value.element is not None:
             raise TypeError(
@@ -366,17 +406,17 @@ def operand(value, what: str):
             raise _unsupported(value.dtype, what)
         if value.buffer is None:
             value._live_buffer("an expression")
-        return ("a", value._sig, value._view), (value,), value.shape, value.dtype
+        return array_key(value), (value,), value.shape, value.dtype
     if cls is bool:  # (numpy's bool is the lowest kind: a Python bool is its dtype)
-        return ("s", _BOOL), (value,), (), _BOOL
-    if cls in (int, float):
-        return ("s", cls), (value,), (), cls
+        return scalar_key(_BOOL), (value,), (), _BOOL
+    if cls is int or cls is float:
+        return scalar_key(cls), (value,), (), cls
     if isinstance(value, np.generic) or isinstance(value, np.ndarray):
         dtype = value.dtype
         if dtype not in GPU_DTYPES:
             raise _unsupported(dtype, what)
         if isinstance(value, np.generic) or value.ndim == 0:
-            return ("s", dtype), (value,), (), dtype
+            return scalar_key(dtype), (value,), (), dtype
         from .arrays import to_device  # (numpy data joins as a new DeviceArray)
 
         return operand(to_device(value), what)
@@ -392,9 +432,27 @@ def operand(value, what: str):
     )
 
 
-def _scalar_key(key, dtype: np.dtype):
-    """A scalar leaf's key with the dtype its uniform takes (the operator's loop dtype)."""
-    return ("s", dtype) if key[0] == "s" else key
+_array_keys: dict = {}  # (id of a signature, view) -> Key
+
+
+def array_key(array: DeviceArray) -> Key:
+    """The Key of an array leaf (its dtype, shape and view)."""
+    sig, view = array._sig, array._view
+    key = _array_keys.get((id(sig), view))
+    if key is None:
+        key = _array_keys[(id(sig), view)] = intern(("a", sig, view))
+    return key
+
+
+def scalar_key(dtype) -> Key:
+    """The Key of a scalar leaf of `dtype` (or the Python type of a weak scalar)."""
+    key = _scalar_keys.get(dtype)
+    if key is None:
+        key = _scalar_keys[dtype] = intern(("s", dtype))
+    return key
+
+
+_scalar_keys: dict = {}
 
 
 _broadcasts: dict = {}
@@ -470,44 +528,70 @@ def apply(name: str, *values):
     loops, dtype = _loop(name, UNARY[name], (da,), values)
     if ka[0] == "s":
         raise TypeError(f"{name}: the operand must be an array, not {value!r}")
-    return _lazy(Node((name, loops, dtype, ka), la), sa, dtype)
+    return _lazy((intern((name, loops, dtype, ka)), la), sa, dtype)
 
 
 def binary(name: str, a, b):
     """The LazyArray of the binary operator `name` over `a` and `b` (the hot path of
-    building expressions: `d * 2 + e`)."""
+    building expressions: `d * 2 + e`): what the structure gives is worked out once per
+    operator and operand structures (`_binaries`)."""
     ka, la, sa, da = operand(a, "the first operand")
     kb, lb, sb, db = operand(b, "the second operand")
+    entry = _binaries.get((name, ka, kb))
+    if entry is None:
+        entry = _binary_entry(name, a, b, ka, kb, sa, sb, da, db)
+    key, shape, dtype, first, second = entry
+    if first is not None:
+        la = (first(a),)
+    elif second is not None:
+        lb = (second(b),)
+    return _lazy((key, la + lb), shape, dtype)
+
+
+_binaries: dict = {}  # (op, Key, Key) -> (Key, shape, dtype, convert first, convert second)
+
+
+def _binary_entry(name, a, b, ka, kb, sa, sb, da, db) -> tuple:
+    memo = (name, ka, kb)
     if sa == sb or not sb:
         shape = sa
     elif not sa:
         shape = sb
     else:
         shape = broadcast((sa, sb), (a, b))
-    found = _loops.get((name, da, db))
-    if found is None:
-        found = _loops[(name, da, db)] = _loop(name, BINARY[name], (da, db), (a, b))
-    loops, dtype = found
+    loops, dtype = _loop(name, BINARY[name], (da, db), (a, b))
+    first = second = None
     if ka[0] == "s":
         if kb[0] == "s":
             raise TypeError(f"{_spelling(name)}: at least one operand must be an array")
-        ka, la = _scalar_leaf(a, db, loops[0])
+        first = _scalar_converter(db, loops[0])
+        first(a)  # (a Python int out of the array's range raises now)
+        ka = scalar_key(loops[0])
     elif kb[0] == "s":
-        kb, lb = _scalar_leaf(b, da, loops[1])
-    return _lazy(Node((name, loops, dtype, ka, kb), la + lb), shape, dtype)
+        second = _scalar_converter(da, loops[1])
+        second(b)
+        kb = scalar_key(loops[1])
+    key = intern((name, loops, dtype, ka, kb))
+    entry = _binaries[memo] = (key, shape, dtype, first, second)
+    return entry
 
 
-def _scalar_leaf(value, other: np.dtype, loop: np.dtype) -> tuple:
-    """(key, leaves) of a scalar operand meeting an array of `other` in a loop of `loop`."""
-    if type(value) is int and other.kind in "iu":
-        _check_int_scalar(value, other, "operand")
-    key = _scalar_keys.get(loop)
-    if key is None:
-        key = _scalar_keys[loop] = ("s", loop)
-    return key, (_UNIFORM_VALUES[loop.kind](value),)
+def _scalar_converter(other: np.dtype, loop: np.dtype):
+    """value -> the uniform value of a scalar meeting an array of `other` in a loop of
+    `loop` (numpy 2: a Python int must fit the array's integer dtype)."""
+    convert = _UNIFORM_VALUES[loop.kind]
+    if other.kind not in "iu":
+        return convert
+    info = np.iinfo(other)
+    low, high = int(info.min), int(info.max)
 
+    def checked(value):
+        if type(value) is int and not low <= value <= high:
+            raise OverflowError(f"operand: Python integer {value} out of bounds for {other}")
+        return convert(value)
 
-_scalar_keys: dict = {}
+    return checked
+
 
 #: A scalar as the Python value a uniform of its operator's loop dtype takes.
 _UNIFORM_VALUES = {"f": float, "i": int, "u": int, "b": bool}
@@ -537,7 +621,7 @@ def where(condition, x, y):
     ky, ly, sy, dy = operand(y, "tx.where's y")
     shape = broadcast((sc, sx, sy), values)
     if kc[0] == "s":
-        kc = ("s", np.dtype(np.bool_))
+        kc = scalar_key(_BOOL)
     if not _has_array(values):
         raise TypeError("tx.where: at least one operand must be an array")
     try:
@@ -554,11 +638,11 @@ def where(condition, x, y):
             f"GPU does not have; cast an operand first"
         )
     if kx[0] == "s":  # (np.where converts its scalars to the result's dtype: -3 wraps in u32)
-        kx, lx = ("s", dtype), (np.asarray(x).astype(dtype)[()],)
+        kx, lx = scalar_key(dtype), (np.asarray(x).astype(dtype)[()],)
     if ky[0] == "s":
-        ky, ly = ("s", dtype), (np.asarray(y).astype(dtype)[()],)
+        ky, ly = scalar_key(dtype), (np.asarray(y).astype(dtype)[()],)
     key = ("where", (np.dtype(np.bool_), dtype, dtype), dtype, kc, kx, ky)
-    return _lazy(Node(key, lc + lx + ly), shape, dtype)
+    return _lazy((intern(key), lc + lx + ly), shape, dtype)
 
 
 def minimum(x, y):
@@ -669,9 +753,9 @@ class Vectorized:
             raise TypeError(f"{self.__name__}: at least one argument must be an array")
         shape = broadcast(tuple(shapes), values)
         params, result = self._signature(tuple(dtypes))
-        keys = [("s", p) if k[0] == "s" else k for k, p in zip(keys, params)]
+        keys = [scalar_key(p) if k[0] == "s" else k for k, p in zip(keys, params)]
         key = ("vectorize", (self.func, *params), result, *keys)
-        return _lazy(Node(key, leaves), shape, result)
+        return _lazy((intern(key), leaves), shape, result)
 
     def _signature(self, dtypes: tuple) -> tuple:
         """(parameter dtypes, result dtype) for arguments of `dtypes` (numpy dtypes, or
