@@ -392,10 +392,6 @@ def operand(value, what: str):
     if cls is LazyArray:
         key, leaves = _slot_base.__get__(value)
         return key, leaves, value.shape, value.dtype
-    if cls is DeviceArray:
-        key = _array_keys.get((id(value._sig), value._view))  # (there: checked before)
-        if key is not None and value.element is None and value.buffer is not None:
-            return key, (value,), value.shape, value.dtype
     if cls is DeviceArray or isinstance(value, DeviceArray):
         if value.element is not None:
             raise TypeError(
@@ -453,6 +449,8 @@ def scalar_key(dtype) -> Key:
 
 
 _scalar_keys: dict = {}
+_get_base = _slot_base.__get__
+scalar_key(int), scalar_key(float)  # (`_key_leaves` finds them)
 
 
 _broadcasts: dict = {}
@@ -535,10 +533,12 @@ def binary(name: str, a, b):
     """The LazyArray of the binary operator `name` over `a` and `b` (the hot path of
     building expressions: `d * 2 + e`): what the structure gives is worked out once per
     operator and operand structures (`_binaries`)."""
-    ka, la, sa, da = operand(a, "the first operand")
-    kb, lb, sb, db = operand(b, "the second operand")
+    ka, la = _key_leaves(a, "the first operand")
+    kb, lb = _key_leaves(b, "the second operand")
     entry = _binaries.get((name, ka, kb))
     if entry is None:
+        sa, da = _shape_dtype(a, ka, la)
+        sb, db = _shape_dtype(b, kb, lb)
         entry = _binary_entry(name, a, b, ka, kb, sa, sb, da, db)
     key, shape, dtype, first, second = entry
     if first is not None:
@@ -549,6 +549,29 @@ def binary(name: str, a, b):
 
 
 _binaries: dict = {}  # (op, Key, Key) -> (Key, shape, dtype, convert first, convert second)
+
+
+def _key_leaves(value, what: str) -> tuple:
+    """(Key, leaves) of an operand: `operand`'s, the common cases first."""
+    cls = type(value)
+    if cls is LazyArray:
+        return _get_base(value)
+    if cls is DeviceArray:
+        key = _array_keys.get((id(value._sig), value._view))  # (there: checked before)
+        if key is not None and value.element is None and value.buffer is not None:
+            return key, (value,)
+    elif cls is int or cls is float:
+        return _scalar_keys[cls], (value,)
+    key, leaves, _, _ = operand(value, what)
+    return key, leaves
+
+
+def _shape_dtype(value, key: Key, leaves: tuple) -> tuple:
+    """(shape, dtype or a weak scalar's Python type) of an operand of `key` and `leaves`."""
+    if key[0] == "s":
+        return (), key[1]
+    array = value if isinstance(value, DeviceArray) else leaves[0]  # (numpy data: uploaded)
+    return array.shape, array.dtype
 
 
 def _binary_entry(name, a, b, ka, kb, sa, sb, da, db) -> tuple:
