@@ -356,8 +356,9 @@ class Generator:
     def group_lines(self, group: str) -> tuple[list, list]:
         """(lines, the four result codes) computing the group `group` (a u32 expression)."""
         lines = [f"k0 = {group} * u32(4)"]
-        for c in range(1, 4):
-            lines.append(f"k{c} = min(k0 + u32({c}), n - u32(1))")
+        if any(leaf.access in ("flat", "strided") for leaf in self.leaves):
+            for c in range(1, 4):  # (the last group's elements past n read element n - 1)
+                lines.append(f"k{c} = min(k0 + u32({c}), n - u32(1))")
         for leaf in self.leaves:
             leaf.load(lines, group)
         results = []
@@ -462,6 +463,7 @@ class Generator:
         full_body = "\n".join(f"        {line}" for line in full)
         tail_body = "\n".join(f"    {line}" for line in tail)
         return (
+            f"@loops_end\n"
             f"@tx.kernel(workgroup_size={WORKGROUP})\n"
             f"def reduction(partials: Array[{acc}], per: u32, {self.parameters()}):\n"
             f"    g = tx.workgroup_id().x\n"
@@ -559,6 +561,7 @@ def finish(partials: Array[T], out: Array[T], count: u32, scale: f32, op: tx.Fun
 
 HEADER = """import math
 import pyshader_tx as tx
+from pyshader_tx.kernel import loops_end
 from pyshader_tx import Array, f32, i32, u32, vec4f, vec4i, vec4u
 from pyshader_tx.stdlib.expression_functions import (
     byte_of, float_power, int_floor_divide, int_power, int_remainder, left_shift,
