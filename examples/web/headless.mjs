@@ -17,7 +17,8 @@ import { features, render } from './render.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const WEBGPU =
-  process.env.WEBGPU_MODULE ?? join(HERE, '..', '..', 'tools', 'tint', 'node_modules', 'webgpu', 'index.js');
+  process.env.WEBGPU_MODULE ??
+  join(HERE, '..', '..', 'tools', 'tint', 'node_modules', 'webgpu', 'index.js');
 
 function options(argv) {
   const given = { width: 320, height: 240, center: [-0.6, 0], span: 3.2, iterations: 256 };
@@ -46,7 +47,12 @@ const { counts, image } = await render(device, settings);
 const { width, height } = settings;
 let output;
 if (settings.json) {
-  output = JSON.stringify({ width, height, adapter: adapter.info.description, counts: [...counts] });
+  output = JSON.stringify({
+    width,
+    height,
+    adapter: adapter.info.description,
+    counts: [...counts],
+  });
 } else {
   const bytes = new Uint8Array(image.buffer);
   const rgb = Buffer.alloc(width * height * 3);
