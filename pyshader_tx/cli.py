@@ -2,8 +2,9 @@
 
 Transpiles the module-level `@tx.kernel`s of a file without importing or executing it
 (`frontend.static` reads the file's AST), to standard WGSL, naga's WGSL, SPIR-V, SPIR-V
-assembly, JSON reflection or an ES module for WebGPU (with TypeScript declarations); with `-o DIR` one file per kernel and target, else one kernel
-and target on stdout. `--run` runs each kernel's SPIR-V on the native Vulkan device with
+assembly, JSON reflection or an ES module for WebGPU with its TypeScript declarations
+(`backend_js`); with `-o DIR` one file per kernel and target, else one kernel and target on
+stdout. `--run` runs each kernel's SPIR-V on the native Vulkan device with
 generated inputs (`run_kernels.py`). Problems are reported like a compiler's on stderr;
 the exit status is 0 on success, 1 for compile errors (or a failed `--check` or `--run`),
 2 for usage errors.
