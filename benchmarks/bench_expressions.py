@@ -9,9 +9,12 @@ At each size 2^16 .. 2^28 of float32 (`--log2n`), JSON lines to stdout:
   launches) against `tx.stdlib.reduce(a)` alone (reads half the bytes) and against
   torch's `torch.add(b, a, alpha=2).sum()`, with ratios;
 - `dot`: `tx.dot(a, b)` against `torch.dot`.
-Then the host cost (`host` rows, at 2^10 elements): building and launching a 5-operator
-expression `(a * 2 + b - c) * a / 3.0` once its kernel is cached, its sum, and a raw
-launch (a one-line kernel on DeviceArrays), in microseconds and raw launches (target <= 3).
+The host cost (`host` rows, at 2^10 elements; first, before torch is imported, and again
+at the end, with torch loaded: Python's cycle collector then walks torch's objects too, which
+costs the expression more than a raw launch, as it makes more objects): building and
+launching a 5-operator expression `(a * 2 + b - c) * a / 3.0` once its kernel is cached,
+its sum, and a raw launch (a one-line kernel on DeviceArrays), in microseconds and raw
+launches (target <= 3).
 
 Timing as `bench_stdlib.py`: calls recorded back to back, then `tx.synchronize()`, the
 fastest of three trials (`timed`); torch's with `torch.cuda.synchronize()`.
@@ -215,7 +218,7 @@ def host_seconds(call, reps: int = 15, calls: int = 20) -> float:
     return float(np.median(times))
 
 
-def host_rows(n: int = 1 << 10) -> list:
+def host_rows(when: str, n: int = 1 << 10) -> list:
     rng = np.random.default_rng(0)
     a, b, c = (tx.to_device(rng.random(n, dtype=np.float32)) for _ in range(3))
     out = tx.empty(n, np.float32)
@@ -234,6 +237,7 @@ def host_rows(n: int = 1 << 10) -> list:
         row = {
             "op": "host",
             "call": name,
+            "when": when,
             "n": n,
             "host_us": round(seconds * 1e6, 2),
             "raw_launches": round(seconds / raw, 2),
@@ -253,11 +257,11 @@ def main() -> None:
     args = parser.parse_args()
     info = tx.adapter_summary() if hasattr(tx, "adapter_summary") else None
     print(json.dumps({"adapter": str(info), "date": datetime.date.today().isoformat()}))
-    rows = []
+    rows = host_rows("before torch is imported")
     if not args.host_only:
         for log2n in args.log2n:
             rows += size_rows(log2n)
-    rows += host_rows()
+        rows += host_rows("torch loaded (the collector walks its objects too)")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)

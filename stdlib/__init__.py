@@ -10,8 +10,9 @@ On the host, device-wide: `reduce`, `inclusive_scan`, `exclusive_scan`, `select`
 `scan_kernels.py`, reduce-then-scan's and the four-at-a-time forms, launched as
 `scan_passes.py` says), `gather`, `scatter` (`stdlib/permute.py`), `histogram`
 (`stdlib/histogram.py`), `sort`, `argsort` (`stdlib/sort.py`), `transpose`, `matmul`
-(`stdlib/linalg.py`). Each prepares its launches once per call shape and records them
-from then on (`stdlib/calls.py`, `pyshader_tx/runtime/plans.py`).
+(`stdlib/linalg.py`). Lazy DeviceArray expressions (`d * 2 + e`, `d.sum()`) get their
+generated kernels from `stdlib/expression_kernels.py`. Each prepares its launches once per
+call shape and records them from then on (`stdlib/calls.py`, `pyshader_tx/runtime/plans.py`).
 
 Their parameters are tuned per adapter (`pyshader_tx/tuning/host.py`): `tuning()` gives
 the tunings of this process ({function: {key: Tuning}}), `clear_tuning()` forgets them,

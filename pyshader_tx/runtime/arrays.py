@@ -18,6 +18,11 @@ A 0-d DeviceArray (`tx.empty((), tx.f32)`, `tx.to_device(np.float32(3))`, the re
 and `bool(r)` read it back, and a kernel binds it as an `Array` of length 1. A launch binds
 the bytes of a DeviceArray's data (`_binding`), not its whole buffer, so an array on a
 larger pooled buffer (`pool.py`) has the kernel length of its shape.
+
+Operators (`d * 2 + e`, comparisons, `abs`, `-`), reductions (`d.sum()`, `.max()`, ...),
+`.cumsum()`, `.sort()` and `.argsort()` are given to DeviceArray by `expressions.py`
+(`install`): they build lazy expressions (`LazyArray`, a DeviceArray whose storage is made
+when first needed), so `==` is elementwise; hashing stays by identity.
 """
 
 from __future__ import annotations

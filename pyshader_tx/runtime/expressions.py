@@ -637,7 +637,8 @@ def _names(values) -> list:
 
 def where(condition, x, y):
     """`np.where(condition, x, y)` on the GPU, lazily: x where the condition holds (nonzero),
-    else y, broadcast together, in numpy's promotion of x and y."""
+    else y, broadcast together, in numpy's promotion of x and y (two Python ints: int32,
+    where numpy's is int64)."""
     values = (condition, x, y)
     kc, lc, sc, dc = operand(condition, "tx.where's condition")
     kx, lx, sx, dx = operand(x, "tx.where's x")
@@ -655,6 +656,8 @@ def where(condition, x, y):
     except TypeError as error:
         raise TypeError(f"tx.where of {_describe(x)} and {_describe(y)}: {error}") from None
     dtype = NARROWED.get(dtype, dtype)
+    if type(x) is int and type(y) is int:  # (numpy: int64, its default integer; ours int32)
+        dtype = np.dtype(np.int32)
     if dtype not in GPU_DTYPES:
         raise TypeError(
             f"tx.where of {_describe(x)} and {_describe(y)}: numpy gives {dtype}, which the "

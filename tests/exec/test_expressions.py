@@ -341,6 +341,7 @@ def test_where_minimum_maximum_clip_and_math():
     dx, di = tx.to_device(x), tx.to_device(i)
     check(tx.where(dx > 0, dx, di), np.where(x > 0, x, i).astype(np.float32), True)
     check(tx.where(di, 1, di * 2), np.where(i, 1, i * 2), True)
+    check(tx.where(dx > 0, 1, 0), np.where(x > 0, 1, 0).astype(np.int32), True)  # (int32)
     check(tx.minimum(dx, di), narrowed(np.minimum(x, i)), True)
     check(tx.maximum(di, 2), np.maximum(i, 2), True)
     check(tx.clip(dx, -0.5, 0.5), np.clip(x, -0.5, 0.5), True)
