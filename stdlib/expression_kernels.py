@@ -208,13 +208,8 @@ class Leaf:
         elif contiguous:
             self.access = "vector" if vectors and offset % 4 == 0 else "flat"
         else:
-            self.access = "strided"
-            if rank > MAX_DIMS:
-                raise ValueError(
-                    f"an operand of shape {own_shape} broadcast or viewed into a result of "
-                    f"{rank} dimensions (strided operands take at most {MAX_DIMS}); pass a "
-                    f"copy of the same shape as the result"
-                )
+            self.access = "strided"  # (its dimensions merged by `Generator._collapse`)
+        self.own_shape = tuple(own_shape)
         low = high = offset
         for n, s in zip(shape, strides):
             if n > 1:
@@ -316,6 +311,39 @@ class Generator:
         self.leaves: list[Leaf] = []
         self.functions: list = []  # vectorized @tx.funcs, named vf0, vf1, ...
         self.tree = self._walk(key)
+        self.index_shape = self._collapse()
+
+    def _collapse(self) -> tuple:
+        """The result's dimensions as the strided leaves need them: neighbours merged where
+        every strided leaf steps through them as one (numpy's iterator does the same), so a
+        broadcast or transposed operand of up to MAX_DIMS merged dimensions is read in
+        place; the strided leaves' strides follow."""
+        strided = [leaf for leaf in self.leaves if leaf.access == "strided"]
+        if not strided:
+            return ()
+        dims = [n for n in self.shape]
+        strides = [list(leaf.strides) for leaf in strided]
+        for d in range(len(dims) - 2, -1, -1):
+            if dims[d + 1] == 1:  # (a dimension of one: no steps)
+                del dims[d + 1]
+                for s in strides:
+                    del s[d + 1]
+            elif all(s[d] == s[d + 1] * dims[d + 1] or dims[d] == 1 for s in strides):
+                dims[d] *= dims[d + 1]
+                for s in strides:
+                    s[d] = s[d + 1]
+                    del s[d + 1]
+                del dims[d + 1]
+        if len(dims) > MAX_DIMS:
+            leaf = strided[0]
+            raise ValueError(
+                f"an operand of shape {leaf.own_shape} broadcast or viewed into a result of "
+                f"shape {self.shape}: its elements need {len(dims)} dimensions of strides "
+                f"(at most {MAX_DIMS}); pass a copy (d.copy()) of the same shape as the result"
+            )
+        for leaf, s in zip(strided, strides):
+            leaf.strides = tuple(s)
+        return tuple(dims)
 
     def _walk(self, key):
         """`key` with its leaves replaced by Leaf objects (numbered in order)."""
@@ -349,7 +377,7 @@ class Generator:
             args += leaf.binding(plan, slot, not leaf.scalar and leaf.direct(fast))
         args += [self.count, -(-self.count // 4)]
         if self.strided:
-            padded = (1,) * (MAX_DIMS - len(self.shape)) + self.shape
+            padded = (1,) * (MAX_DIMS - len(self.index_shape)) + self.index_shape
             args.append(tx.vec4u(*padded))
         return args
 
@@ -369,7 +397,7 @@ class Generator:
         return lines, results
 
     def _multi_index(self, lines: list, c: int) -> None:
-        rank = len(self.shape)
+        rank = len(self.index_shape)
         lines.append(f"e = k{c}")
         for d in range(MAX_DIMS - 1, -1, -1):
             if d < MAX_DIMS - rank:

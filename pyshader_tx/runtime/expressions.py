@@ -363,7 +363,10 @@ def evaluate_pending() -> None:
         for ref in refs:
             array = ref()
             if type(array) is LazyArray:
-                _materialise(array)
+                try:
+                    _materialise(array)
+                except (TypeError, ValueError):  # (it says so when it is used: not here)
+                    pass
 
 
 # -- operands ------------------------------------------------------------------------------
@@ -464,7 +467,7 @@ def broadcast(shapes: tuple, names) -> tuple:
         try:
             shape = np.broadcast_shapes(*shapes)
         except ValueError:
-            described = ", ".join(f"{name} of shape {s}" for name, s in zip(_names(names), shapes))
+            described = " and ".join(_names(names))
             raise ValueError(f"operands could not be broadcast together: {described}") from None
         if len(_broadcasts) > 4096:
             _broadcasts.clear()

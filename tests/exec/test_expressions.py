@@ -334,6 +334,19 @@ def test_expressions_bind_to_kernels_and_views():
     np.testing.assert_array_equal(out.numpy(), (np.arange(6) - 1) * 2)
 
 
+def test_broadcasts_of_many_dimensions_merge_them():
+    x = np.arange(2 * 3 * 4 * 5 * 6, dtype=np.float32).reshape(2, 3, 4, 5, 6)
+    y = np.arange(6, dtype=np.int32)
+    z = np.arange(5 * 6, dtype=np.float32).reshape(5, 1, 6)[:, :, ::-1]
+    dx, dy = tx.to_device(x), tx.to_device(y)
+    dz = tx.to_device(np.ascontiguousarray(np.arange(5 * 6, dtype=np.float32).reshape(5, 1, 6)))
+    check(dx + dy, narrowed(x + y), True)  # (y's dimensions merge: 120 x 6)
+    check(dx.transpose(1, 0, 2, 3, 4)[:, 1] * 2, x.transpose(1, 0, 2, 3, 4)[:, 1] * 2, True)
+    check(dx[:, :, :1] - dz[..., ::-1], x[:, :, :1] - z, True)
+    with pytest.raises(ValueError, match=r"shape \(6, 5, 4, 3, 2\).*at most 4"):
+        (dx.transpose(4, 3, 2, 1, 0) + 1).numpy()  # five dimensions of strides: refused
+
+
 def test_where_minimum_maximum_clip_and_math():
     rng = np.random.default_rng(3)
     x = (rng.random((4, 6)) * 4 - 2).astype(np.float32)
