@@ -523,13 +523,9 @@ def _dtype_of(tree) -> np.dtype:
 
 
 def _result_of(tree, loops) -> np.dtype:
-    """The dtype the code of an operator node computes (before its cast to the node's)."""
-    name, _, dtype, _ = tree
-    return dtype if name.startswith("vf") or name == "where" else _native_result(name, loops, dtype)
-
-
-def _native_result(name: str, loops, dtype) -> np.dtype:
-    return dtype
+    """The dtype the code of an operator node computes: its own (numpy's loop gives the
+    result's dtype; a vectorized function and `where` return it)."""
+    return tree[2]
 
 
 # -- reductions -----------------------------------------------------------------------------

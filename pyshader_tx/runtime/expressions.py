@@ -10,12 +10,16 @@ DeviceArray (its class is swapped: the slots are the same). A LazyArray used as 
 of another operator is inlined into it, so `a * 2 + b` is one kernel; a reduction of it
 (`.sum()`) fuses the expression into the reduction's load.
 
-What a node holds. `key` is the expression's structure as nested tuples: an operator node
-`(op, loop dtypes, result dtype, *children)`, an array leaf `("a", signature, view)` (the
-array's dtype and shape, and where a view's elements lie), a scalar leaf `("s", dtype)`.
-`leaves` are the values in the order the leaves appear: DeviceArrays, and the Python or
-numpy scalars (passed to the kernel as uniforms, never compiled in). So a kernel is made
-once per structure and dtypes; values never key anything.
+What a pending expression holds (in the DeviceArray's `_base` slot, unused until then):
+`(key, leaves)`. `key` is its structure, a `Key` interned per distinct structure (so plans
+are found by identity) over the parts: an operator `(op, loop dtypes, result dtype, *child
+Keys)`, an array leaf `("a", signature, view)` (the array's dtype and shape, and where a
+view's elements lie), a scalar leaf `("s", dtype)`. `leaves` are the values in the order
+the leaves appear: DeviceArrays, and the Python or numpy scalars (passed to the kernel as
+uniforms, never compiled in). So a kernel is made once per structure and dtypes; values
+never key anything. A binary operator's result structure, shape, dtype and scalar
+conversions are worked out once per (operator, operand Keys) (`_binaries`): building
+`(a * 2 + b - c) * a / 3.0` costs about one raw kernel launch of host time.
 
 Dtypes. The GPU holds float32, int32, uint32 and bool (1 byte per element). numpy's own
 ufunc resolution (`ufunc.resolve_dtypes`) decides each operator's loop and result; where
@@ -25,9 +29,10 @@ Python int) the operator raises a TypeError that asks for a cast. Data of float6
 another dtype the GPU lacks) raises a TypeError naming the operand and float32.
 
 Order. An expression reads its operands when it is evaluated. Writing an operand through
-`d[...] = v`, `d.write()`, `d.fill()` evaluates the pending expressions first; a kernel
-launch that writes an operand of a pending expression does not (evaluate it first:
-`tx.synchronize()` or any use of the result).
+`d[...] = v`, `d.write()`, `d.fill()` evaluates the pending expressions first (`_pending`:
+weak references to every LazyArray made); a kernel launch that writes an operand of a
+pending expression does not (evaluate it first: `tx.synchronize()` or any use of the
+result).
 """
 
 from __future__ import annotations
@@ -41,7 +46,9 @@ from .arrays import DeviceArray, _layout_for_dtype, _signatures, register_before
 
 __all__ = [
     "LazyArray",
+    "Key",
     "apply",
+    "binary",
     "where",
     "minimum",
     "maximum",
@@ -510,14 +517,6 @@ def _spelling(name: str) -> str:
     return f"'{symbol}'" if symbol else name
 
 
-def _check_int_scalar(value, other: np.dtype, what: str) -> None:
-    """numpy 2: a Python int must fit the dtype of the array it meets."""
-    if type(value) is int and other.kind in "iu":
-        info = np.iinfo(other)
-        if not info.min <= value <= info.max:
-            raise OverflowError(f"{what}: Python integer {value} out of bounds for {other}")
-
-
 def apply(name: str, *values):
     """The LazyArray of operator `name` (BINARY or UNARY) over `values`."""
     if len(values) == 2:
@@ -621,10 +620,6 @@ def _scalar_converter(other: np.dtype, loop: np.dtype):
 
 #: A scalar as the Python value a uniform of its operator's loop dtype takes.
 _UNIFORM_VALUES = {"f": float, "i": int, "u": int, "b": bool}
-
-
-def _uniform(value, dtype: np.dtype):
-    return _UNIFORM_VALUES[dtype.kind](value)
 
 
 def _has_array(values) -> bool:
