@@ -152,7 +152,8 @@ def write_js(compiled, kernel_name: str | None = None, source: str | None = None
     example_args = ", ".join(table["parameters"])
     header = [
         f"// {name}.js: the pyshader_tx kernel '{name}'{origin} as an ES module for WebGPU",
-        "// (browsers, Deno, Node with dawn.node). Written by `pyshader-tx --target js`; do not edit.",
+        "// (browsers, Deno, Node with dawn.node). Written by `pyshader-tx --target js`;"
+        " do not edit.",
         "//",
         f"//   import {{ createKernel, features }} from './{name}.js';",
         "//   const device = await adapter.requestDevice({ requiredFeatures: features });",
@@ -177,9 +178,8 @@ def write_js(compiled, kernel_name: str | None = None, source: str | None = None
         ("The workgroup size of the entry point.", "workgroupSize"),
     ]
     for comment, key in constants:
-        parts.append(
-            f"/** {comment} */\nexport const {key} = {js_literal(table[key], '', LINE_WIDTH, 16 + len(key))};"
-        )
+        value = js_literal(table[key], "", LINE_WIDTH, 16 + len(key))
+        parts.append(f"/** {comment} */\nexport const {key} = {value};")
     entries = layout.bind_group_layout(interface)
     parts.append(
         "/** The entries of bind group 0 (visibility 4: GPUShaderStage.COMPUTE). */\n"
