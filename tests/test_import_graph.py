@@ -18,6 +18,7 @@ PACKAGES = {
     "frontend": "pyshader_tx.frontend",
     "backend_wgsl": "pyshader_tx.backend_wgsl",
     "backend_spirv": "pyshader_tx.backend_spirv",
+    "backend_js": "pyshader_tx.backend_js",
     "stdlib": "pyshader_tx.stdlib",
 }
 
