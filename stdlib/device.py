@@ -201,7 +201,7 @@ def _reduce_plan(n: int, x_dtype, dtype, op, map, config: dict) -> plans.Plan:
     constants = {"op": op, "map": map, "ITEMS": config["ITEMS"], "workgroups": groups}
     if vectors:  # (one launch: the last workgroup to finish combines the totals)
         state = plan.scratch(2 * groups + 1, np.uint32)
-        state.fill(0)  # (zero again after each launch: zeroed once)
+        pool.clear(state)  # (zero again after each launch: zeroed once)
         xv = scan_passes.vec4s(x, n)
         plan.launch(kernels.reduce_tiles4, xv, x, result, state, n, per, VT=xv.element, **constants)
         return plan

@@ -151,14 +151,15 @@ def reduce_tiles4(
     rest = vectors * u32(4) + t
     if g == u32(0) and rest < n:
         acc = op(acc, load(x, rest, acc, map))
-    finish_reduce(workgroup_reduce(acc, op), out, state, op)
+    finish_reduce(workgroup_reduce(acc, op), out, state, op, tx.f32(1.0))
 
 
 @tx.func
-def finish_reduce(total: U, out: Array[U], state: Array[Atomic[u32]], op: tx.Func):
+def finish_reduce(total: U, out: Array[U], state: Array[Atomic[u32]], op: tx.Func, scale: tx.f32):
     """The last workgroup to finish combines every workgroup's `total` (the same in all
-    its invocations; a commutative op with an identity) into out[0]: called by whole
-    workgroups, in uniform control flow.
+    its invocations; a commutative op with an identity) into out[0] (times `scale` for
+    f32: a mean's 1 / n): called by whole workgroups, in uniform control flow. (Also the
+    end of the generated reductions of expressions: `expression_kernels.py`.)
 
     Invocation 0 publishes the total in state[2g], state[2g+1] (16 bits each, under an
     AGGREGATE flag: WGSL atomics are relaxed, a value and its flag must be read together)
@@ -188,7 +189,10 @@ def finish_reduce(total: U, out: Array[U], state: Array[Atomic[u32]], op: tx.Fun
             i += tx.workgroup_size().x
     result = workgroup_reduce(acc, op)
     if t == u32(0):
-        out[0] = result
+        if U is tx.f32:
+            out[0] = result * scale
+        else:
+            out[0] = result
         tx.atomic_store(state[2 * groups], u32(0))
 
 

@@ -19,8 +19,9 @@ Each invocation computes a group of four consecutive elements (C order of the re
 
 A reduction of an expression (`sum prod max min mean`, `tx.dot`) evaluates the same
 groups in the load of a reduction: workgroups over contiguous ranges of groups (ITEMS
-groups in flight per invocation), a workgroup reduce into partials, then one workgroup
-over the partials (`finish`): two launches, one pass over the inputs.
+groups in flight per invocation), a workgroup reduce, and the last workgroup to finish
+combines the workgroups' totals (`device_kernels.finish_reduce`, as `stdlib.reduce`
+does): one launch, one pass over the inputs.
 """
 
 from __future__ import annotations
@@ -461,8 +462,9 @@ class Generator:
         )
 
     def reduction_source(self, how: str, accumulate: np.dtype) -> str:
-        """The source of the first pass of a reduction: partials[g] = the reduction of
-        workgroup g's range of groups (`per` groups, a multiple of WORKGROUP * ITEMS)."""
+        """The source of a reduction: out[0] = the reduction of every group (workgroup g
+        reduces its range of `per` groups, a multiple of WORKGROUP * ITEMS; the last
+        workgroup to finish combines the totals through `state`, times `scale`)."""
         acc = TYPE_NAMES[accumulate]
         op = ACCUMULATE[REDUCED_OPS[how]]
         lines_of = []
@@ -493,7 +495,10 @@ class Generator:
         return (
             f"@loops_end\n"
             f"@tx.kernel(workgroup_size={WORKGROUP})\n"
-            f"def reduction(partials: Array[{acc}], per: u32, {self.parameters()}):\n"
+            f"def reduction(\n"
+            f"    out: Array[{acc}], state: Array[tx.Atomic[u32]], per: u32, scale: f32,\n"
+            f"    {self.parameters()}\n"
+            f"):\n"
             f"    g = tx.workgroup_id().x\n"
             f"    t = tx.local_invocation_id().x\n"
             f"    acc = {identity}\n"
@@ -504,8 +509,7 @@ class Generator:
             f"        q += u32({WORKGROUP * ITEMS})\n"
             f"{tail_body}\n"
             f"    total = workgroup_reduce(acc, {REDUCED_OPS[how]!r})\n"
-            f"    if t == u32(0):\n"
-            f"        partials[g] = total\n"
+            f"    finish_reduce(total, out, state, {REDUCED_OPS[how]!r}, scale)\n"
         )
 
 
@@ -558,29 +562,6 @@ def accumulation(how: str, dtype: np.dtype) -> tuple[np.dtype, np.dtype]:
     return dtype, dtype
 
 
-T = tx.TypeVar("T", u32, tx.i32, f32)
-
-
-@loops_end
-@tx.kernel(workgroup_size=WORKGROUP)
-def finish(partials: Array[T], out: Array[T], count: u32, scale: f32, op: tx.Func):
-    """out[0] = op over partials[:count] (times `scale` for f32: a mean's 1 / n)."""
-    t_ = tx.local_invocation_id().x
-    acc = identity(op, partials[0])
-    i = t_ + u32(WORKGROUP)
-    if t_ < count:
-        acc = partials[t_]
-    while i < count:
-        acc = op(acc, partials[i])
-        i += u32(WORKGROUP)
-    total = workgroup_reduce(acc, op)
-    if t_ == u32(0):
-        if T is f32:
-            out[0] = total * scale
-        else:
-            out[0] = total
-
-
 # -- kernels and plans ----------------------------------------------------------------------
 
 HEADER = """import math
@@ -592,6 +573,7 @@ from pyshader_tx.stdlib.expression_functions import (
     pack_bytes, right_shift, sign_u32,
 )
 from pyshader_tx.stdlib.workgroup import workgroup_reduce
+from pyshader_tx.stdlib.device_kernels import finish_reduce
 """
 _kernels: dict = {}  # (source, vectorized functions) -> the kernel
 PLANS = plans.PlanCache("expressions", size=64)
@@ -724,13 +706,12 @@ def _reduction_plan(how: str, key, shape: tuple, dtype: np.dtype, fast: bool) ->
     plan.out = plan.result((), result)
     out = plan.input((), result)
     slots = _inputs(plan, generator, fast)
-    partials = plan.scratch(workgroups, accumulate)
-    plan.launch(
-        kernel, partials, per, *generator.arguments(plan, slots, fast), workgroups=workgroups
-    )
+    state = plan.scratch(2 * workgroups + 1, np.uint32)
+    pool.clear(state)  # (the last workgroup leaves it zero again: zeroed once)
     target = plans.View(out, (1,), TYPES[accumulate])
     scale = 1.0 / generator.count if how == "mean" else 1.0
-    plan.launch(finish, partials, target, workgroups, scale, op=REDUCED_OPS[how], workgroups=1)
+    arguments = generator.arguments(plan, slots, fast)
+    plan.launch(kernel, target, state, per, scale, *arguments, workgroups=workgroups)
     plan.bools = _bool_scalars(generator)
     return plan
 

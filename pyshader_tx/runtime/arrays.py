@@ -499,14 +499,17 @@ def register_conversion(converted) -> None:
     _conversion[:] = [converted]
 
 
-#: `evaluate_pending()` of `expressions.py`: lazy expressions read their operands when
-#: evaluated, so a write to an array evaluates the pending ones first.
+#: [`evaluate_pending(buffers=None)` of `expressions.py`, its list of pending expressions]:
+#: lazy expressions read their operands when evaluated, so a write to an array evaluates
+#: the pending ones first (a kernel launch: those that read a buffer it writes).
 _before_write: list = []
 
 
-def register_before_write(hook) -> None:
-    """Call `hook()` before every write to a DeviceArray (`d[...] = v`, `write`)."""
-    _before_write[:] = [hook]
+def register_before_write(hook, pending: list) -> None:
+    """Call `hook()` before every write to a DeviceArray (`d[...] = v`, `write`), and
+    `hook(buffers)` before a kernel launch that writes `buffers` while `pending` (a list
+    that stays the same object) is not empty (`runtime/launch.py`)."""
+    _before_write[:] = [hook, pending]
 
 
 def binding_key(binding: tuple) -> tuple:

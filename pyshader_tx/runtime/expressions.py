@@ -28,11 +28,11 @@ integers) the GPU computes in float32; where it is int64 (int32 with uint32, a b
 Python int) the operator raises a TypeError that asks for a cast. Data of float64 (or
 another dtype the GPU lacks) raises a TypeError naming the operand and float32.
 
-Order. An expression reads its operands when it is evaluated. Writing an operand through
-`d[...] = v`, `d.write()`, `d.fill()` evaluates the pending expressions first (`_pending`:
-weak references to every LazyArray made); a kernel launch that writes an operand of a
-pending expression does not (evaluate it first: `tx.synchronize()` or any use of the
-result).
+Order. An expression reads its operands when it is evaluated. Writing an array through
+`d[...] = v`, `d.write()`, `d.fill()`, or by a kernel launch (`Launcher.__call__` and
+`record`, a `tx.stdlib` call's launches too), evaluates the pending expressions first
+(`_pending`: weak references to every LazyArray made), so each sees its operands as they
+were when it was written, as numpy's would.
 """
 
 from __future__ import annotations
@@ -362,8 +362,23 @@ def _prune() -> None:
     PENDING_PRUNE = max(256, 2 * len(_pending))
 
 
-def evaluate_pending() -> None:
-    """Evaluate every pending expression (`tx.synchronize()`, writes to arrays)."""
+def evaluate_pending(buffers=None) -> None:
+    """Evaluate every pending expression (`tx.synchronize()`, writes to arrays), or with
+    `buffers` (those a kernel launch writes) the ones that read one of them."""
+    if buffers is not None:
+        for ref in _pending[:]:
+            array = ref()
+            if type(array) is LazyArray and any(
+                type(leaf) is not LazyArray
+                and isinstance(leaf, DeviceArray)
+                and any(leaf.buffer is buffer for buffer in buffers)
+                for leaf in _get_base(array)[1]
+            ):
+                try:
+                    _materialise(array)
+                except (TypeError, ValueError):  # (it says so when it is used: not here)
+                    pass
+        return
     if _pending:
         refs = _pending[:]
         _pending.clear()  # (the same list: `_append_pending` is its append)
@@ -849,7 +864,7 @@ def install() -> None:
     for name in ("cumsum", "sort", "argsort"):
         setattr(DeviceArray, name, _stdlib_method(name))
     DeviceArray.__array_ufunc__ = _array_ufunc
-    register_before_write(evaluate_pending)
+    register_before_write(evaluate_pending, _pending)
 
 
 def _reduction(how: str):

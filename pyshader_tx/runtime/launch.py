@@ -39,7 +39,7 @@ from ..options import options
 from .arguments import ArrayParam
 from .dispatch import compute_dispatch, exact_fold, fold_workgroups
 from . import views
-from .arrays import DeviceArray
+from .arrays import DeviceArray, _before_write
 from .device import (
     check_features,
     check_limits,
@@ -101,6 +101,7 @@ class Launcher:
             )
         arrays = sorted(interface.arrays, key=lambda a: a.binding)
         self._arrays = [ArrayParam(self.name, binding) for binding in arrays]
+        self._written = [param.index for param in self._arrays if param.writes]
         layout = [(a.binding, a.access) for a in arrays]
 
         self._packer = None
@@ -195,6 +196,8 @@ class Launcher:
     def __call__(self, args, threads=None, workgroups=None) -> None:
         if len(args) != self._nparams:
             args = self._full_args(args)
+        if _before_write and _before_write[1]:  # (expressions pending: see `_before_launch`)
+            self._before_launch([args[index] for index in self._written])
         shape = self._dispatch_cache.get(threads) if type(threads) is int else None
         if shape is None or workgroups is not None:
             shape = self.dispatch_shape(threads, workgroups)
@@ -269,6 +272,8 @@ class Launcher:
         with the uniform block `uniforms` (bytes, or None): a prepared launch
         (`plans.py`), whose arguments were checked and packed when it was prepared. A
         kernel that prints is not recorded this way (its print buffer is per launch)."""
+        if _before_write and _before_write[1]:
+            self._before_launch([arrays[k] for k, p in enumerate(self._arrays) if p.writes])
         key = tuple([array._key for array in arrays])
         cached = self._bind_groups.get(key)
         if cached is None:
@@ -277,6 +282,15 @@ class Launcher:
         recording().dispatch(
             pipeline, cached[0], counts, uniforms, bound_bytes=cached[1], source=self
         )
+
+    @staticmethod
+    def _before_launch(written: list) -> None:
+        """Evaluate the pending lazy expressions that read a buffer of the DeviceArrays in
+        `written` (what the launch writes) first: each reads its operands as they were when
+        it was written, as numpy's would."""
+        buffers = [value.buffer for value in written if isinstance(value, DeviceArray)]
+        if buffers:
+            _before_write[0](buffers)
 
     def _new_bind_group(self, key: tuple, bindings: list, print_buffer=None) -> tuple:
         """(bind group, bytes it binds) of `bindings` ((buffer, bytes) per array parameter;

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import types as t
 from ..errors import SimulationError
-from ..runtime.arrays import DeviceArray
+from ..runtime.arrays import DeviceArray, _before_write
 from ..runtime.device import get_device
 from ..runtime import recording as recording_module
 from ..runtime.launch import Launcher, register_executor
@@ -34,6 +34,8 @@ class SimLauncher(Launcher):
     def __call__(self, args, threads=None, workgroups=None) -> None:
         if len(args) != self._nparams:
             args = self._full_args(args)
+        if _before_write and _before_write[1]:  # (expressions pending: `_before_launch`)
+            self._before_launch([args[index] for index in self._written])
         shape = self.dispatch_shape(threads, workgroups)
         if shape is None:
             return
