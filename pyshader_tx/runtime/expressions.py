@@ -366,7 +366,10 @@ def evaluate_pending(buffers=None) -> None:
     """Evaluate every pending expression (`tx.synchronize()`, writes to arrays), or with
     `buffers` (those a kernel launch writes) the ones that read one of them."""
     if buffers is not None:
-        for ref in _pending[:]:
+        live = [ref for ref in _pending if type(ref()) is LazyArray]
+        if len(live) != len(_pending):
+            _pending[:] = live  # (the evaluated and dead ones dropped: the same list)
+        for ref in live:
             array = ref()
             if type(array) is LazyArray and any(
                 type(leaf) is not LazyArray
