@@ -416,9 +416,12 @@ class Kernel:
         (`runtime/plans.py`) records launches with, without binding them again."""
         compiled, values = self.bind(args, dict(kwargs))
         runtime = sys.modules.get("pyshader_tx.runtime") or _import_runtime()
+        # (plans record into wgpu's recording, or run on the simulator: never elsewhere)
         from .runtime.launch import launcher_for
 
-        return compiled, values, launcher_for(compiled.interface, _code_of(compiled, runtime))
+        executor = "simulator" if runtime.device.simulated_device() is not None else "wgpu"
+        code = _code_of(compiled, runtime, executor)
+        return compiled, values, launcher_for(compiled.interface, code, executor)
 
     def bind(self, args: tuple, kwargs: dict) -> tuple:
         """(the compiled specialisation, one value per parameter) for a launch's
@@ -541,11 +544,16 @@ BOUND_CALLS_PER_KERNEL = 64
 DTYPE_TYPES = {"float32": t.f32, "int32": t.i32, "uint32": t.u32, "float16": t.f16}
 
 
-def _code_of(compiled, runtime):
-    """What `compiled`'s launcher takes its shader from on the device in use: the IR on the
-    simulator, else the SPIR-V or the naga WGSL (`options.shader_source`)."""
-    if runtime.device.simulated_device() is not None:
+def _code_of(compiled, runtime, executor: str | None = None):
+    """What `compiled`'s launcher takes its shader from on `executor` (default: the
+    current one): the IR on the simulator, our SPIR-V on the native Vulkan host, else
+    (wgpu) the SPIR-V or the naga WGSL (`options.shader_source`)."""
+    if executor is None:
+        executor = runtime.current_executor()
+    if executor == "simulator":
         return compiled.simulated_module
+    if executor == "vulkan":
+        return compiled.spirv
     if options.shader_source == "spirv":
         return compiled.wgpu_spirv
     return compiled.naga_code

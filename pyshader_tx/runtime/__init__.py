@@ -29,7 +29,7 @@ simulator's launcher or the native host: executors register themselves, `launch.
 from .arrays import DeviceArray, asarray, empty, to_device, zeros
 from .device import adapter_summary, check_features, get_device
 from .dispatch import fold_workgroups
-from .launch import Launcher, launch
+from .launch import Launcher, current_executor, launch, register_executor, use_executor
 from . import capture, pool
 from .recording import synchronize
 
@@ -42,6 +42,9 @@ __all__ = [
     "get_device",
     "launch",
     "Launcher",
+    "current_executor",
+    "register_executor",
+    "use_executor",
     "fold_workgroups",
     "adapter_summary",
     "check_features",

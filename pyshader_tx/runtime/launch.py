@@ -33,6 +33,7 @@ Large 1-D launches fold into 2-D grids: `dispatch.py` says how.
 
 from __future__ import annotations
 
+import contextlib
 import weakref
 
 from ..options import options
@@ -59,6 +60,9 @@ __all__ = [
     "exact_fold",
     "launcher_for",
     "compute_dispatch",
+    "register_executor",
+    "current_executor",
+    "use_executor",
 ]
 
 BIND_GROUPS_PER_LAUNCHER = 32  # distinct sets of bound buffers remembered per kernel
@@ -74,6 +78,9 @@ class Launcher:
     launch needs them. `max_workgroups_per_dimension` defaults to the device limit; tests lower
     it to exercise folding.
     """
+
+    #: Whether the launcher can no longer run (its device closed): wgpu's cannot tell.
+    stale = False
 
     def __init__(self, interface, get_code, max_workgroups_per_dimension: int | None = None):
         check_features(interface)
@@ -430,34 +437,62 @@ def _bind_view(param, view):
     return _view_binding[0](param, view)
 
 
-#: Launcher classes of the executors other than the GPU's, by name: the simulator's
-#: (`sim/launch.py` registers "simulator" when the simulator is imported). The runtime
-#: imports no executor; each executor imports the runtime.
-EXECUTORS: dict = {}
+#: The executors' launcher classes, by name: "wgpu" (`Launcher`, this module's), and those
+#: the executors register when they are imported: "simulator" (`sim/launch.py`), "vulkan"
+#: (`vulkan_host/launch.py`, the native Vulkan host). A launcher class is made with
+#: `(interface, get_code)` and called with `(args, threads=, workgroups=)`; a launcher whose
+#: `stale` is true (its device closed) is made again. The runtime imports no executor;
+#: each executor imports the runtime.
+EXECUTORS: dict = {"wgpu": Launcher}
+#: The executor launches go to outside `tx.simulator()` (`use_executor`).
+_chosen = ["wgpu"]
 
 
 def register_executor(name: str, launcher_class) -> None:
-    """Make `launcher_class` (a `Launcher` subclass) launch kernels for executor `name`."""
+    """Make `launcher_class` launch kernels for executor `name` (see `EXECUTORS`)."""
     EXECUTORS[name] = launcher_class
 
 
-def launcher_for(interface, get_code) -> Launcher:
-    """The cached Launcher of `interface` for the current shader source (created on first
-    use). It is kept on the interface, so it lives as long as the kernel does: a global
-    table of weak references did not, since each Launcher refers to its interface, and
-    every kernel ever launched stayed alive with its pipeline and buffers."""
+def current_executor() -> str:
+    """The executor a launch goes to: "simulator" inside `tx.simulator()`, else the one
+    `use_executor` chose ("wgpu" unless told otherwise)."""
+    return "simulator" if simulated_device() is not None else _chosen[0]
+
+
+@contextlib.contextmanager
+def use_executor(name: str):
+    """Within the block, launches outside `tx.simulator()` go to executor `name` (one of
+    `EXECUTORS`: "vulkan" once `pyshader_tx.vulkan_host` is imported)."""
+    if name not in EXECUTORS:
+        raise ValueError(
+            f"unknown executor {name!r}; registered: {', '.join(EXECUTORS)} (the native "
+            f"Vulkan host registers 'vulkan' when pyshader_tx.vulkan_host is imported)"
+        )
+    previous, _chosen[0] = _chosen[0], name
+    try:
+        yield
+    finally:
+        _chosen[0] = previous
+
+
+def launcher_for(interface, get_code, executor: str | None = None):
+    """The cached launcher of `interface` on `executor` (default: `current_executor()`;
+    wgpu's per shader source), made on first use. It is kept on the interface, so it lives
+    as long as the kernel does: a global table of weak references did not, since each
+    Launcher refers to its interface, and every kernel ever launched stayed alive with
+    its pipeline and buffers."""
     launchers = interface.__dict__.setdefault("_launchers", {})
-    simulated = simulated_device() is not None
-    key = "simulator" if simulated else options.shader_source
+    name = executor or current_executor()
+    key = options.shader_source if name == "wgpu" else name
     launcher = launchers.get(key)
-    if launcher is None:
-        kind = EXECUTORS["simulator"] if simulated else Launcher
-        launcher = launchers[key] = kind(interface, get_code)
+    if launcher is None or launcher.stale:
+        launcher = launchers[key] = EXECUTORS[name](interface, get_code)
     return launcher
 
 
 def launch(interface, get_code, args, threads=None, workgroups=None) -> None:
-    """Run a kernel: `args` has one value per `interface.params` entry (Const entries are
-    ignored) or one per runtime parameter; exactly one of `threads` (global invocation
-    count: N, (X, Y) or (X, Y, Z)) and `workgroups` ((X, Y, Z) or an int)."""
+    """Run a kernel on the current executor: `args` has one value per `interface.params`
+    entry (Const entries are ignored) or one per runtime parameter; exactly one of
+    `threads` (global invocation count: N, (X, Y) or (X, Y, Z)) and `workgroups` ((X, Y,
+    Z) or an int)."""
     launcher_for(interface, get_code)(args, threads=threads, workgroups=workgroups)

@@ -17,7 +17,12 @@ report = vulkan_host.run("build/saxpy.spv", "build/saxpy.json",
 print(report)            # device, workgroups, bindings, time; `out` is updated in place
 
 vulkan_host.run_kernel(saxpy, 2.0, x, x, out, threads=len(out))  # a @tx.kernel, natively
+with vulkan_host.native():                    # every launch in the block, natively
+    saxpy(2.0, x, x, out, threads=len(out))
 ```
+
+Importing it registers the runtime's executor "vulkan" (`NativeLauncher`), which
+`native()` chooses (`runtime.use_executor`).
 
 * `device.py`: the instance, device and queue (created once), features and capabilities,
   buffers, the pipeline cache, cleanup;
@@ -38,7 +43,7 @@ from ..runtime.arrays import element_layout
 from .capabilities import spirv_capabilities
 from .device import VulkanUnavailable, close, get_device
 from . import timing
-from .launch import LaunchReport, NativeLauncher, launch, launcher_for
+from .launch import LaunchReport, NativeLauncher, launch, launcher_for, native
 from .reflection import interface_from_reflection, load_reflection
 
 __all__ = [
@@ -48,6 +53,7 @@ __all__ = [
     "timing",
     "zeros",
     "launch",
+    "native",
     "available",
     "device_name",
     "get_device",

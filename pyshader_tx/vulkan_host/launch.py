@@ -33,11 +33,12 @@ from ..printing import dropped_message, read_records
 from ..runtime.arguments import ArrayParam
 from ..runtime.arrays import DeviceArray
 from ..runtime.dispatch import compute_dispatch
-from ..runtime.launch import COUNTED_VARIANTS
+from ..runtime.launch import COUNTED_VARIANTS, register_executor, use_executor
+from ..runtime.launch import launcher_for as runtime_launcher_for
 from ..runtime.uniforms import UniformPacker
 from .device import get_device
 
-__all__ = ["NativeLauncher", "LaunchReport", "binding_layout", "launch", "launcher_for"]
+__all__ = ["NativeLauncher", "LaunchReport", "binding_layout", "launch", "launcher_for", "native"]
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,13 @@ def binding_layout(interface) -> tuple:
 
 
 class NativeLauncher:
-    """Runs one kernel interface's SPIR-V on the native Vulkan device (see module doc)."""
+    """Runs one kernel interface's SPIR-V on the native Vulkan device (see module doc):
+    the runtime's executor "vulkan" (`register_executor`)."""
+
+    @property
+    def stale(self) -> bool:
+        """Whether its device was closed (`close()`): a new device needs new launchers."""
+        return self.device is not get_device()
 
     def __init__(self, interface, get_code, max_workgroups_per_dimension: int | None = None):
         device = get_device()
@@ -359,17 +366,23 @@ def _has_narrow_matrix(ty: t.Type) -> bool:
     return False
 
 
+register_executor("vulkan", NativeLauncher)
+
+
 def launcher_for(interface, get_code) -> NativeLauncher:
-    """The cached NativeLauncher of `interface` (created on first use), kept on the
-    interface so that it lives as long as the kernel does (see `runtime.launch`)."""
-    launcher = interface.__dict__.get("_native_launcher")
-    if launcher is None or launcher.device is not get_device():
-        # (after `close()` a new device needs new launchers)
-        launcher = interface.__dict__["_native_launcher"] = NativeLauncher(interface, get_code)
-    return launcher
+    """The cached NativeLauncher of `interface` (created on first use; again after
+    `close()`), kept on the interface as the runtime keeps every executor's launchers."""
+    return runtime_launcher_for(interface, get_code, "vulkan")
 
 
 def launch(interface, get_code, args, threads=None, workgroups=None) -> LaunchReport | None:
     """Run a kernel natively: the signature of `runtime.launch`, with `get_code(fold_1d)`
     returning SPIR-V. Returns what ran (None for an empty launch)."""
     return launcher_for(interface, get_code)(args, threads=threads, workgroups=workgroups)
+
+
+def native():
+    """`with vulkan_host.native():` sends the kernel launches inside it (outside
+    `tx.simulator()`) to the native Vulkan host: our SPIR-V, run as Vulkan engines run it,
+    on numpy arrays (a DeviceArray lives on wgpu's device: a TypeError)."""
+    return use_executor("vulkan")

@@ -1,10 +1,11 @@
-"""The execution suite runs four times: WGSL handed to wgpu, SPIR-V handed to wgpu,
-SPIR-V run natively on Vulkan, and the IR run on the CPU simulator (`tx.simulator`).
+"""The execution suite runs five times: WGSL handed to wgpu, SPIR-V handed to wgpu,
+SPIR-V run natively on Vulkan, the IR run on the CPU simulator (`tx.simulator`), and the
+generated ES modules run on Dawn (`tests/dawn_executor.py`).
 
 Every test in `tests/exec` is parametrized over `shader_source`: "wgsl" and "spirv" set
 `tx.options.shader_source`; "vulkan" sets it to "spirv" and sends every kernel launch to
-the native Vulkan host (`pyshader_tx.vulkan_host`, on the same lavapipe device) instead of
-wgpu, so our SPIR-V runs as other engines run it, without naga's translation (and with
+the runtime's executor "vulkan", the native Vulkan host (`vulkan_host.native()`, on the
+same lavapipe device) instead of wgpu, so our SPIR-V runs as other engines run it, without naga's translation (and with
 the compare-exchange kernels wgpu-native 29 refuses). In the native run a launch with a
 `tx.DeviceArray` (data on the wgpu device) skips the test, and so do tests about wgpu
 itself, marked `@pytest.mark.wgpu_only(reason)`. "sim" runs the test inside
@@ -17,6 +18,7 @@ vulkan1.1` must accept it, and `spirv-as` of its assembly text (`spirv_asm`, pri
 our own disassembler) must give back the same words.
 """
 
+import contextlib
 import os
 
 import pytest
@@ -66,13 +68,19 @@ def pytest_configure(config):
     )
 
 
-def native_launch(interface, get_code, args, threads=None, workgroups=None) -> None:
-    """`runtime.launch` for the native run: numpy arrays go to the Vulkan host."""
-    if any(isinstance(value, DeviceArray) for value in args):
-        pytest.skip("a tx.DeviceArray lives on the wgpu device; the native Vulkan host takes numpy")
-    if isinstance(get_code(False), str):
-        pytest.fail("WGSL launched in the native Vulkan run: mark the test wgpu_only(reason)")
-    vulkan_host.launch(interface, get_code, args, threads=threads, workgroups=workgroups)
+def native_launch(launch):
+    """`runtime.launch` for the native run, whose launches go to the runtime's executor
+    "vulkan" (`vulkan_host.native()`): a DeviceArray (data on the wgpu device) skips the
+    test, and WGSL text fails it."""
+
+    def run(interface, get_code, args, threads=None, workgroups=None) -> None:
+        if any(isinstance(value, DeviceArray) for value in args):
+            pytest.skip("a tx.DeviceArray lives on the wgpu device; the native host takes numpy")
+        if isinstance(get_code(False), str):
+            pytest.fail("WGSL launched in the native Vulkan run: mark the test wgpu_only(reason)")
+        launch(interface, get_code, args, threads=threads, workgroups=workgroups)
+
+    return run
 
 
 def simulator_launch(launch):
@@ -130,10 +138,11 @@ def shader_source(request, monkeypatch):
             pytest.fail(f"native Vulkan is not available ({problem}); run `make deps`")
         # Our SPIR-V as it is: wgpu's refusal of compare-exchange does not apply.
         monkeypatch.setattr(CompiledKernel, "wgpu_spirv", lambda self, fold_1d: self.spirv(fold_1d))
-        monkeypatch.setattr(runtime, "launch", native_launch)
+        monkeypatch.setattr(runtime, "launch", native_launch(runtime.launch))
     previous = tx.options.shader_source
     tx.options.shader_source = "spirv" if request.param == "vulkan" else request.param
-    yield request.param
+    with vulkan_host.native() if request.param == "vulkan" else contextlib.nullcontext():
+        yield request.param
     tx.options.shader_source = previous
 
 

@@ -50,10 +50,9 @@ def low_limit(monkeypatch):
         def __init__(self, interface, get_code, max_workgroups_per_dimension=None):
             super().__init__(interface, get_code, LIMIT)
 
-    monkeypatch.setattr(native, "NativeLauncher", LimitedNativeLauncher)
+    monkeypatch.setitem(launch.EXECUTORS, "vulkan", LimitedNativeLauncher)
     interface = launch_ids.compiled().interface
     monkeypatch.setitem(interface.__dict__, "_launchers", {})
-    monkeypatch.setitem(interface.__dict__, "_native_launcher", None)
 
 
 def expected(groups: int, counted: int, rows: int) -> np.ndarray:

@@ -136,6 +136,31 @@ def test_argument_errors():
         vulkan_host.launch(compiled.interface, compiled.spirv, [x], threads=8)
 
 
+def test_the_native_host_is_an_executor_of_the_runtime():
+    """`vulkan_host.native()` sends a kernel's ordinary calls to the native host (the
+    runtime's executor "vulkan"); the simulator wins inside `tx.simulator()`; a stdlib call
+    still runs on wgpu (its data are DeviceArrays)."""
+    from pyshader_tx import runtime
+
+    x = np.arange(100, dtype=np.float32)
+    out = np.zeros_like(x)
+    assert runtime.current_executor() == "wgpu"
+    with vulkan_host.native():
+        assert runtime.current_executor() == "vulkan"
+        copy(x, out, threads=len(x))
+        assert copy.compiled().interface._launchers["vulkan"].device is vulkan_host.get_device()
+        with tx.simulator():
+            assert runtime.current_executor() == "simulator"
+        with pytest.raises(TypeError, match="a tx.DeviceArray lives on"):
+            copy(tx.to_device(x), out, threads=len(x))
+        assert int(tx.stdlib.reduce(np.ones(10, np.uint32))) == 10
+    assert runtime.current_executor() == "wgpu"
+    np.testing.assert_array_equal(out, x)
+    with pytest.raises(ValueError, match="unknown executor 'metal'; registered: wgpu"):
+        with runtime.use_executor("metal"):
+            pass
+
+
 @tx.struct
 class Particle:
     position: tx.vec3f
