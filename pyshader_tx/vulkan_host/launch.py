@@ -15,7 +15,9 @@ block, one descriptor set, one dispatch, a fence wait, and the arrays the kernel
 (`written` in the reflection) copied back into the caller's numpy arrays in place; then
 every buffer of the call is destroyed. Pipelines stay cached on the device. Buffers live
 in host-visible memory, mapped: simple and exact, meant for tests and the command line
-rather than for speed on discrete GPUs.
+rather than for speed on discrete GPUs. A `tx.DeviceArray` argument (its data on wgpu's
+device, which is not this one) goes through the host: its elements (`.numpy()`: a view's
+too) are uploaded, and written back into it (`d[...] = ...`) when the kernel writes it.
 """
 
 from __future__ import annotations
@@ -202,15 +204,15 @@ class NativeLauncher:
         checked = []
         for param in self._arrays:
             value = args[param.index]
-            if isinstance(value, DeviceArray):
-                raise param.error(
-                    "a tx.DeviceArray lives on the wgpu device; the native Vulkan host takes"
-                    " numpy arrays (pass its .numpy())"
-                )
+            if isinstance(value, DeviceArray):  # (its elements: see the module doc)
+                value = np.ascontiguousarray(value.numpy())
             checked.append((param, value, param.check_numpy(value)))
         for position, (param, value, _) in enumerate(checked):
             for other, other_value, _ in checked[:position]:
-                if (param.writes or other.writes) and np.shares_memory(value, other_value):
+                if (param.writes or other.writes) and (
+                    np.shares_memory(value, other_value)
+                    or _same_buffer(args[param.index], args[other.index])
+                ):
                     written = param if param.writes else other
                     raise param.error(
                         f"the same array is also passed as {other.name!r}, and the kernel writes"
@@ -271,6 +273,8 @@ class NativeLauncher:
             seconds = time.perf_counter() - start
             for param, buffer, nbytes, value in readbacks:
                 param.layout.from_storage(bytes(buffer.mapped[:nbytes]), value.shape, out=value)
+                if isinstance(args[param.index], DeviceArray):
+                    args[param.index][...] = value  # (written back where it lies: views too)
             if prints is not None:
                 self._show_prints(*prints)
         finally:
@@ -369,6 +373,11 @@ def _has_narrow_matrix(ty: t.Type) -> bool:
 register_executor("vulkan", NativeLauncher)
 
 
+def _same_buffer(a, b) -> bool:
+    """Whether `a` and `b` are DeviceArrays on one buffer (views of one array, say)."""
+    return isinstance(a, DeviceArray) and isinstance(b, DeviceArray) and a.buffer is b.buffer
+
+
 def launcher_for(interface, get_code) -> NativeLauncher:
     """The cached NativeLauncher of `interface` (created on first use; again after
     `close()`), kept on the interface as the runtime keeps every executor's launchers."""
@@ -384,5 +393,6 @@ def launch(interface, get_code, args, threads=None, workgroups=None) -> LaunchRe
 def native():
     """`with vulkan_host.native():` sends the kernel launches inside it (outside
     `tx.simulator()`) to the native Vulkan host: our SPIR-V, run as Vulkan engines run it,
-    on numpy arrays (a DeviceArray lives on wgpu's device: a TypeError)."""
+    on numpy arrays, and on DeviceArrays (views too) through the host: their elements are
+    read back before the launch and written back after it when the kernel writes them."""
     return use_executor("vulkan")

@@ -70,12 +70,13 @@ def pytest_configure(config):
 
 def native_launch(launch):
     """`runtime.launch` for the native run, whose launches go to the runtime's executor
-    "vulkan" (`vulkan_host.native()`): a DeviceArray (data on the wgpu device) skips the
-    test, and WGSL text fails it."""
+    "vulkan" (`vulkan_host.native()`): a DeviceArray (data on the wgpu device, which the
+    native host takes through the host: tests/native covers that) skips the test, which
+    would run mostly on wgpu, and WGSL text fails it."""
 
     def run(interface, get_code, args, threads=None, workgroups=None) -> None:
         if any(isinstance(value, DeviceArray) for value in args):
-            pytest.skip("a tx.DeviceArray lives on the wgpu device; the native host takes numpy")
+            pytest.skip("a tx.DeviceArray: its data live on the wgpu device (tests/native)")
         if isinstance(get_code(False), str):
             pytest.fail("WGSL launched in the native Vulkan run: mark the test wgpu_only(reason)")
         launch(interface, get_code, args, threads=threads, workgroups=workgroups)

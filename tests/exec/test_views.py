@@ -14,7 +14,7 @@ from pyshader_tx import Array, f32, stdlib, u32
 from pyshader_tx.runtime import pool
 from pyshader_tx.runtime.device import device_limit
 
-pytestmark = pytest.mark.wgpu_only("DeviceArrays: the native host takes numpy arrays")
+pytestmark = pytest.mark.wgpu_only("DeviceArrays (on the native host: tests/native)")
 
 
 def random_index(rng, shape):
