@@ -205,7 +205,8 @@ class NativeLauncher:
         for param in self._arrays:
             value = args[param.index]
             if isinstance(value, DeviceArray):  # (its elements: see the module doc)
-                value = np.ascontiguousarray(value.numpy())
+                value = np.array(value.numpy(), order="C")
+                value = value.reshape(1) if value.ndim == 0 else value  # (as wgpu binds 0-d)
             checked.append((param, value, param.check_numpy(value)))
         for position, (param, value, _) in enumerate(checked):
             for other, other_value, _ in checked[:position]:
@@ -273,8 +274,9 @@ class NativeLauncher:
             seconds = time.perf_counter() - start
             for param, buffer, nbytes, value in readbacks:
                 param.layout.from_storage(bytes(buffer.mapped[:nbytes]), value.shape, out=value)
-                if isinstance(args[param.index], DeviceArray):
-                    args[param.index][...] = value  # (written back where it lies: views too)
+                target = args[param.index]
+                if isinstance(target, DeviceArray):  # (written back where it lies: views too)
+                    target[...] = value.reshape(target.shape)
             if prints is not None:
                 self._show_prints(*prints)
         finally:
