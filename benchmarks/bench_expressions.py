@@ -36,30 +36,10 @@ import pyshader_tx as tx
 from pyshader_tx import Array, f32, stdlib
 from pyshader_tx.runtime import pool
 
+from bench_stdlib import timed  # (benchmarks/: calls back to back, the fastest of 3 trials)
+from stdlib_host import host_seconds  # (the median of 15 runs of 20 calls back to back)
+
 REPS = 20
-
-
-def timed(call, reps=REPS, trial_seconds=0.1) -> tuple:
-    """(seconds per call, host seconds per call), as `bench_stdlib.timed`: a first call
-    (compiles), `reps` to warm up and estimate, three trials long enough that the
-    synchronize ending each costs little; the fastest."""
-    call()
-    tx.synchronize()
-    start = time.perf_counter()
-    for _ in range(reps):
-        call()
-    tx.synchronize()
-    estimate = (time.perf_counter() - start) / reps
-    count = max(reps, min(2000, int(trial_seconds / max(estimate, 1e-6))))
-    trials = []
-    for _ in range(3):
-        start = time.perf_counter()
-        for _ in range(count):
-            call()
-        recorded = time.perf_counter()
-        tx.synchronize()
-        trials.append(((time.perf_counter() - start) / count, (recorded - start) / count))
-    return min(trials)
 
 
 def torch_timed(call, reps=REPS, trial_seconds=0.1) -> float | None:
@@ -202,22 +182,6 @@ def saxpy(a: f32, x: Array[f32], y: Array[f32], out: Array[f32]):
         out[i] = a * x[i] + y[i]
 
 
-def host_seconds(call, reps: int = 15, calls: int = 20) -> float:
-    """The median over `reps` of the host time per call of `calls` calls back to back
-    (`stdlib_host.py`'s measure)."""
-    for _ in range(5):
-        call()
-    tx.synchronize()
-    times = []
-    for _ in range(reps):
-        start = time.perf_counter()
-        for _ in range(calls):
-            call()
-        times.append((time.perf_counter() - start) / calls)
-        tx.synchronize()
-    return float(np.median(times))
-
-
 def host_rows(when: str, n: int = 1 << 10) -> list:
     rng = np.random.default_rng(0)
     a, b, c = (tx.to_device(rng.random(n, dtype=np.float32)) for _ in range(3))
@@ -232,7 +196,7 @@ def host_rows(when: str, n: int = 1 << 10) -> list:
     raw = None
     rows = []
     for name, call in calls.items():
-        seconds = host_seconds(call)
+        seconds = host_seconds(call, 15)
         raw = raw or seconds
         row = {
             "op": "host",

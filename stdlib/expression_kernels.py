@@ -121,27 +121,11 @@ BINARY_CODE = {
     ("maximum", None): "max({a}, {b})",
     ("arctan2", None): "tx.atan2({a}, {b})",
 }
-#: The math functions: numpy's name -> tx's.
+#: The math functions: numpy's name -> tx's (the inverse of the host's `tx.sqrt`, ... table).
 MATH = {
-    "sqrt": "sqrt",
-    "sin": "sin",
-    "cos": "cos",
-    "tan": "tan",
-    "arcsin": "asin",
-    "arccos": "acos",
-    "arctan": "atan",
-    "sinh": "sinh",
-    "cosh": "cosh",
-    "tanh": "tanh",
-    "exp": "exp",
-    "exp2": "exp2",
-    "log": "log",
-    "log2": "log2",
-    "floor": "floor",
-    "ceil": "ceil",
-    "rint": "round",
-    "trunc": "trunc",
-    "sign": "sign",
+    operator: name
+    for name, operator in expressions.INTRINSIC_OPERATORS.items()
+    if operator in expressions.UNARY and operator != "absolute"
 }
 UNARY_CODE = {
     ("negative", "u"): "(u32(0) - {a})",
