@@ -679,7 +679,16 @@ def where(condition, x, y):
             f"tx.where of {_describe(x)} and {_describe(y)}: numpy gives {dtype}, which the "
             f"GPU does not have; cast an operand first"
         )
-    if kx[0] == "s":  # (np.where converts its scalars to the result's dtype: -3 wraps in u32)
+    if kx[0] == "s" or ky[0] == "s":  # (numpy 2.5 refuses -3 for u32, 2.4 wraps it: ask it)
+        try:
+            np.where(
+                np.ones(1, np.bool_),
+                x if kx[0] == "s" else np.zeros(1, dx),
+                y if ky[0] == "s" else np.zeros(1, dy),
+            )
+        except OverflowError as error:
+            raise OverflowError(f"tx.where of {_describe(x)} and {_describe(y)}: {error}") from None
+    if kx[0] == "s":  # (np.where converts its scalars to the result's dtype)
         kx, lx = scalar_key(dtype), (np.asarray(x).astype(dtype)[()],)
     if ky[0] == "s":
         ky, ly = scalar_key(dtype), (np.asarray(y).astype(dtype)[()],)

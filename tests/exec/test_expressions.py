@@ -290,7 +290,7 @@ def test_fusion_is_one_launch_and_reductions_fuse_their_load():
         values = expression.numpy()
     assert [launch.kernel for launch in prof.launches] == ["expression"]
     want = np.sqrt(a_host * 2 + b_host) - abs(a_host) / (b_host + 1) * np.float32(3.0)
-    np.testing.assert_allclose(values, want, rtol=1e-5)
+    np.testing.assert_allclose(values, want, rtol=1e-5, atol=1e-6)  # (GPU sqrt and /)
     with tx.profile() as prof:
         total = float((a * 2 + b).sum())
     assert [launch.kernel for launch in prof.launches] == ["reduction"]
