@@ -1,6 +1,7 @@
 """`--target js` and `--target d.ts`: an ES module per kernel for WebGPU and its TypeScript
 declarations. The files are written where API.md says, are stable from run to run, parse
-as JavaScript (`node --check`), declare what the module exports, and the module packs the
+as JavaScript (`node --check`), declare what the module exports (and type-check a program
+that uses them with `tsc --strict`, refusing a wrong one), and the module packs the
 uniform block byte for byte as the Python launcher does (checked on dawn.node's null
 backend, which needs no GPU; the Dawn executor of tests/exec runs the modules for real).
 """
@@ -110,6 +111,77 @@ def test_dts_declares_the_arguments_and_results(kernels_file, tmp_path):
     shade = (tmp_path / "shade.d.ts").read_text()
     assert "export interface Light {\n  position: ArrayLike<number>;" in shade
     assert "  light: Light | ArrayLike<unknown> | ArrayBufferView;" in shade
+
+
+USAGE_TS = """
+import { createKernel as createShade, features } from './shade.js';
+import { createKernel as createMixed } from './mixed.js';
+
+export async function run(device: GPUDevice): Promise<number> {
+  const shade = await createShade(device);
+  const out = new Float32Array(256);
+  const light = { position: [1, 2, 3], power: 4, mask: 1 };
+  const written = await shade.dispatch({ scale: 2, light, tint: [0, 1, 0], out }, { threads: 256 });
+  const mixed = await createMixed(device);
+  const grid = { data: new Float32Array(4 * 4 * 4), shape: [4, 4] };
+  const cells = { data: new Uint32Array(16), shape: [4, 4] };
+  const args = {
+    m: [[1, 0, 0], [0, 1, 0], [0, 0, 1]], flags: [0, 1, 0], on: true, h: 0.5, k: 3,
+    grid, halves: new Uint16Array(2), out: cells,
+  };
+  const result = await mixed.dispatch(args, { threads: [4, 4] });
+  return (written.out?.[0] ?? 0) + (result.out?.[0] ?? 0) + features.length;
+}
+"""
+WRONG_TS = """
+import { createKernel } from './shade.js';
+
+export async function run(device: GPUDevice): Promise<void> {
+  const shade = await createKernel(device);
+  await shade.dispatch({ scale: ARGUMENT, tint: [0, 1, 0], out: new Float32Array(4) }, {});
+}
+"""
+
+
+def test_dts_type_checks_a_program_that_uses_the_modules(kernels_file, tmp_path):
+    """TypeScript (`tsc --strict`, npm typescript in tools/tint) accepts a program that
+    calls the modules as their declarations say, and refuses one that passes a string for
+    a number and leaves a struct argument out."""
+    tsc = tint_dir() / "node_modules" / "typescript" / "bin" / "tsc"
+    if shutil.which("node") is None or not tsc.is_file():
+        pytest.skip("node and npm typescript are needed (make node-deps)")
+    assert main([str(kernels_file), "-o", str(tmp_path), "--target", "js", "--target", "d.ts"]) == 0
+    config = {
+        "compilerOptions": {
+            "strict": True,
+            "noEmit": True,
+            "target": "es2022",
+            "module": "es2022",
+            "moduleResolution": "bundler",
+            "lib": ["es2022", "dom"],
+            "types": [],  # (the d.ts files reference @webgpu/types themselves)
+            "typeRoots": [str(tint_dir() / "node_modules")],
+        },
+        "files": ["usage.ts"],
+    }
+    (tmp_path / "tsconfig.json").write_text(json.dumps(config))
+
+    def check(source: str) -> subprocess.CompletedProcess:
+        (tmp_path / "usage.ts").write_text(source)
+        return subprocess.run(
+            ["node", str(tsc), "-p", str(tmp_path / "tsconfig.json")],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=tmp_path,
+        )
+
+    accepted = check(USAGE_TS)
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+    refused = check(WRONG_TS.replace("ARGUMENT", "'two'"))
+    assert "'string' is not assignable to type 'number'" in refused.stdout, refused.stdout
+    refused = check(WRONG_TS.replace("ARGUMENT", "2"))
+    assert "'light' is missing" in refused.stdout, refused.stdout
 
 
 PACK_SCRIPT = """
