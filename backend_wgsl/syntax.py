@@ -5,7 +5,9 @@ that becomes i32), u32 with `u`, f32 as a float literal with `.` or an exponent 
 `1e-05`), f16 with `h`. Where an abstract literal would not become the IR type (the operand
 of a conversion: `u32(-1)` is an error, `u32(-1i)` is not) the writer asks for the suffixed
 spelling. Infinities and NaNs have no literal and WGSL's constant evaluation rejects them, so
-`special_float_bits` gives their bit pattern for a runtime helper (see `legalize`).
+`special_float_bits` gives their bit pattern for a runtime helper (see `legalize`); so it
+does for -0.0, whose sign Tint's constant evaluation loses (`let z = -0.0;` stores +0.0 on
+Dawn; naga and the SPIR-V path keep it).
 
 The grammar (WGSL spec, "Expressions" and "Operator Precedence and Associativity") is not a
 ladder of precedences: bitwise operators and shifts take only unary expressions as operands,
@@ -140,7 +142,7 @@ _INT_BITS = 32
 _I32_MIN = -(2 ** (_INT_BITS - 1))
 
 #: Bit patterns of the f32 values that have no WGSL literal.
-_SPECIAL_F32_BITS = {"inf": 0x7F800000, "-inf": 0xFF800000, "nan": 0x7FC00000}
+_SPECIAL_F32_BITS = {"inf": 0x7F800000, "-inf": 0xFF800000, "nan": 0x7FC00000, "-0": 0x80000000}
 
 #: Values below this magnitude stay finite in every float type (f16's largest is 65504).
 _FINITE_IN_EVERY_FLOAT = 65504.0
@@ -156,11 +158,13 @@ def _wrap_signed(value: int) -> int:
 
 
 def special_float_bits(value, scalar: t.ScalarType) -> int | None:
-    """For a float literal that is infinite or NaN once rounded to `scalar`, the f32 bit
-    pattern of that value; None for ordinary values (and non-float types)."""
+    """For a float literal that is infinite, NaN or -0.0 once rounded to `scalar`, the f32
+    bit pattern of that value; None for ordinary values (and non-float types)."""
     if scalar.kind != "float":
         return None
     if -_FINITE_IN_EVERY_FLOAT < value < _FINITE_IN_EVERY_FLOAT:
+        if value == 0 and math.copysign(1.0, value) < 0:
+            return _SPECIAL_F32_BITS["-0"]
         return None  # the common case, without numpy (NaN fails the comparison)
     with np.errstate(over="ignore"):
         rounded = float(_NUMPY_FLOATS[scalar.name](value))

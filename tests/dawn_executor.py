@@ -50,10 +50,6 @@ TYPED_ARRAYS = {"f32": "Float32Array", "i32": "Int32Array", "u32": "Uint32Array"
 #: Tests of tests/exec that run on wgpu but not on Dawn, by test name (before the
 #: parameters), with the reason; the Dawn run skips them (`conftest.py`).
 EXCEPTIONS = {
-    "test_float_floor_division_of_a_constant_zero": (
-        "Tint loses the sign of a constant -0.0 (WGSL `bitcast<u32>(-0.0f)` reads 0 on Dawn;"
-        " a -0.0 computed at run time keeps it), so -0.0 // 7.25 gives 0.0"
-    ),
     "test_kernels_beyond_the_device_limits_are_refused": (
         "the Python launcher's own limit checks (workgroup size and memory) with its messages;"
         " the JS module leaves them to WebGPU's pipeline validation"
