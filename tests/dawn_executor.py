@@ -60,27 +60,6 @@ EXCEPTIONS = {
     "test_half_vector_bitcasts_run_natively_and_are_refused_by_naga": (
         "a test that naga refuses f16 vector bitcasts; Tint takes them"
     ),
-    **dict.fromkeys(
-        [
-            "test_recorded_launches_print_at_synchronize",
-            "test_dependent_chain_is_one_submission",
-            "test_numpy_result_flushes_the_recording",
-            "test_host_write_after_a_recorded_launch_does_not_overtake_it",
-            "test_long_recordings_are_submitted_in_bounded_chunks",
-            "test_launches_binding_much_memory_are_submitted_at_once",
-            "test_clears_and_copies_between_launches_bind_no_bytes",
-            "test_different_kernels_interleaved_in_one_recording",
-            "test_staging_chunks_filled_and_renewed",
-            "test_uniform_blocks_of_a_recording_take_one_buffer_write",
-            "test_a_full_uniform_arena_submits_and_starts_again",
-            "test_the_stdlib_kernels_are_marked",
-            "test_a_read_view_at_an_offset_the_device_binds_at_is_bound_in_place",
-        ],
-        "a test of the wgpu runtime's recording (submissions, uniform arena, staging, when"
-        " prints show) or of its launchers (a view bound in place, seen in tx.profile): a"
-        " launch on Dawn is one dispatch of the module,"
-        " its DeviceArrays read back before and written after",
-    ),
 }
 
 

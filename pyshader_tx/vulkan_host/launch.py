@@ -376,8 +376,11 @@ register_executor("vulkan", NativeLauncher)
 
 
 def _same_buffer(a, b) -> bool:
-    """Whether `a` and `b` are DeviceArrays on one buffer (views of one array, say)."""
-    return isinstance(a, DeviceArray) and isinstance(b, DeviceArray) and a.buffer is b.buffer
+    """Whether `a` and `b` are whole DeviceArrays on one buffer (views of it are copied
+    each to its own buffer, as wgpu's launcher copies them: they may share one)."""
+    if not (isinstance(a, DeviceArray) and isinstance(b, DeviceArray)):
+        return False
+    return a._view is None and b._view is None and a.buffer is b.buffer
 
 
 def launcher_for(interface, get_code) -> NativeLauncher:

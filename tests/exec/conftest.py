@@ -5,10 +5,12 @@ generated ES modules run on Dawn (`tests/dawn_executor.py`).
 Every test in `tests/exec` is parametrized over `shader_source`: "wgsl" and "spirv" set
 `tx.options.shader_source`; "vulkan" sets it to "spirv" and sends every kernel launch to
 the runtime's executor "vulkan", the native Vulkan host (`vulkan_host.native()`, on the
-same lavapipe device) instead of wgpu, so our SPIR-V runs as other engines run it, without naga's translation (and with
-the compare-exchange kernels wgpu-native 29 refuses). In the native run a launch with a
-`tx.DeviceArray` (data on the wgpu device) skips the test, and so do tests about wgpu
-itself, marked `@pytest.mark.wgpu_only(reason)`. "sim" runs the test inside
+same lavapipe device) instead of wgpu, so our SPIR-V runs as other engines run it, without
+naga's translation (and with the compare-exchange kernels wgpu-native 29 refuses); a
+`tx.DeviceArray` argument (data on the wgpu device) goes there through the host, and
+`tx.stdlib` calls and the kernels of array expressions still run on wgpu. Tests about wgpu
+itself, marked `@pytest.mark.wgpu_only(reason)`, are skipped in the native and the Dawn
+runs. "sim" runs the test inside
 `tx.simulator()` (DeviceArrays included); `@pytest.mark.sim_skip(reason)` skips a test of
 what the simulator does not have (wgpu's own machinery) or cannot run yet (the reason
 says which), with its checks on (a kernel that races fails there); with
@@ -44,9 +46,6 @@ SOURCES = ("wgsl", "spirv", "vulkan", "sim", "dawn")
 NO_SPIRV_VAL = "PYSHADER_TX_RUN_SPIRV_UNVALIDATED"
 
 _checked: set = set()
-#: How a `wgpu_only` reason starts when only the native run cannot take the test (its
-#: DeviceArrays): the Dawn run takes it (DeviceArray arguments travel as their elements).
-NATIVE_ONLY = "DeviceArrays"
 
 
 def check_spirv(binary: bytes, standard_layout: bool) -> None:
@@ -74,13 +73,9 @@ def pytest_configure(config):
 
 def native_launch(launch):
     """`runtime.launch` for the native run, whose launches go to the runtime's executor
-    "vulkan" (`vulkan_host.native()`): a DeviceArray (data on the wgpu device, which the
-    native host takes through the host: tests/native covers that) skips the test, which
-    would run mostly on wgpu, and WGSL text fails it."""
+    "vulkan" (`vulkan_host.native()`): WGSL text fails the test."""
 
     def run(interface, get_code, args, threads=None, workgroups=None) -> None:
-        if any(isinstance(value, DeviceArray) for value in args):
-            pytest.skip("a tx.DeviceArray: its data live on the wgpu device (tests/native)")
         if isinstance(get_code(False), str):
             pytest.fail("WGSL launched in the native Vulkan run: mark the test wgpu_only(reason)")
         launch(interface, get_code, args, threads=threads, workgroups=workgroups)
@@ -157,7 +152,7 @@ def _dawn_run(request, monkeypatch):
     import dawn_executor as dawn
 
     marker = request.node.get_closest_marker("wgpu_only")
-    if marker is not None and not marker.args[0].startswith(NATIVE_ONLY):
+    if marker is not None:
         pytest.skip(f"a test of wgpu: {marker.args[0]}")
     reason = dawn.EXCEPTIONS.get(request.node.originalname)
     if reason is not None:

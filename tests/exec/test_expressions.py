@@ -21,8 +21,6 @@ from pyshader_tx import f32
 from pyshader_tx.runtime.expressions import LazyArray
 from pyshader_tx.validate import tint_available, validate_tint
 
-pytestmark = pytest.mark.wgpu_only("DeviceArrays (on the native host: tests/native)")
-
 DTYPES = [np.float32, np.int32, np.uint32, np.bool_]
 SHAPES = [(7,), (16,), (3, 5), (4, 8), (2, 3, 4), (1,), ()]
 BINARY = {

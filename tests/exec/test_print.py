@@ -178,6 +178,7 @@ def add_one(x: Array[f32]):
             print("x[0] is now", x[i])
 
 
+@pytest.mark.wgpu_only("wgpu's recording (submissions, uniform arena, staging, when prints show)")
 @pytest.mark.sim_skip("the simulator prints at once: no launch stays queued")
 def test_recorded_launches_print_at_synchronize(printed):
     x = tx.zeros(3, np.float32)

@@ -51,6 +51,7 @@ def counted_pair(n: int, submissions: list):
     return x, a, b
 
 
+@pytest.mark.wgpu_only("wgpu's recording (submissions, uniform arena, staging, when prints show)")
 @pytest.mark.sim_skip("tests wgpu's command recording")
 def test_dependent_chain_is_one_submission(submissions):
     x, a, b = counted_pair(300, submissions)
@@ -66,6 +67,7 @@ def test_dependent_chain_is_one_submission(submissions):
     np.testing.assert_array_equal(a.numpy(), expect)
 
 
+@pytest.mark.wgpu_only("wgpu's recording (submissions, uniform arena, staging, when prints show)")
 @pytest.mark.sim_skip("tests wgpu's command recording")
 def test_numpy_result_flushes_the_recording(submissions):
     n = 100
@@ -103,6 +105,7 @@ def test_numpy_outputs_are_copied_back_in_place_after_queued_launches():
     np.testing.assert_array_equal(out, affine_reference(affine_reference(x, 7), 1))
 
 
+@pytest.mark.wgpu_only("wgpu's recording (submissions, uniform arena, staging, when prints show)")
 @pytest.mark.parametrize("n", [90, 30000])  # a small write in a shared staging chunk, a large one
 def test_host_write_after_a_recorded_launch_does_not_overtake_it(submissions, n):
     first = np.arange(n, dtype=np.uint32)
@@ -143,6 +146,7 @@ def ping_pong(launches: int, submissions: list):
     return target, expect
 
 
+@pytest.mark.wgpu_only("wgpu's recording (submissions, uniform arena, staging, when prints show)")
 @pytest.mark.sim_skip("tests wgpu's command recording")
 def test_long_recordings_are_submitted_in_bounded_chunks(submissions, monkeypatch):
     monkeypatch.setattr(recording_module, "MAX_RECORDED_COMMANDS", 8)
@@ -151,6 +155,7 @@ def test_long_recordings_are_submitted_in_bounded_chunks(submissions, monkeypatc
     np.testing.assert_array_equal(written.numpy(), expect)
 
 
+@pytest.mark.wgpu_only("wgpu's recording (submissions, uniform arena, staging, when prints show)")
 @pytest.mark.sim_skip("tests wgpu's command recording")
 def test_launches_binding_much_memory_are_submitted_at_once(submissions, monkeypatch):
     """Each launch binds 2 x 80 bytes (two 20-word arrays): with FLUSH_BOUND_BYTES 400, the
@@ -168,6 +173,7 @@ def test_launches_binding_much_memory_are_submitted_at_once(submissions, monkeyp
     np.testing.assert_array_equal(written.numpy(), expect)
 
 
+@pytest.mark.wgpu_only("wgpu's recording (submissions, uniform arena, staging, when prints show)")
 @pytest.mark.sim_skip("tests wgpu's command recording")
 def test_clears_and_copies_between_launches_bind_no_bytes(submissions, monkeypatch):
     """A copy and a zero-fill before each launch (each ends the compute pass) stay in
@@ -196,6 +202,7 @@ def double(x: Array[u32], y: Array[u32]):
         y[i] = x[i] * u32(2)
 
 
+@pytest.mark.wgpu_only("wgpu's recording (submissions, uniform arena, staging, when prints show)")
 def test_different_kernels_interleaved_in_one_recording(submissions):
     n = 100
     x = np.arange(n, dtype=np.uint32)
@@ -213,6 +220,7 @@ def test_different_kernels_interleaved_in_one_recording(submissions):
     np.testing.assert_array_equal(a.numpy(), expect.astype(np.uint32))
 
 
+@pytest.mark.wgpu_only("wgpu's recording (submissions, uniform arena, staging, when prints show)")
 @pytest.mark.sim_skip("tests wgpu's command recording")
 def test_staging_chunks_filled_and_renewed(monkeypatch):
     monkeypatch.setattr(recording_module, "STAGING_CHUNK", 48)  # three 16-byte writes each
@@ -277,6 +285,7 @@ def buffer_writes(monkeypatch):
     return calls
 
 
+@pytest.mark.wgpu_only("wgpu's recording (submissions, uniform arena, staging, when prints show)")
 @pytest.mark.sim_skip("tests wgpu's command recording")
 def test_uniform_blocks_of_a_recording_take_one_buffer_write(submissions, buffer_writes):
     # Two kernels with uniform blocks of their own, each launch with other scalars (and
@@ -300,6 +309,7 @@ def test_uniform_blocks_of_a_recording_take_one_buffer_write(submissions, buffer
     np.testing.assert_array_equal(a.numpy(), expect)
 
 
+@pytest.mark.wgpu_only("wgpu's recording (submissions, uniform arena, staging, when prints show)")
 @pytest.mark.sim_skip("tests wgpu's command recording")
 def test_a_full_uniform_arena_submits_and_starts_again(submissions, monkeypatch):
     alignment = tx.device().limits["min-uniform-buffer-offset-alignment"]

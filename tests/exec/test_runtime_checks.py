@@ -96,6 +96,7 @@ def test_runtime_checks(loops_end_, checks, option_checks, bounding, expected_ch
     assert interface.runtime_checks(tx.options) == expected_checks
 
 
+@pytest.mark.wgpu_only("wgpu's launchers of the stdlib's kernels")
 def test_the_stdlib_kernels_are_marked():
     assert sort_kernels.sort_pass.loops_end and sort_kernels.count_digits.loops_end
     square = np.ones((8, 8), np.float32)

@@ -14,8 +14,6 @@ from pyshader_tx import Array, f32, stdlib, u32
 from pyshader_tx.runtime import pool
 from pyshader_tx.runtime.device import device_limit
 
-pytestmark = pytest.mark.wgpu_only("DeviceArrays (on the native host: tests/native)")
-
 
 def random_index(rng, shape):
     """A basic index of `shape`: ints, slices with any start, stop and step (negative too),
@@ -150,6 +148,7 @@ def test_kernels_bind_views_as_the_arrays_they_show():
         pool.clear(d[1:5])
 
 
+@pytest.mark.wgpu_only("wgpu's launcher binding a view at an offset")
 def test_a_read_view_at_an_offset_the_device_binds_at_is_bound_in_place(shader_source):
     """On the GPU a read-only contiguous view at a multiple of the device's storage offset
     alignment binds at its offset (one launch); a written one, or one whose buffer another

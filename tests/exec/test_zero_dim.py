@@ -12,8 +12,6 @@ import pytest
 import pyshader_tx as tx
 from pyshader_tx import Array, f16, f32, i32, u32
 
-pytestmark = pytest.mark.wgpu_only("DeviceArrays live on the wgpu device")
-
 
 @tx.kernel(workgroup_size=8)
 def scale_all(x: Array[f32], factor: f32, count: Array[u32]):

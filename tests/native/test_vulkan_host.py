@@ -128,7 +128,9 @@ def test_argument_errors():
     x = np.arange(8, dtype=np.float32)
     d = tx.to_device(x)
     with pytest.raises(ValueError, match=r"^parameter 'out' of copy: the same array is also"):
-        vulkan_host.launch(compiled.interface, compiled.spirv, [d[:4], d[4:]], threads=4)
+        vulkan_host.launch(compiled.interface, compiled.spirv, [d, d], threads=4)
+    vulkan_host.launch(compiled.interface, compiled.spirv, [d[:4], d[4:]], threads=4)
+    np.testing.assert_array_equal(d.numpy(), np.concatenate([x[:4], x[:4]]))  # (copies)
     with pytest.raises(
         ValueError, match=r"^parameter 'out' of copy: the same array is also passed"
     ):
