@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import time
 
 import numpy as np
 
@@ -36,38 +35,8 @@ import pyshader_tx as tx
 from pyshader_tx import Array, f32, stdlib
 from pyshader_tx.runtime import pool
 
-from bench_stdlib import timed  # (benchmarks/: calls back to back, the fastest of 3 trials)
+from bench_stdlib import timed, torch_timed  # (benchmarks/: back to back, best of 3 trials)
 from stdlib_host import host_seconds  # (the median of 15 runs of 20 calls back to back)
-
-REPS = 20
-
-
-def torch_timed(call, reps=REPS, trial_seconds=0.1) -> float | None:
-    """Seconds per call of a torch call (None without torch or CUDA)."""
-    try:
-        import torch
-
-        if not torch.cuda.is_available():
-            return None
-    except ImportError:
-        return None
-    call()
-    torch.cuda.synchronize()
-    start = time.perf_counter()
-    for _ in range(reps):
-        call()
-    torch.cuda.synchronize()
-    estimate = (time.perf_counter() - start) / reps
-    count = max(reps, min(2000, int(trial_seconds / max(estimate, 1e-6))))
-    best = None
-    for _ in range(3):
-        start = time.perf_counter()
-        for _ in range(count):
-            call()
-        torch.cuda.synchronize()
-        seconds = (time.perf_counter() - start) / count
-        best = seconds if best is None else min(best, seconds)
-    return best
 
 
 def evaluated(array):
