@@ -189,6 +189,21 @@ class DawnLauncher:
 
 
 @pytest.fixture
+def submissions(monkeypatch):
+    """A list that gets one entry per `queue.submit` call (of any command buffers)."""
+    calls = []
+    queue_type = type(tx.device().queue)
+    original = queue_type.submit
+
+    def counting(self, command_buffers):
+        calls.append(len(command_buffers))
+        return original(self, command_buffers)
+
+    monkeypatch.setattr(queue_type, "submit", counting)
+    return calls
+
+
+@pytest.fixture
 def tint(shader_source):
     """`tint(kernels)` asserts that Tint accepts the standard WGSL of every kernel (one
     node process for all). Runs once, in the WGSL half of the suite."""

@@ -11,7 +11,7 @@ import pytest
 import pyshader_tx as tx
 from pyshader_tx import Array, u32
 from pyshader_tx.runtime import pool
-from test_recording import affine, affine_reference, submissions  # noqa: F401 - a fixture
+from test_recording import affine, affine_reference
 
 pytestmark = pytest.mark.wgpu_only("the wgpu runtime's buffer pool")
 

@@ -182,21 +182,6 @@ def test_an_exception_inside_the_block_leaves_the_runtime_usable(shader_source):
             pass
 
 
-@pytest.fixture
-def submissions(monkeypatch):
-    """A list that gets one entry per `queue.submit` call."""
-    calls = []
-    queue_type = type(tx.device().queue)
-    original = queue_type.submit
-
-    def counting(self, command_buffers):
-        calls.append(len(command_buffers))
-        return original(self, command_buffers)
-
-    monkeypatch.setattr(queue_type, "submit", counting)
-    return calls
-
-
 @pytest.mark.sim_skip("tests wgpu's submissions")
 def test_submissions_are_as_without_profiling(submissions, monkeypatch):
     """Each launch binds 2 x 80 bytes: with FLUSH_BOUND_BYTES 400 the recording is

@@ -26,21 +26,6 @@ def affine_reference(x, add):
     return (x * np.uint32(3) + np.uint32(add)).astype(np.uint32)
 
 
-@pytest.fixture
-def submissions(monkeypatch):
-    """A list that gets one entry per `queue.submit` call (of any command buffers)."""
-    calls = []
-    queue_type = type(tx.device().queue)
-    original = queue_type.submit
-
-    def counting(self, command_buffers):
-        calls.append(len(command_buffers))
-        return original(self, command_buffers)
-
-    monkeypatch.setattr(queue_type, "submit", counting)
-    return calls
-
-
 def counted_pair(n: int, submissions: list):
     """x = 0..n-1 (numpy), a (x on the device) and b (n words): nothing left to submit, and
     the submissions counted from here."""

@@ -10,39 +10,12 @@ import pyshader_tx as tx
 from pyshader_tx import f32, i32, stdlib, u32
 from pyshader_tx.stdlib import device as stdlib_device
 from pyshader_tx.stdlib import device_kernels, scan_kernels
+from stdlib_ops import above_half, first_nonzero, is_odd, odd, squared
 
 pytestmark = pytest.mark.wgpu_only("device-wide primitives return DeviceArrays")
 
-T = tx.TypeVar("T", u32, i32, f32)
 TILE = device_kernels.WORKGROUP * device_kernels.SCAN_ITEMS
 SIZES = [0, 1, 255, 256, TILE - 1, TILE, TILE + 1, 5 * TILE + 3]
-
-
-@tx.func
-def first_nonzero(a: T, b: T) -> T:
-    if a != T(0):
-        return a
-    return b
-
-
-@tx.func
-def square(v: T) -> T:
-    return v * v
-
-
-@tx.func
-def is_odd(v: u32) -> f32:
-    return f32(v % u32(2))
-
-
-@tx.func
-def odd(v: T) -> bool:
-    return v % T(2) != T(0)
-
-
-@tx.func
-def above_half(v: f32) -> bool:
-    return v > 0.5
 
 
 def numpy_scan(x, op):
@@ -110,12 +83,12 @@ def test_a_user_op_is_combined_in_order():
 def test_map_is_fused_and_may_change_the_type():
     x = np.arange(3 * TILE + 5, dtype=np.uint32)
     np.testing.assert_array_equal(
-        stdlib.inclusive_scan(x, map=square).numpy(), np.cumsum(x * x, dtype=np.uint32)
+        stdlib.inclusive_scan(x, map=squared).numpy(), np.cumsum(x * x, dtype=np.uint32)
     )
     odd = stdlib.reduce(x, map=is_odd)
     assert odd.dtype == np.float32 and float(odd) == float((x % 2).sum())
     np.testing.assert_array_equal(
-        stdlib.exclusive_scan(x, "add", init=10, map=square).numpy(),
+        stdlib.exclusive_scan(x, "add", init=10, map=squared).numpy(),
         (10 + np.cumsum(x * x) - x * x).astype(np.uint32),
     )
 
@@ -191,7 +164,7 @@ def test_select_of_floats_none_and_all_and_device_arrays():
     chained = stdlib.select(stdlib.inclusive_scan(ones), odd)  # 1, 3, 5, ...
     np.testing.assert_array_equal(chained.numpy(), np.arange(1, TILE + 2, 2, dtype=np.uint32))
     with pytest.raises(TypeError, match="predicate must return bool"):
-        stdlib.select(x, square)
+        stdlib.select(x, squared)
     with pytest.raises(TypeError, match="predicate must be a @tx.func"):
         stdlib.select(x, lambda v: v > 0)
 
@@ -241,7 +214,7 @@ def test_the_device_kernels_pass_naga_and_tint(tint):
         scan.specialize(T=u32, U=f32, op="max", map=is_odd, EXCLUSIVE=True, REVERSED=True),
         scan.specialize(T=i32, U=i32, op=first_nonzero),
         reduce_.specialize(T=f32, U=f32, op="min"),
-        reduce_.specialize(T=u32, U=u32, op="add", map=square),
+        reduce_.specialize(T=u32, U=u32, op="add", map=squared),
         reduce_.specialize(T=i32, U=i32, op=first_nonzero, ORDERED=True),
         device_kernels.reduce_tiles4.specialize(T=f32, U=f32, VT=tx.vec4f, op="max"),
         device_kernels.reduce_tiles4.specialize(T=u32, U=f32, VT=tx.vec4u, op="add", map=is_odd),

@@ -14,52 +14,16 @@ import pyshader_tx as tx
 from pyshader_tx import f32, i32, u32
 from pyshader_tx.runtime import plans
 from pyshader_tx.stdlib import scan_kernels, scan_passes
+from stdlib_ops import above_half, first_nonzero, is_odd, last_nonzero, odd, squared
 
 pytestmark = pytest.mark.wgpu_only("the passes take DeviceArrays")
 
-T = tx.TypeVar("T", u32, i32, f32)
 CONFIG = {"ITEMS": 2, "WORKGROUP": 64}
 TILE = 128
 #: 131 tiles: more sums than the spine's chunk of 128, so it loops (and ends on a partial one).
 SPINE_LOOPS = 130 * TILE + 5
 SIZES = [1, TILE - 1, TILE, TILE + 1, 5 * TILE + 3, SPINE_LOOPS]
 UFUNCS = {"add": np.add, "min": np.minimum, "max": np.maximum}
-
-
-@tx.func
-def first_nonzero(a: T, b: T) -> T:
-    """Associative, not commutative: a scan that combines out of order gets a later value."""
-    if a != T(0):
-        return a
-    return b
-
-
-@tx.func
-def last_nonzero(a: T, b: T) -> T:
-    """Its mirror: every tile's last value counts (first_nonzero's scan ends at the first)."""
-    if b != T(0):
-        return b
-    return a
-
-
-@tx.func
-def is_odd(v: u32) -> f32:
-    return f32(v % u32(2))
-
-
-@tx.func
-def squared(v: T) -> T:
-    return v * v
-
-
-@tx.func
-def odd(v: T) -> bool:
-    return v % T(2) != T(0)
-
-
-@tx.func
-def above_half(v: f32) -> bool:
-    return v > 0.5
 
 
 def scan(x, op="add", exclusive=False, init=0, map=None, dtype=None, config=CONFIG):

@@ -21,7 +21,6 @@ import numpy as np
 import pytest
 
 import pyshader_tx as tx
-from pyshader_tx import f32, i32, u32
 from pyshader_tx.sim.portable import SUBGROUP_SIZES, Setting
 from pyshader_tx.stdlib import device as stdlib_device
 from pyshader_tx.stdlib import device_kernels
@@ -31,6 +30,7 @@ histogram = importlib.import_module("pyshader_tx.stdlib.histogram")  # the modul
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "exec"))
 import test_stdlib_workgroup as workgroup_tests  # noqa: E402 (its kernels and numpy model)
 from sim_kernels import odd  # noqa: E402
+from stdlib_ops import first_nonzero, negative, squared
 
 SETTINGS = [
     *(Setting(size, "in-order") for size in SUBGROUP_SIZES),
@@ -73,24 +73,6 @@ def small_tiles(monkeypatch):
     monkeypatch.setattr(histogram, "HISTOGRAM_WORKGROUPS", 3)
     for tuner in (stdlib_device.SCAN, stdlib_device.SELECT):
         monkeypatch.setattr(tuner, "_configs", SMALL_SCAN_CONFIGS)
-
-
-@tx.func
-def negative(v: f32) -> bool:
-    return v < f32(0)
-
-
-@tx.func
-def first_nonzero(a: i32, b: i32) -> i32:
-    """Associative, not commutative: reduce's ordered path."""
-    if a != i32(0):
-        return a
-    return b
-
-
-@tx.func
-def squared(v: u32) -> u32:
-    return v * v
 
 
 def name(setting: Setting) -> str:

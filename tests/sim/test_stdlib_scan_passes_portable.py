@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 import pyshader_tx as tx
-from pyshader_tx import f32, i32, u32
 from pyshader_tx.sim.portable import Setting
 from pyshader_tx.stdlib import scan_passes
+from stdlib_ops import first_nonzero, last_nonzero, negative, odd, squared
 
 SUBGROUP_SIZES = tuple(1 << k for k in range(8))
 SETTINGS = [
@@ -30,36 +30,6 @@ SETTINGS = [
 ]
 SMALL = {"ITEMS": 2, "WORKGROUP": 64}
 SPINE_LOOPS = {"ITEMS": 1, "WORKGROUP": 32}
-
-
-@tx.func
-def first_nonzero(a: i32, b: i32) -> i32:
-    """Associative, not commutative."""
-    if a != i32(0):
-        return a
-    return b
-
-
-@tx.func
-def last_nonzero(a: i32, b: i32) -> i32:
-    if b != i32(0):
-        return b
-    return a
-
-
-@tx.func
-def squared(v: u32) -> u32:
-    return v * v
-
-
-@tx.func
-def odd(v: u32) -> bool:
-    return v % u32(2) == u32(1)
-
-
-@tx.func
-def negative(v: f32) -> bool:
-    return v < f32(0)
 
 
 def name(setting: Setting) -> str:
