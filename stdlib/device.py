@@ -8,8 +8,8 @@ named ops: `reduce_tiles4`), then one workgroup over their partials. The scans a
 by one of two algorithms, neither assuming forward progress: reduce-then-scan
 (`scan_passes.py`: tile totals, their scan or each tile summing those before it, the tiles
 scanned again) or the chained scan with decoupled look-back and its fallback
-(`device_kernels.scan_tiles`, `select_tiles`; `scan_kernels.chained_scan4`,
-`chained_select4` four elements at a time).
+(`device_kernels.scan_tiles`, `select_tiles`; `scan_kernels.scan_tiles4`,
+`select_tiles4` with CHAINED four elements at a time).
 
 Each primitive's parameters (the algorithm, items per invocation, workgroup size,
 workgroups of a reduction) come from its tuner (`pyshader_tx/tuning/host.py`): its configs,
@@ -282,9 +282,11 @@ def _scan_plan(n: int, x_dtype, dtype, op, map, exclusive: bool, config: dict) -
     state = calls.zeroed(plan, 2 * tiles, np.uint32)
     if scan_passes.vector_downsweep(n, config):  # (four elements a load and a store)
         xv, outv = scan_passes.vec4s(x, n), scan_passes.vec4s(out, n)
+        unused = plan.scratch(1, dtype)  # (the reduce-then-scan's sums)
         plan.launch(
-            scan_kernels.chained_scan4.with_workgroup_size(workgroup),
-            *(x, xv, outv, state, n, init),
+            scan_kernels.scan_tiles4.with_workgroup_size(workgroup),
+            *(x, xv, outv, unused, state, n, init),
+            CHAINED=True,
             op=op,
             map=map,
             EXCLUSIVE=exclusive,
@@ -394,9 +396,11 @@ def _select_plan(n: int, dtype, predicate, config: dict) -> plans.Plan:
     state = calls.zeroed(plan, 2 * tiles, np.uint32)
     if scan_passes.vector_downsweep(n, config):  # (four elements a load)
         xv = scan_passes.vec4s(x, n)
+        unused = plan.scratch(1, np.uint32)  # (the reduce-then-scan's sums)
         plan.launch(
-            scan_kernels.chained_select4.with_workgroup_size(workgroup),
-            *(x, xv, out, state, count, n),
+            scan_kernels.select_tiles4.with_workgroup_size(workgroup),
+            *(x, xv, out, unused, state, count, n),
+            CHAINED=True,
             predicate=predicate,
             ITEMS=items // 4,
             VT=xv.element,

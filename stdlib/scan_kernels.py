@@ -11,7 +11,10 @@ state, so it runs alike on every GPU and under every order of workgroups.
    sums at a time with a carry between chunks: any number of tiles, in one launch.
 3. `downsweep` (`select_downsweep`): workgroup b scans tile b again, starting from
    sums[b - 1] (the op over every tile before it; tile 0 has none), and writes the scan
-   (the selected elements at their ranks, and their number to count[0]).
+   (the selected elements at their ranks, and their number to count[0]). Where n is a
+   multiple of 4, `scan_tiles4` (`select_tiles4`) does it four elements a load; with
+   CHAINED the same kernels are the chained scan's single pass (its look-back in place of
+   the sums).
 
 The spine's scan is inclusive, so that a user op needs no identity: tile b's carry-in is
 sums[b - 1], and the last sum is the whole total.
@@ -40,7 +43,7 @@ U = tx.TypeVar("U", u32, tx.i32, tx.f32)
 WORKGROUP = 256
 #: Elements per invocation (its ITEMS) of the three passes: a tile is WORKGROUP * ITEMS.
 ITEMS = 24
-#: vec4s per invocation of `downsweep4` (its ITEMS): ITEMS elements.
+#: vec4s per invocation of `scan_tiles4` (its ITEMS): ITEMS elements.
 VECTOR_ITEMS = ITEMS // 4
 
 
@@ -267,25 +270,49 @@ def vec4_result(v: VU, p: U, whole: bool, op: tx.Func, EXCLUSIVE: tx.Const[bool]
     return v
 
 
-@tx.func
-def scan_tile4(
+@loops_end
+@tx.kernel(workgroup_size=WORKGROUP)
+def scan_tiles4(
+    x: Array[T],
     xv: Array[VT],
     out: Array[VU],
-    base: u32,
-    end: u32,
-    prefix: U,
-    has: bool,
+    sums: Array[U],
+    state: Array[Atomic[u32]],
+    n: u32,
     init: U,
     op: tx.Func,
     map: tx.Func = None,
     EXCLUSIVE: tx.Const[bool] = False,
     ITEMS: tx.Const[int] = VECTOR_ITEMS,
+    CHAINED: tx.Const[bool] = False,
+    FUSED: tx.Const[bool] = False,
+    SPINS: tx.Const[int] = SPIN_LIMIT,
 ):
-    """`scan_tile` four elements at a time: vec4s base..end-1 of map(xv) scanned into
-    out (both read as vec4s), ITEMS vec4s per invocation in the row layout (a row of a
+    """The scan of a tile four elements at a time: n (elements) a multiple of 4, x and out
+    read as vec4s (xv, out), ITEMS vec4s per invocation in the row layout (a row of a
     subgroup: lanes * 4 consecutive elements). Each invocation scans its vec4 in order
     itself, so a row needs one subgroup scan of the invocations' totals for four
-    elements, and the exclusive scan no shuffle of its own."""
+    elements, and the exclusive scan no shuffle of its own.
+
+    Where the op over every element before the tile comes from: the reduce-then-scan's
+    downsweep (tile b holds the upsweep's tile b) reads it from the spine's `sums` (FUSED:
+    sums the upsweep's tile totals itself, `tiles_before`); CHAINED, the single-pass
+    chained scan (`device_kernels.scan_tiles`: decoupled look-back with the fallback,
+    `state` two zeroed words per tile, x itself read by the fallback) looks it up between
+    the rows' scans and the stores. Each leaves the other's array unused."""
+    tile = tx.workgroup_id().x
+    size = tx.workgroup_size().x * u32(ITEMS)  # vec4s a tile
+    vectors = n // u32(4)
+    if tile >= (vectors + size - u32(1)) // size:  # a folded launch's surplus workgroup
+        return
+    base = tile * size
+    end = min(base + size, vectors)
+    prefix = init
+    if not CHAINED:
+        if FUSED:
+            prefix = tiles_before(sums, tile, op)
+        else:
+            prefix = sums[max(tile, u32(1)) - u32(1)]
     lane = tx.local_invocation_index() % tx.subgroup_size()
     width = subgroup_width()
     first = row_start(base, u32(ITEMS))
@@ -311,131 +338,12 @@ def scan_tile4(
             carry = row
         else:
             carry = op(carry, row)
-    chunks = subgroup_prefix(carry, op)  # the subgroups before this one (not in the first)
-    # running: op over every element before this subgroup's chunk (init first if EXCLUSIVE)
-    running = prefix
-    known = has
-    if tx.local_invocation_index() >= tx.subgroup_size():
-        running = tx.select(chunks, op(running, chunks), known)
-        known = True
-    if EXCLUSIVE:
-        running = tx.select(init, op(init, running), known)
-        known = True
-    for j in tx.static_range(ITEMS):
-        k = first + u32(j) * width
-        if k < end:
-            v = items[j]
-            p = before[j]  # then: op over every element before the vec4, where `whole`
-            whole = True
-            if j == 0:
-                if lane == u32(0):
-                    p = running
-                    whole = known
-                elif known:
-                    p = op(running, p)
-            elif known:
-                p = op(running, p)
-            out[k] = vec4_result(v, p, whole, op, EXCLUSIVE)
-
-
-@loops_end
-@tx.kernel(workgroup_size=WORKGROUP)
-def downsweep4(
-    xv: Array[VT],
-    out: Array[VU],
-    sums: Array[U],
-    n: u32,
-    init: U,
-    op: tx.Func,
-    map: tx.Func = None,
-    EXCLUSIVE: tx.Const[bool] = False,
-    ITEMS: tx.Const[int] = VECTOR_ITEMS,
-    FUSED: tx.Const[bool] = False,
-):
-    """`downsweep` four elements at a time (`scan_tile4`): n (elements) a multiple of 4,
-    x and out read as vec4s (xv, out), ITEMS vec4s per invocation: tile b holds the
-    elements of the upsweep's tile b."""
-    tile = tx.workgroup_id().x
-    size = tx.workgroup_size().x * u32(ITEMS)  # vec4s a tile
-    vectors = n // u32(4)
-    if tile >= (vectors + size - u32(1)) // size:  # a folded launch's surplus workgroup
-        return
-    base = tile * size
-    if FUSED:
-        prefix = tiles_before(sums, tile, op)
-    else:
-        prefix = sums[max(tile, u32(1)) - u32(1)]
-    scan_tile4(
-        xv,
-        out,
-        base,
-        min(base + size, vectors),
-        prefix,
-        tile > u32(0),
-        init,
-        op,
-        map,
-        EXCLUSIVE,
-        ITEMS,
-    )
-
-
-@loops_end
-@tx.kernel(workgroup_size=WORKGROUP)
-def chained_scan4(
-    x: Array[T],
-    xv: Array[VT],
-    out: Array[VU],
-    state: Array[Atomic[u32]],
-    n: u32,
-    init: U,
-    op: tx.Func,
-    map: tx.Func = None,
-    EXCLUSIVE: tx.Const[bool] = False,
-    ITEMS: tx.Const[int] = VECTOR_ITEMS,
-    SPINS: tx.Const[int] = SPIN_LIMIT,
-):
-    """The single-pass chained scan (`device_kernels.scan_tiles`: decoupled look-back with
-    the fallback, `state` two zeroed words per tile) four elements at a time, as
-    `scan_tile4` scans a tile: n a multiple of 4, x read as vec4s (xv; x itself by the
-    fallback), out written as vec4s, ITEMS vec4s per invocation. The look-back runs
-    between the rows' scans and the stores."""
-    tile = tx.workgroup_id().x
-    size = tx.workgroup_size().x * u32(ITEMS)  # vec4s a tile
-    vectors = n // u32(4)
-    if tile >= (vectors + size - u32(1)) // size:  # a folded launch's surplus workgroup
-        return
-    base = tile * size
-    end = min(base + size, vectors)
-    lane = tx.local_invocation_index() % tx.subgroup_size()
-    width = subgroup_width()
-    first = row_start(base, u32(ITEMS))
-    like = VU(init, init, init, init)
-    items = tx.local_array(VU, ITEMS)  # each vec4's own inclusive scan, once scanned
-    before = tx.local_array(U, ITEMS)  # op over the chunk's elements before each vec4
-    for j in tx.static_range(ITEMS):  # every load in flight before the first is used
-        k = first + u32(j) * width
-        if k < end:
-            items[j] = load4(xv, k, like, map)
-    carry = init  # the total of the rows so far (from row 1 on)
-    for j in tx.static_range(ITEMS):
-        v = vec4_scan(items[j], op)
-        scanned = subgroup_inclusive_scan(v.w, op)
-        below = tx.subgroup_shuffle_up(scanned, u32(1))
-        if j == 0:
-            before[j] = below
-        else:
-            before[j] = tx.select(op(carry, below), carry, lane == u32(0))
-        items[j] = v
-        row = tx.subgroup_shuffle(scanned, width - u32(1))
-        if j == 0:
-            carry = row
-        else:
-            carry = op(carry, row)
     later = tx.local_invocation_index() >= tx.subgroup_size()  # not in the first subgroup
-    chunks = subgroup_prefix(carry, op)
-    aggregate = tx.select(carry, op(chunks, carry), later)  # in the last subgroup: the tile's
-    prefix = chain_tile(x, state, tile, op, aggregate, init, size * u32(4), u32(SPINS), map)
+    chunks = subgroup_prefix(carry, op)  # the subgroups before this one (not in the first)
+    if CHAINED:
+        aggregate = tx.select(carry, op(chunks, carry), later)  # in the last subgroup: the tile's
+        prefix = chain_tile(x, state, tile, op, aggregate, init, size * u32(4), u32(SPINS), map)
+    # running: op over every element before this subgroup's chunk (init first if EXCLUSIVE)
     running = prefix
     known = tile > u32(0)
     if later:
@@ -447,7 +355,7 @@ def chained_scan4(
     for j in tx.static_range(ITEMS):
         k = first + u32(j) * width
         if k < end:
-            p = before[j]
+            p = before[j]  # then: op over every element before the vec4, where `whole`
             whole = True
             if j == 0:
                 if lane == u32(0):
@@ -544,20 +452,28 @@ def store_selected(out: Array[T], place: u32, v: VT, bits: u32):
 
 @loops_end
 @tx.kernel(workgroup_size=WORKGROUP)
-def select_downsweep4(
+def select_tiles4(
+    x: Array[T],
     xv: Array[VT],
     out: Array[T],
     sums: Array[u32],
+    state: Array[Atomic[u32]],
     count: Array[u32],
     n: u32,
     predicate: tx.Func,
     ITEMS: tx.Const[int] = VECTOR_ITEMS,
+    CHAINED: tx.Const[bool] = False,
     FUSED: tx.Const[bool] = False,
+    SPINS: tx.Const[int] = SPIN_LIMIT,
 ):
-    """`select_downsweep` four elements at a time: n a multiple of 4, x read as vec4s
-    (xv), ITEMS vec4s per invocation (tile b holds the upsweep's tile b). Each vec4's
-    selected elements are four bits; a row's subgroup scan counts them for four elements
-    at once, and each invocation stores its selected ones one after another."""
+    """Select (`select_downsweep`) four elements at a time: n a multiple of 4, x read as
+    vec4s (xv), ITEMS vec4s per invocation; the selected elements to the front of out,
+    their number to count[0]. Each vec4's selected elements are four bits; a row's
+    subgroup scan counts them for four elements at once, and each invocation stores its
+    selected ones one after another. The count before the tile comes from the spine's
+    `sums` (the reduce-then-scan's downsweep; FUSED: summed here) or, CHAINED, from the
+    look-back over `state` (the single-pass select of `device_kernels.select_tiles`: two
+    zeroed words per tile, x itself read by the fallback), as in `scan_tiles4`."""
     tile = tx.workgroup_id().x
     size = tx.workgroup_size().x * u32(ITEMS)  # vec4s a tile
     vectors = n // u32(4)
@@ -587,70 +503,18 @@ def select_downsweep4(
     if tx.local_invocation_index() < tx.subgroup_size():
         before = u32(0)
     found = u32(0)
-    if FUSED:
+    if CHAINED:
+        aggregate = before + carry  # in the last subgroup: the tile's count
+        found = chain_tile(
+            x, state, tile, "add", aggregate, u32(0), size * u32(4), u32(SPINS), predicate=predicate
+        )
+    elif FUSED:
         found = tiles_before(sums, tile, "add")
     elif tile > u32(0):
         found = sums[tile - u32(1)]
     start = found + before
     if tile == tiles - u32(1) and tx.local_invocation_index() == tx.workgroup_size().x - u32(1):
         count[0] = start + carry  # the last subgroup's total ends the tile's count
-    for j in tx.static_range(ITEMS):
-        if flags[j] != u32(0):
-            store_selected(out, start + ranks[j], values[j], flags[j])
-
-
-@loops_end
-@tx.kernel(workgroup_size=WORKGROUP)
-def chained_select4(
-    x: Array[T],
-    xv: Array[VT],
-    out: Array[T],
-    state: Array[Atomic[u32]],
-    count: Array[u32],
-    n: u32,
-    predicate: tx.Func,
-    ITEMS: tx.Const[int] = VECTOR_ITEMS,
-    SPINS: tx.Const[int] = SPIN_LIMIT,
-):
-    """The single-pass chained select (`device_kernels.select_tiles`: the look-back over
-    the predicate's counts, `state` two zeroed words per tile) four elements at a time, as
-    `select_downsweep4` takes a tile: n a multiple of 4, x read as vec4s (xv; x itself by
-    the fallback), the selected elements to the front of out, their number to count[0]."""
-    tile = tx.workgroup_id().x
-    size = tx.workgroup_size().x * u32(ITEMS)  # vec4s a tile
-    vectors = n // u32(4)
-    tiles = (vectors + size - u32(1)) // size
-    if tile >= tiles:  # a folded launch's surplus workgroup
-        return
-    end = min(tile * size + size, vectors)
-    width = subgroup_width()
-    first = row_start(tile * size, u32(ITEMS))
-    values = tx.local_array(VT, ITEMS)
-    flags = tx.local_array(u32, ITEMS)  # bit c: component c selected (none past n)
-    ranks = tx.local_array(u32, ITEMS)  # the number selected before, in the subgroup's chunk
-    for j in tx.static_range(ITEMS):
-        k = first + u32(j) * width
-        flags[j] = u32(0)
-        if k < end:
-            v = xv[k]
-            values[j] = v
-            flags[j] = selected_bits(v, predicate)
-    carry = u32(0)
-    for j in tx.static_range(ITEMS):
-        selected = tx.count_one_bits(flags[j])
-        scanned = tx.subgroup_inclusive_add(selected) + carry
-        ranks[j] = scanned - selected
-        carry = tx.subgroup_shuffle(scanned, width - u32(1))
-    before = subgroup_prefix(carry, "add")
-    if tx.local_invocation_index() < tx.subgroup_size():
-        before = u32(0)
-    aggregate = before + carry  # in the last subgroup: the tile's count
-    found = chain_tile(
-        x, state, tile, "add", aggregate, u32(0), size * u32(4), u32(SPINS), predicate=predicate
-    )
-    if tile == tiles - u32(1) and tx.local_invocation_index() == tx.workgroup_size().x - u32(1):
-        count[0] = found + aggregate
-    start = found + before
     for j in tx.static_range(ITEMS):
         if flags[j] != u32(0):
             store_selected(out, start + ranks[j], values[j], flags[j])

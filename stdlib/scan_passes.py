@@ -68,8 +68,8 @@ def vec4s(slot, n: int) -> plans.View:
 
 
 def vector_downsweep(n: int, config: dict) -> bool:
-    """Whether the scan (select) of n elements with `config` runs `downsweep4`
-    (`select_downsweep4`): four elements a load (and a store), a subgroup scan per four
+    """Whether the scan (select) of n elements with `config` runs `scan_tiles4`
+    (`select_tiles4`): four elements a load (and a store), a subgroup scan per four
     elements; n and ITEMS multiples of 4."""
     return VECTOR_DOWNSWEEP and n % 4 == 0 and config["ITEMS"] % 4 == 0
 
@@ -116,9 +116,10 @@ def add_scan(plan, x, out, init, n: int, op, map, exclusive: bool, config: dict)
     constants = {"op": op, "map": map, "EXCLUSIVE": exclusive, "FUSED": fused}
     if vector_downsweep(n, config):
         xv, outv = vec4s(x, n), vec4s(out, n)
+        unused = plan.scratch(1, np.uint32)  # (the chained scan's state)
         plan.launch(
-            kernels.downsweep4.with_workgroup_size(workgroup),
-            *(xv, outv, sums, n, init),
+            kernels.scan_tiles4.with_workgroup_size(workgroup),
+            *(x, xv, outv, sums, unused, n, init),
             **constants,
             ITEMS=items // 4,
             VT=xv.element,
@@ -148,8 +149,11 @@ def add_select(plan, x, out, count, n: int, predicate, config: dict) -> None:
     constants = {"predicate": predicate, "FUSED": fused, "threads": tiles * workgroup}
     if vector_downsweep(n, config):
         xv = vec4s(x, n)
-        kernel = kernels.select_downsweep4.with_workgroup_size(workgroup)
-        plan.launch(kernel, xv, out, sums, count, n, ITEMS=items // 4, VT=xv.element, **constants)
+        unused = plan.scratch(1, np.uint32)  # (the chained select's state)
+        kernel = kernels.select_tiles4.with_workgroup_size(workgroup)
+        plan.launch(
+            kernel, x, xv, out, sums, unused, count, n, ITEMS=items // 4, VT=xv.element, **constants
+        )
         return
     kernel = kernels.select_downsweep.with_workgroup_size(workgroup)
     plan.launch(kernel, x, out, sums, count, n, ITEMS=items, **constants)

@@ -171,8 +171,8 @@ def test_select_of_floats_none_and_all_and_device_arrays():
 
 @pytest.mark.parametrize("exclusive", [False, True])
 def test_the_chained_scan_four_elements_at_a_time(exclusive):
-    """`chained_scan4` (the chained scan's config when n and ITEMS are multiples of 4) on
-    the adapter: 5 tiles of 2048 and a partial one, a named op and a user op."""
+    """`scan_tiles4` CHAINED (the chained scan's config when n and ITEMS are multiples of
+    4) on the adapter: 5 tiles of 2048 and a partial one, a named op and a user op."""
     config = {"ALGORITHM": "chained", "ITEMS": 8, "WORKGROUP": 256}
     n = 5 * 2048 + 12
     x = (np.arange(n) % 7).astype(np.int32)
@@ -183,23 +183,27 @@ def test_the_chained_scan_four_elements_at_a_time(exclusive):
         (first_nonzero, sparse, numpy_scan(sparse, lambda a, b: a if a != 0 else b)),
     ):
         plan = stdlib_device._scan_plan(n, dtype, dtype, op, None, exclusive, config)
-        assert plan.kernels[-1] == "chained_scan4"
         out = tx.empty(n, np.int32)
-        plan.run(tx.to_device(data), out, np.int32(0))
+        with tx.profile() as prof:
+            plan.run(tx.to_device(data), out, np.int32(0))
+        last = prof.launches[-1]
+        assert (last.kernel, last.specialisation["CHAINED"]) == ("scan_tiles4", True)
         expected = np.concatenate([[0], want[:-1]]) if exclusive else want
         np.testing.assert_array_equal(out.numpy(), expected.astype(np.int32))
 
 
 def test_the_chained_select_four_elements_at_a_time():
-    """`chained_select4` on the adapter: 5 tiles of 2048 and a partial one, the count left
-    on the device."""
+    """`select_tiles4` CHAINED on the adapter: 5 tiles of 2048 and a partial one, the count
+    left on the device."""
     config = {"ALGORITHM": "chained", "ITEMS": 8, "WORKGROUP": 256}
     n = 5 * 2048 + 12
     x = np.random.default_rng(3).integers(-500, 500, n).astype(np.int32)
     plan = stdlib_device._select_plan(n, np.dtype(np.int32), odd, config)
-    assert plan.kernels[-1] == "chained_select4"
     out, count = tx.empty(n, np.int32), tx.empty(1, np.uint32)
-    plan.run(tx.to_device(x), out, count)
+    with tx.profile() as prof:
+        plan.run(tx.to_device(x), out, count)
+    last = prof.launches[-1]
+    assert (last.kernel, last.specialisation["CHAINED"]) == ("select_tiles4", True)
     selected = int(count.numpy()[0])
     assert selected == np.count_nonzero(x % 2)
     np.testing.assert_array_equal(out.numpy()[:selected], x[x % 2 != 0])
@@ -219,10 +223,14 @@ def test_the_device_kernels_pass_naga_and_tint(tint):
         device_kernels.reduce_tiles4.specialize(T=f32, U=f32, VT=tx.vec4f, op="max"),
         device_kernels.reduce_tiles4.specialize(T=u32, U=f32, VT=tx.vec4u, op="add", map=is_odd),
         device_kernels.select_tiles.specialize(T=f32, predicate=above_half),
-        scan_kernels.chained_scan4.specialize(T=u32, U=u32, VT=tx.vec4u, VU=tx.vec4u, op="add"),
-        scan_kernels.chained_select4.specialize(T=f32, VT=tx.vec4f, predicate=above_half),
-        scan_kernels.chained_scan4.specialize(
-            T=i32, U=i32, VT=tx.vec4i, VU=tx.vec4i, op=first_nonzero, EXCLUSIVE=True
+        scan_kernels.scan_tiles4.specialize(
+            T=u32, U=u32, VT=tx.vec4u, VU=tx.vec4u, op="add", CHAINED=True
+        ),
+        scan_kernels.select_tiles4.specialize(
+            T=f32, VT=tx.vec4f, predicate=above_half, CHAINED=True
+        ),
+        scan_kernels.scan_tiles4.specialize(
+            T=i32, U=i32, VT=tx.vec4i, VU=tx.vec4i, op=first_nonzero, EXCLUSIVE=True, CHAINED=True
         ),
     ]
     for kernel in kernels:

@@ -146,7 +146,7 @@ def test_map_may_change_the_type_and_init_starts_the_exclusive_scan():
     )
 
 
-#: Four elements a load and a store (`downsweep4`): tiles of 64 invocations x 4 vec4s.
+#: Four elements a load and a store (`scan_tiles4`): tiles of 64 invocations x 4 vec4s.
 VECTOR_CONFIG = {"ITEMS": 16, "WORKGROUP": 64}
 VECTOR_TILE = 1024
 VECTOR_SIZES = [4, VECTOR_TILE - 4, VECTOR_TILE, VECTOR_TILE + 4, 5 * VECTOR_TILE + 12]
@@ -217,15 +217,15 @@ def test_the_kernels_pass_naga_and_tint(tint):
         scan_kernels.downsweep.specialize(T=i32, U=i32, op=first_nonzero, EXCLUSIVE=True),
         scan_kernels.downsweep.specialize(T=u32, U=u32, op="add", FUSED=True),
         scan_kernels.downsweep.specialize(T=f32, U=f32, op="max", EXCLUSIVE=True, FUSED=True),
-        scan_kernels.downsweep4.specialize(T=u32, U=u32, VT=tx.vec4u, VU=tx.vec4u, op="add"),
-        scan_kernels.downsweep4.specialize(
+        scan_kernels.scan_tiles4.specialize(T=u32, U=u32, VT=tx.vec4u, VU=tx.vec4u, op="add"),
+        scan_kernels.scan_tiles4.specialize(
             T=u32, U=f32, VT=tx.vec4u, VU=tx.vec4f, op="min", map=is_odd, EXCLUSIVE=True
         ),
-        scan_kernels.downsweep4.specialize(
+        scan_kernels.scan_tiles4.specialize(
             T=i32, U=i32, VT=tx.vec4i, VU=tx.vec4i, op=first_nonzero, FUSED=False
         ),
         scan_kernels.select_downsweep.specialize(T=f32, predicate=above_half),
-        scan_kernels.select_downsweep4.specialize(T=f32, VT=tx.vec4f, predicate=above_half),
+        scan_kernels.select_tiles4.specialize(T=f32, VT=tx.vec4f, predicate=above_half),
         scan_kernels.select_downsweep.specialize(T=u32, predicate=odd, FUSED=True),
     ]
     for kernel in kernels:

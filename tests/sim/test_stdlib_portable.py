@@ -57,7 +57,7 @@ TILE = 512
 SMALL_SCAN_CONFIGS = [
     {"ALGORITHM": "rts", "ITEMS": 2, "WORKGROUP": 256},
     {"ALGORITHM": "chained", "ITEMS": 2, "WORKGROUP": 256},
-    {"ALGORITHM": "chained", "ITEMS": 4, "WORKGROUP": 256},  # n % 4 == 0: chained_scan4
+    {"ALGORITHM": "chained", "ITEMS": 4, "WORKGROUP": 256},  # n % 4 == 0: scan_tiles4
     {"ALGORITHM": "chained", "ITEMS": 2, "WORKGROUP": 48},  # narrower than wide subgroups
 ]
 CHAINED = 1
@@ -174,7 +174,7 @@ def test_reduce_in_one_launch_over_several_workgroups(setting, small_tiles, monk
 
 @pytest.mark.parametrize("setting", SETTINGS, ids=name)
 def test_the_chained_scan_four_elements_at_a_time(setting, small_tiles):
-    """`chained_scan4` and `chained_select4` (n a multiple of 4): 3 tiles of 1024 and a
+    """`scan_tiles4` and `select_tiles4` CHAINED (n a multiple of 4): 3 tiles of 1024 and a
     partial one; under
     "reverse" every look-back falls back and reduces its predecessors from x."""
     rng = np.random.default_rng(setting.subgroup_size + 1)
@@ -197,7 +197,8 @@ def test_the_chained_scan_four_elements_at_a_time(setting, small_tiles):
                 "user op": tx.stdlib.inclusive_scan(sparse, first_nonzero).numpy(),
                 "map": tx.stdlib.exclusive_scan(x, map=squared, init=7).numpy(),
             }
-    assert {record.kernel for record in prof.launches} >= {"chained_scan4", "chained_select4"}
+    chained = {(r.kernel, r.specialisation.get("CHAINED")) for r in prof.launches}
+    assert chained >= {("scan_tiles4", True), ("select_tiles4", True)}
     smallest = np.iinfo(np.int32).min
     want = {
         "inclusive": np.cumsum(x, dtype=np.uint32),

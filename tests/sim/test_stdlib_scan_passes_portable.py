@@ -142,7 +142,7 @@ def test_the_spine_loops_over_more_sums_than_a_tile(setting, monkeypatch):
     check(SPINE_LOOPS, 70 * 32 + 9, setting, SPINE_CASES)
 
 
-#: Four elements a load and a store (`downsweep4`): 64 invocations x 2 vec4s a tile.
+#: Four elements a load and a store (`scan_tiles4`): 64 invocations x 2 vec4s a tile.
 VECTOR = {"ITEMS": 8, "WORKGROUP": 64}
 
 
