@@ -21,7 +21,7 @@ import numpy as np
 
 import pyshader_tx as tx
 from pyshader_tx import stdlib
-from pyshader_tx.stdlib import device_kernels, linalg
+from pyshader_tx.stdlib import device_kernels, linalg, scan_kernels
 from pyshader_tx.vulkan_host import device as native_device
 from pyshader_tx.vulkan_host.launch import binding_layout
 
@@ -53,7 +53,7 @@ def kernels() -> list:
     return [
         device_kernels.scan_tiles,
         device_kernels.reduce_tiles,
-        device_kernels.select_tiles,
+        scan_kernels.select_tiles,
         histogram_kernels.count_private,
         histogram_kernels.count_global,
         *(  # transpose and matmul, one kernel per workgroup size

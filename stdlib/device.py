@@ -8,8 +8,8 @@ named ops: `reduce_tiles4`), then one workgroup over their partials. The scans a
 by one of two algorithms, neither assuming forward progress: reduce-then-scan
 (`scan_passes.py`: tile totals, their scan or each tile summing those before it, the tiles
 scanned again) or the chained scan with decoupled look-back and its fallback
-(`device_kernels.scan_tiles`, `select_tiles`; `scan_kernels.scan_tiles4`,
-`select_tiles4` with CHAINED four elements at a time).
+(`device_kernels.scan_tiles`; `scan_kernels.select_tiles`, and `scan_tiles4` and
+`select_tiles4` four elements at a time, with CHAINED).
 
 Each primitive's parameters (the algorithm, items per invocation, workgroup size,
 workgroups of a reduction) come from its tuner (`pyshader_tx/tuning/host.py`): its configs,
@@ -394,9 +394,9 @@ def _select_plan(n: int, dtype, predicate, config: dict) -> plans.Plan:
         scan_passes.add_select(plan, x, out, count, n, predicate, config)
         return plan
     state = calls.zeroed(plan, 2 * tiles, np.uint32)
+    unused = plan.scratch(1, np.uint32)  # (the reduce-then-scan's sums)
     if scan_passes.vector_downsweep(n, config):  # (four elements a load)
         xv = scan_passes.vec4s(x, n)
-        unused = plan.scratch(1, np.uint32)  # (the reduce-then-scan's sums)
         plan.launch(
             scan_kernels.select_tiles4.with_workgroup_size(workgroup),
             *(x, xv, out, unused, state, count, n),
@@ -409,8 +409,9 @@ def _select_plan(n: int, dtype, predicate, config: dict) -> plans.Plan:
         )
         return plan
     plan.launch(
-        kernels.select_tiles.with_workgroup_size(workgroup),
-        *(x, out, state, count, n),
+        scan_kernels.select_tiles.with_workgroup_size(workgroup),
+        *(x, out, unused, state, count, n),
+        CHAINED=True,
         predicate=predicate,
         ITEMS=items,
         SPINS=kernels.SPIN_LIMIT,

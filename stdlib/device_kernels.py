@@ -16,8 +16,8 @@ workgroups). The fallback's value is used, not published, so each state word has
 writer. Tiles are laid out per subgroup (`scan_tiles`), so every load and store is
 coalesced.
 
-`select_tiles`: the scan's tiles and look-back over a predicate's 0/1, each selected
-element stored at its rank.
+The chained select (`scan_kernels.select_tiles` with CHAINED) takes the scan's tiles and
+look-back over a predicate's 0/1, each selected element stored at its rank.
 
 A state is two atomic u32 words (WGSL atomics are relaxed: a value and its flag must be
 read together): each holds a flag in its top two bits (1 aggregate, 2 inclusive prefix)
@@ -333,59 +333,6 @@ def scan_tiles(
             elif has:
                 v = op(running, v)
             out[k] = v
-
-
-@loops_end
-@tx.kernel(workgroup_size=WORKGROUP)
-def select_tiles(
-    x: Array[T],
-    out: Array[T],
-    state: Array[Atomic[u32]],
-    count: Array[u32],
-    n: u32,
-    predicate: tx.Func,
-    ITEMS: tx.Const[int] = SCAN_ITEMS,
-    SPINS: tx.Const[int] = SPIN_LIMIT,
-):
-    """The elements of x where `predicate` holds, in order, to the front of out, and their
-    number to count[0]: scan_tiles over the predicate's 0/1 (the same layout and
-    look-back), each selected element stored at the number selected before it."""
-    tile = tx.workgroup_id().x
-    t = tx.local_invocation_id().x
-    lanes = tx.subgroup_size()
-    width = subgroup_width()  # (fewer than `lanes` in a workgroup narrower than a subgroup)
-    size = tx.workgroup_size().x * u32(ITEMS)
-    if tile >= (n + size - u32(1)) // size:  # a folded launch's surplus workgroup
-        return
-    first = row_start(tile * size, u32(ITEMS))  # rows of `width` from here
-    values = tx.local_array(T, ITEMS)
-    flags = tx.local_array(u32, ITEMS)  # 1 where selected (0 past n)
-    ranks = tx.local_array(u32, ITEMS)  # the number selected before, in the subgroup's chunk
-    for j in tx.static_range(ITEMS):
-        k = first + u32(j) * width
-        if k < n:
-            v = x[k]
-            values[j] = v
-            flags[j] = tx.select(u32(0), u32(1), predicate(v))
-    carry = u32(0)
-    for j in tx.static_range(ITEMS):
-        scanned = tx.subgroup_inclusive_add(flags[j]) + carry
-        ranks[j] = scanned - flags[j]
-        carry = tx.subgroup_shuffle(scanned, width - u32(1))
-    before = subgroup_prefix(carry, "add")
-    if t < lanes:
-        before = u32(0)
-    aggregate = before + carry  # in the last subgroup: the tile's count
-    found = chain_tile(
-        x, state, tile, "add", aggregate, u32(0), size, u32(SPINS), predicate=predicate
-    )
-    last_tile = (n - u32(1)) // size
-    if t == tx.workgroup_size().x - u32(1) and tile == last_tile:  # the number selected
-        count[0] = found + aggregate
-    start = found + before
-    for j in tx.static_range(ITEMS):
-        if flags[j] == u32(1):
-            out[start + ranks[j]] = values[j]
 
 
 #: `look_back`'s answer when its walk is done (no predecessor left to reduce).

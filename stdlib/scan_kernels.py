@@ -9,7 +9,7 @@ state, so it runs alike on every GPU and under every order of workgroups.
    map(x), or the predicate's 0/1 for select) into sums[b]; nothing per element is written.
 2. `spine`: one workgroup scans the tiles' sums inclusively, in place, a chunk of TILE
    sums at a time with a carry between chunks: any number of tiles, in one launch.
-3. `downsweep` (`select_downsweep`): workgroup b scans tile b again, starting from
+3. `downsweep` (`select_tiles`): workgroup b scans tile b again, starting from
    sums[b - 1] (the op over every tile before it; tile 0 has none), and writes the scan
    (the selected elements at their ranks, and their number to count[0]). Where n is a
    multiple of 4, `scan_tiles4` (`select_tiles4`) does it four elements a load; with
@@ -370,29 +370,34 @@ def scan_tiles4(
 
 @loops_end
 @tx.kernel(workgroup_size=WORKGROUP)
-def select_downsweep(
+def select_tiles(
     x: Array[T],
     out: Array[T],
     sums: Array[u32],
+    state: Array[Atomic[u32]],
     count: Array[u32],
     n: u32,
     predicate: tx.Func,
     ITEMS: tx.Const[int] = ITEMS,
+    CHAINED: tx.Const[bool] = False,
     FUSED: tx.Const[bool] = False,
+    SPINS: tx.Const[int] = SPIN_LIMIT,
 ):
     """The elements of x where `predicate` holds, in order, to the front of out, and their
     number to count[0] (by the last tile's workgroup). Tile b (the row layout) counts its
-    selected elements row by row and across its subgroups; each is stored at sums[b - 1]
-    (the spine's count of the selected elements in the tiles before; FUSED: the sum of
-    the upsweep's counts sums[0:b], `tiles_before`) plus its rank in the tile."""
+    selected elements row by row and across its subgroups; each is stored at the count of
+    the selected elements in the tiles before it plus its rank in the tile. That count is
+    sums[b - 1] in the reduce-then-scan's downsweep (the spine's scan of the upsweep's
+    counts; FUSED: the sum of sums[0:b], `tiles_before`), or, CHAINED, the look-back over
+    `state` (two zeroed words per tile; the single pass of `device_kernels.scan_tiles`
+    over the predicate's 0/1): each leaves the other's array unused."""
     tile = tx.workgroup_id().x
     size = tx.workgroup_size().x * u32(ITEMS)
     tiles = (n + size - u32(1)) // size
     if tile >= tiles:  # a folded launch's surplus workgroup
         return
     end = min(tile * size + size, n)
-    lanes = tx.subgroup_size()
-    width = subgroup_width()
+    width = subgroup_width()  # (fewer than the subgroup size in a narrower workgroup)
     first = row_start(tile * size, u32(ITEMS))
     values = tx.local_array(T, ITEMS)
     flags = tx.local_array(u32, ITEMS)  # 1 where selected (0 past n)
@@ -409,10 +414,15 @@ def select_downsweep(
         ranks[j] = scanned - flags[j]
         carry = tx.subgroup_shuffle(scanned, width - u32(1))
     before = subgroup_prefix(carry, "add")
-    if tx.local_invocation_index() < lanes:
+    if tx.local_invocation_index() < tx.subgroup_size():
         before = u32(0)
     found = u32(0)
-    if FUSED:
+    if CHAINED:
+        aggregate = before + carry  # in the last subgroup: the tile's count
+        found = chain_tile(
+            x, state, tile, "add", aggregate, u32(0), size, u32(SPINS), predicate=predicate
+        )
+    elif FUSED:
         found = tiles_before(sums, tile, "add")
     elif tile > u32(0):
         found = sums[tile - u32(1)]
@@ -466,14 +476,14 @@ def select_tiles4(
     FUSED: tx.Const[bool] = False,
     SPINS: tx.Const[int] = SPIN_LIMIT,
 ):
-    """Select (`select_downsweep`) four elements at a time: n a multiple of 4, x read as
+    """`select_tiles` four elements at a time: n a multiple of 4, x read as
     vec4s (xv), ITEMS vec4s per invocation; the selected elements to the front of out,
     their number to count[0]. Each vec4's selected elements are four bits; a row's
     subgroup scan counts them for four elements at once, and each invocation stores its
     selected ones one after another. The count before the tile comes from the spine's
     `sums` (the reduce-then-scan's downsweep; FUSED: summed here) or, CHAINED, from the
-    look-back over `state` (the single-pass select of `device_kernels.select_tiles`: two
-    zeroed words per tile, x itself read by the fallback), as in `scan_tiles4`."""
+    look-back over `state` (two zeroed words per tile, x itself read by the fallback),
+    as in `scan_tiles4`."""
     tile = tx.workgroup_id().x
     size = tx.workgroup_size().x * u32(ITEMS)  # vec4s a tile
     vectors = n // u32(4)

@@ -147,16 +147,16 @@ def add_select(plan, x, out, count, n: int, predicate, config: dict) -> None:
     if needs_spine(tiles):
         add_tile_sums(plan, x, sums, n, "add", config, predicate=predicate, spine=not fused)
     constants = {"predicate": predicate, "FUSED": fused, "threads": tiles * workgroup}
+    unused = plan.scratch(1, np.uint32)  # (the chained select's state)
     if vector_downsweep(n, config):
         xv = vec4s(x, n)
-        unused = plan.scratch(1, np.uint32)  # (the chained select's state)
         kernel = kernels.select_tiles4.with_workgroup_size(workgroup)
         plan.launch(
             kernel, x, xv, out, sums, unused, count, n, ITEMS=items // 4, VT=xv.element, **constants
         )
         return
-    kernel = kernels.select_downsweep.with_workgroup_size(workgroup)
-    plan.launch(kernel, x, out, sums, count, n, ITEMS=items, **constants)
+    kernel = kernels.select_tiles.with_workgroup_size(workgroup)
+    plan.launch(kernel, x, out, sums, unused, count, n, ITEMS=items, **constants)
 
 
 def scan_launches(dx, out, n: int, op, init_value, map, exclusive: bool, config: dict) -> None:

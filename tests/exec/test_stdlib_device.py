@@ -222,7 +222,7 @@ def test_the_device_kernels_pass_naga_and_tint(tint):
         reduce_.specialize(T=i32, U=i32, op=first_nonzero, ORDERED=True),
         device_kernels.reduce_tiles4.specialize(T=f32, U=f32, VT=tx.vec4f, op="max"),
         device_kernels.reduce_tiles4.specialize(T=u32, U=f32, VT=tx.vec4u, op="add", map=is_odd),
-        device_kernels.select_tiles.specialize(T=f32, predicate=above_half),
+        scan_kernels.select_tiles.specialize(T=f32, predicate=above_half, CHAINED=True),
         scan_kernels.scan_tiles4.specialize(
             T=u32, U=u32, VT=tx.vec4u, VU=tx.vec4u, op="add", CHAINED=True
         ),
@@ -259,14 +259,17 @@ def test_scan_and_select_launches_fold(monkeypatch):
     assert not state[2 * tiles :].any(), "the folded launch's surplus workgroup published"
     picked, count = np.zeros(n, np.uint32), np.zeros(1, np.uint32)
     state = np.zeros(2 * tiles + 2, np.uint32)
-    device_kernels.select_tiles(
+    unused = np.zeros(1, np.uint32)  # (the reduce-then-scan's sums)
+    scan_kernels.select_tiles(
         x,
         picked,
+        unused,
         state,
         count,
         n,
         predicate=odd,
         ITEMS=3,
+        CHAINED=True,
         threads=tiles * 256,
     )
     want = x[x % 2 == 1]

@@ -224,9 +224,9 @@ def test_the_kernels_pass_naga_and_tint(tint):
         scan_kernels.scan_tiles4.specialize(
             T=i32, U=i32, VT=tx.vec4i, VU=tx.vec4i, op=first_nonzero, FUSED=False
         ),
-        scan_kernels.select_downsweep.specialize(T=f32, predicate=above_half),
+        scan_kernels.select_tiles.specialize(T=f32, predicate=above_half),
         scan_kernels.select_tiles4.specialize(T=f32, VT=tx.vec4f, predicate=above_half),
-        scan_kernels.select_downsweep.specialize(T=u32, predicate=odd, FUSED=True),
+        scan_kernels.select_tiles.specialize(T=u32, predicate=odd, FUSED=True),
     ]
     for kernel in kernels:
         assert validate_naga(kernel.wgsl_naga) == []
