@@ -1,5 +1,8 @@
 """The `@tx.func` ops, maps and predicates the tests of `tx.stdlib` hand it (on the
-adapter, tests/exec, and on the simulator, tests/sim), defined once."""
+adapter, tests/exec, and on the simulator, tests/sim), and the numpy reference of a scan by
+any op, defined once."""
+
+import numpy as np
 
 import pyshader_tx as tx
 from pyshader_tx import f32, i32, u32
@@ -47,3 +50,12 @@ def above_half(v: f32) -> bool:
 @tx.func
 def negative(v: f32) -> bool:
     return v < f32(0)
+
+
+def in_order(x, combine):
+    """The inclusive scan of x by `combine` (a Python function), element by element."""
+    out, acc = np.empty_like(x), None
+    for k, v in enumerate(x):
+        acc = v if acc is None else combine(acc, v)
+        out[k] = acc
+    return out

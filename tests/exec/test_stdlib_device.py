@@ -10,20 +10,12 @@ import pyshader_tx as tx
 from pyshader_tx import f32, i32, stdlib, u32
 from pyshader_tx.stdlib import device as stdlib_device
 from pyshader_tx.stdlib import device_kernels, scan_kernels
-from stdlib_ops import above_half, first_nonzero, is_odd, odd, squared
+from stdlib_ops import above_half, first_nonzero, in_order, is_odd, odd, squared
 
 pytestmark = pytest.mark.wgpu_only("device-wide primitives return DeviceArrays")
 
 TILE = device_kernels.WORKGROUP * device_kernels.SCAN_ITEMS
 SIZES = [0, 1, 255, 256, TILE - 1, TILE, TILE + 1, 5 * TILE + 3]
-
-
-def numpy_scan(x, op):
-    out, acc = np.empty_like(x), None
-    for k, v in enumerate(x):
-        acc = v if acc is None else op(acc, v)
-        out[k] = acc
-    return out
 
 
 @pytest.mark.parametrize("n", SIZES)
@@ -71,7 +63,7 @@ def test_a_user_op_is_combined_in_order():
     n = 3 * TILE + 100
     x = (rng.integers(1, 9, n) * (rng.random(n) < 0.001)).astype(np.int32)
     combine = lambda a, b: a if a != 0 else b  # noqa: E731
-    want = numpy_scan(x, combine)
+    want = in_order(x, combine)
     np.testing.assert_array_equal(stdlib.inclusive_scan(x, first_nonzero).numpy(), want)
     assert int(stdlib.reduce(x, first_nonzero)) == want[-1]
     exclusive = stdlib.exclusive_scan(x, first_nonzero, init=0).numpy()
@@ -144,7 +136,7 @@ def test_the_scan_needs_no_forward_progress(exclusive, op, spins):
     )
     want = np.cumsum(x, dtype=np.int32)
     if op == "user":
-        want = numpy_scan(x, lambda a, b: a if a != 0 else b)
+        want = in_order(x, lambda a, b: a if a != 0 else b)
     np.testing.assert_array_equal(out, want - x if exclusive else want)
 
 
@@ -180,7 +172,7 @@ def test_the_chained_scan_four_elements_at_a_time(exclusive):
     dtype = np.dtype(np.int32)
     for op, data, want in (
         ("add", x, np.cumsum(x, dtype=np.int32)),
-        (first_nonzero, sparse, numpy_scan(sparse, lambda a, b: a if a != 0 else b)),
+        (first_nonzero, sparse, in_order(sparse, lambda a, b: a if a != 0 else b)),
     ):
         plan = stdlib_device._scan_plan(n, dtype, dtype, op, None, exclusive, config)
         out = tx.empty(n, np.int32)

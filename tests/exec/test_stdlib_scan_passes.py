@@ -14,7 +14,7 @@ import pyshader_tx as tx
 from pyshader_tx import f32, i32, u32
 from pyshader_tx.runtime import plans
 from pyshader_tx.stdlib import scan_kernels, scan_passes
-from stdlib_ops import above_half, first_nonzero, is_odd, last_nonzero, odd, squared
+from stdlib_ops import above_half, first_nonzero, in_order, is_odd, last_nonzero, odd, squared
 
 pytestmark = pytest.mark.wgpu_only("the passes take DeviceArrays")
 
@@ -42,15 +42,6 @@ def select(x, predicate, config=CONFIG):
     scan_passes.select_launches(tx.to_device(x), out, count, n, predicate, config)
     selected = int(count.numpy()[0])
     return out.numpy()[:selected], selected
-
-
-def in_order(x, combine):
-    """The inclusive scan of x by `combine`, element by element."""
-    out, acc = np.empty_like(x), None
-    for k, v in enumerate(x):
-        acc = v if acc is None else combine(acc, v)
-        out[k] = acc
-    return out
 
 
 def test_the_sizes_the_host_computes():
