@@ -13,7 +13,6 @@ import pyshader_tx as tx
 from pyshader_tx import f16, f32, stdlib, vec4f, vec4h
 from pyshader_tx.runtime.arrays import DeviceArray
 from pyshader_tx.stdlib import linalg
-from test_recording import submissions  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.wgpu_only("transpose and matmul return DeviceArrays")
 

@@ -12,7 +12,6 @@ from pyshader_tx.runtime.arrays import DeviceArray
 from pyshader_tx.runtime.launch import Launcher
 from pyshader_tx.stdlib import permute
 from pyshader_tx.validate import validate_naga
-from test_recording import submissions  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.wgpu_only("gather and scatter return DeviceArrays")
 
