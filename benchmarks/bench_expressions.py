@@ -8,13 +8,20 @@ At each size 2^16 .. 2^28 of float32 (`--log2n`), JSON lines to stdout:
 - `axpy_sum`: `(a * 2 + b).sum()` (the expression fused into the reduction's load: two
   launches) against `tx.stdlib.reduce(a)` alone (reads half the bytes) and against
   torch's `torch.add(b, a, alpha=2).sum()`, with ratios;
-- `dot`: `tx.dot(a, b)` against `torch.dot`.
+- `dot`: `tx.dot(a, b)` against `torch.dot`;
+- `view`: a user kernel given views (issue 28, part 2): `saxpy` on `a[::2]`, `b[::2]` and
+  `out[::2]` (bound where they lie: a specialisation for views) against the same kernel on
+  contiguous arrays of as many elements, against the same call through copies (how views
+  were bound before: gathered, and the result scattered back), and against torch's
+  `torch.add(b[::2], a[::2], alpha=2, out=out[::2])`; `saxpy` on `a[1:]` (an unaligned
+  offset) against `a[:-1]` (contiguous); a transpose `transpose_into(m.T, out)` (a 2-D view
+  read across its steps) against torch's `out.copy_(m.T)`.
 The host cost (`host` rows, at 2^10 elements; first, before torch is imported, and again
 at the end, with torch loaded: Python's cycle collector then walks torch's objects too, which
 costs the expression more than a raw launch, as it makes more objects): building and
 launching a 5-operator expression `(a * 2 + b - c) * a / 3.0` once its kernel is cached,
-its sum, and a raw launch (a one-line kernel on DeviceArrays), in microseconds and raw
-launches (target <= 3).
+its sum, a raw launch given views (`a[::2]`...), and a raw launch (a one-line kernel on
+DeviceArrays), in microseconds and raw launches (target <= 3).
 
 Timing as `bench_stdlib.py`: calls recorded back to back, then `tx.synchronize()`, the
 fastest of three trials (`timed`); torch's with `torch.cuda.synchronize()`.
@@ -32,7 +39,7 @@ import json
 import numpy as np
 
 import pyshader_tx as tx
-from pyshader_tx import Array, f32, stdlib
+from pyshader_tx import Array, Array2D, f32, stdlib
 from pyshader_tx.runtime import pool
 
 from bench_stdlib import timed, torch_timed  # (benchmarks/: back to back, best of 3 trials)
@@ -151,12 +158,112 @@ def saxpy(a: f32, x: Array[f32], y: Array[f32], out: Array[f32]):
         out[i] = a * x[i] + y[i]
 
 
+@tx.kernel(workgroup_size=(16, 16))
+def transpose_into(a: Array2D[f32], out: Array2D[f32]):
+    i, j = tx.global_invocation_id().y, tx.global_invocation_id().x
+    if i < out.shape[0] and j < out.shape[1]:
+        out[i, j] = a[i, j]
+
+
+def through_copies():
+    """A context in which views are bound to kernels through copies (as before issue 28's
+    specialisation for views): the launcher finds no specialisation."""
+    from pyshader_tx.runtime.launch import Launcher
+
+    return _Patched(Launcher, "_view_launcher", lambda self, args: None)
+
+
+class _Patched:
+    def __init__(self, owner, name, value):
+        self.owner, self.name, self.value = owner, name, value
+
+    def __enter__(self):
+        self.saved = getattr(self.owner, self.name)
+        setattr(self.owner, self.name, self.value)
+
+    def __exit__(self, *exc):
+        setattr(self.owner, self.name, self.saved)
+
+
+def view_rows(log2n: int) -> list:
+    n = 1 << log2n
+    rng = np.random.default_rng(log2n)
+    host_a, host_b = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+    a, b, out = tx.to_device(host_a), tx.to_device(host_b), tx.empty(n, np.float32)
+    half_a, half_b, half_out = a[: n // 2], b[: n // 2], out[: n // 2]  # (contiguous)
+    saxpy(2.0, a[::2], b[::2], out[::2], threads=n // 2)
+    got = out[::2].numpy()[:4096]
+    assert np.allclose(got, 2 * host_a[::2][:4096] + host_b[::2][:4096]), "saxpy on views"
+    peers = torch_tensors(host_a, host_b)
+    if peers is not None:
+        torch, ta, tb = peers
+        tout = torch.empty_like(ta)
+    rows = []
+
+    seconds, host = timed(lambda: saxpy(2.0, a[::2], b[::2], out[::2], threads=n // 2))
+    dense, _ = timed(lambda: saxpy(2.0, half_a, half_b, half_out, threads=n // 2))
+    with through_copies():
+        copied, _ = timed(lambda: saxpy(2.0, a[::2], b[::2], out[::2], threads=n // 2))
+    torch_seconds = None
+    if peers is not None:
+        torch_seconds = torch_timed(lambda: torch.add(tb[::2], ta[::2], alpha=2, out=tout[::2]))
+    row = {
+        "op": "view",
+        "call": "saxpy(2, a[::2], b[::2], out[::2])",
+        "log2n": log2n,
+        "ours_us": round(seconds * 1e6, 1),
+        "host_us": round(host * 1e6, 1),
+        "vs_contiguous": ratio(dense, seconds),
+        "vs_through_copies": ratio(copied, seconds),
+        "torch_us": round(torch_seconds * 1e6, 1) if torch_seconds else None,
+        "vs_torch": ratio(torch_seconds, seconds),
+    }
+    rows.append(row)
+    print(json.dumps(row))
+
+    seconds, host = timed(lambda: saxpy(2.0, a[1:], b[1:], out[1:], threads=n - 1))
+    dense, _ = timed(lambda: saxpy(2.0, a[:-1], b[:-1], out[:-1], threads=n - 1))
+    row = {
+        "op": "view",
+        "call": "saxpy(2, a[1:], b[1:], out[1:])",
+        "log2n": log2n,
+        "ours_us": round(seconds * 1e6, 1),
+        "host_us": round(host * 1e6, 1),
+        "vs_contiguous": ratio(dense, seconds),
+    }
+    rows.append(row)
+    print(json.dumps(row))
+
+    side = 1 << (log2n // 2)
+    m, t = a.reshape(side, n // side), out.reshape(n // side, side)
+    transpose_into(m.T, t, threads=(side, n // side))
+    assert np.array_equal(t.numpy()[:64, :64], host_a.reshape(side, -1).T[:64, :64]), "m.T"
+    seconds, host = timed(lambda: transpose_into(m.T, t, threads=(side, n // side)))
+    torch_seconds = None
+    if peers is not None:
+        tm, tt = ta.reshape(side, n // side), tout.reshape(n // side, side)
+        torch_seconds = torch_timed(lambda: tt.copy_(tm.T))
+    row = {
+        "op": "view",
+        "call": "transpose_into(m.T, out)",
+        "log2n": log2n,
+        "ours_us": round(seconds * 1e6, 1),
+        "ours_gb_s": round(8 * n / seconds / 1e9, 1),
+        "torch_us": round(torch_seconds * 1e6, 1) if torch_seconds else None,
+        "vs_torch": ratio(torch_seconds, seconds),
+    }
+    rows.append(row)
+    print(json.dumps(row))
+    return rows
+
+
 def host_rows(when: str, n: int = 1 << 10) -> list:
     rng = np.random.default_rng(0)
     a, b, c = (tx.to_device(rng.random(n, dtype=np.float32)) for _ in range(3))
     out = tx.empty(n, np.float32)
     calls = {
         "raw launch": lambda: saxpy(2.0, a, b, out, threads=n),
+        "raw launch given views": lambda: saxpy(2.0, a[::2], b[1::2], out[::2], threads=n // 2),
         "5 operators: (a * 2 + b - c) * a / 3.0": lambda: evaluated((a * 2 + b - c) * a / 3.0),
         "its build alone (no launch)": lambda: (a * 2 + b - c) * a / 3.0,
         "(a * 2 + b).sum()": lambda: (a * 2 + b).sum(),
@@ -194,6 +301,8 @@ def main() -> None:
     if not args.host_only:
         for log2n in args.log2n:
             rows += size_rows(log2n)
+        for log2n in args.log2n:
+            rows += view_rows(log2n)
         rows += host_rows("torch loaded (the collector walks its objects too)")
     if args.json:
         with open(args.json, "w") as f:

@@ -435,10 +435,16 @@ def _argument_factory(index: int, ty: t.Type):
 
 
 def compile_kernel(
-    source: FunctionSource, workgroup_size: tuple, constants: dict, fold_1d: bool = False
+    source: FunctionSource,
+    workgroup_size: tuple,
+    constants: dict,
+    fold_1d: bool = False,
+    views: tuple = (),
 ):
     """Compile a kernel's source for one specialization. Returns (ir.Module, KernelInterface).
-    `fold_1d`: the variant (`ModuleBuilder`)."""
+    `fold_1d`: the variant (`ModuleBuilder`). `views`: the names of array parameters bound
+    as views (the runtime binds their base's buffer whole and passes where their elements
+    lie in the uniform block: `ArrayParam.view`)."""
     check_signature(source, "kernel")
     node = source.node
     if node.returns is not None and not (
@@ -446,7 +452,9 @@ def compile_kernel(
     ):
         raise source.error(node.returns, "kernels return nothing; remove the return annotation")
     module = ModuleBuilder(workgroup_size, fold_1d)
-    params, bindings, arrays, uniform_fields, const_values = _kernel_parameters(source, constants)
+    params, bindings, arrays, uniform_fields, const_values = _kernel_parameters(
+        source, constants, views
+    )
     uniforms = None
     if uniform_fields:
         uniforms, uniform_var = _uniform_block(uniform_fields, len(arrays))
@@ -486,7 +494,7 @@ def compile_kernel(
     return ir_module, interface
 
 
-def _kernel_parameters(source: FunctionSource, constants: dict):
+def _kernel_parameters(source: FunctionSource, constants: dict, views: tuple = ()):
     node = source.node
     args = node.args.args
     defaults = dict(
@@ -530,11 +538,14 @@ def _kernel_parameters(source: FunctionSource, constants: dict):
             array = ArrayParam(name, var, ty, None, index)
             arrays.append(array)
             bindings[name] = array
-            if ty.ndim > 1 or element == t.f16:
+            if ty.ndim > 1 or element == t.f16 or name in views:
                 # 2-D/3-D shapes, and lengths of f16 arrays (their buffers are rounded up
-                # to 4 bytes, so arrayLength could count one element too many).
+                # to 4 bytes, so arrayLength could count one element too many) and of views.
                 shape_type = t.VectorType(t.u32, ty.ndim) if ty.ndim > 1 else t.u32
                 uniform_fields.append((f"{name}_shape", shape_type, ("shape", index), None, array))
+            if name in views:
+                layout_type = t.VectorType(t.u32, ty.ndim + 1)
+                uniform_fields.append((f"{name}_view", layout_type, ("view", index), None, array))
             continue
         if isinstance(ty, (t.ScalarType, t.VectorType, t.MatrixType, t.StructType)):
             stored = ty
@@ -669,7 +680,9 @@ def _uniform_block(fields: list, binding: int):
 def _bind_uniform_members(bindings: dict, fields: list, var: ir.GlobalVariable) -> None:
     for index, (name, ty, source, declared, array) in enumerate(fields):
         member = _member_factory(var, index, ty)
-        if array is not None:
+        if array is not None and source[0] == "view":
+            array.view = member
+        elif array is not None:
             array.shape = member
         elif declared == t.bool_:
             bindings[name] = _bool_factory(member)

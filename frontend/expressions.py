@@ -52,13 +52,18 @@ NAMESPACE_HINTS = {
 
 @dataclass
 class ArrayParam:
-    """A storage-array kernel parameter: its global and, for 2-D/3-D, its shape member."""
+    """A storage-array kernel parameter: its global and, for 2-D/3-D, its shape member;
+    for one bound as a view (`compile_kernel`'s `views`), its layout member too."""
 
     name: str
     var: ir.GlobalVariable
     ty: t.StorageArrayType
     shape: object  # `span -> reference` to its shape member in the uniform block, or None
     index: int = 0  # position among the kernel's Python parameters
+    # `span -> reference` to its view's layout in the uniform block (vec(ndim + 1)u: the
+    # offset of its first element, then the step between neighbours along each dimension,
+    # in elements of its buffer), or None when the buffer holds it from element 0, C order
+    view: object = None
 
 
 @dataclass
@@ -453,11 +458,29 @@ class ExpressionLowering:
         span = self.source.span(node)
         ref = ir.GlobalRef(array.var, array.var.ty, self.source.span(node.value))
         values = [self.index_value(index, None, own_type=ndim == 1) for index in indices]
-        if ndim == 1:
+        if array.view is not None:
+            flat = self.view_index(array, values, span)
+        elif ndim == 1:
             flat = values[0]
         else:
             flat = self.flatten_index(array, values, span)
         return ir.Index(ref, flat, array.ty.element, span)
+
+    def view_index(self, array: ArrayParam, values: list, span) -> ir.Expr:
+        """The buffer index of element (i, j, ...) of an array bound as a view: its offset
+        plus each index, kept within its extent, times its step (u32 arithmetic wraps, so
+        negative steps, `d[::-1]`, come out right). Indices are kept in the view even with
+        checks off: one `min` each, and the base's other elements stay untouched."""
+        layout_ref = array.view(span)
+        layout = ir.Load(layout_ref, layout_ref.ty, span)
+        one = ir.Literal(1, t.u32, span)
+        flat = ir.Member(layout, 0, t.u32, span)
+        for axis, value in enumerate(values):
+            last = ir.Binary("sub", self.array_extent(array, axis, span), one, t.u32, span)
+            value = ir.Intrinsic("min", (self.as_index_type(value, t.u32), last), t.u32, span)
+            step = ir.Member(layout, axis + 1, t.u32, span)
+            flat = ir.Binary("add", flat, ir.Binary("mul", value, step, t.u32, span), t.u32, span)
+        return flat
 
     def flatten_index(self, array: ArrayParam, values: list, span) -> ir.Expr:
         """C-order linear index `((i * n1) + j) * n2 + k` in u32, or i32 when every index is

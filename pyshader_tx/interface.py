@@ -36,7 +36,9 @@ class UniformMember:
 
     `source` says where the runtime takes the value from: ('param', i) is the kernel's
     Python parameter i; ('shape', i) is the shape (all dimensions, as u32) of array
-    parameter i.
+    parameter i; ('view', i), of an array parameter bound as a view, where its elements lie
+    in its base's buffer (u32s: the offset of its first element, then the step between
+    neighbours along each dimension, in elements, negative steps wrapped).
     """
 
     name: str
@@ -127,6 +129,12 @@ class KernelInterface:
     # `@tx.kernel(checks=...)`: False drops wgpu's bounds checks and loop bounding; None
     # follows `tx.options.checks` when the pipeline is made.
     checks: bool | None = None
+    # `(names, executor) -> launcher` of this specialisation with the array parameters
+    # `names` bound as views, where their elements lie (`Kernel`: see `runtime/launch.py`);
+    # None for kernels that bind views through a copy.
+    view_launcher: object = None
+    # The array parameters this specialisation binds as views (`views` of `compile_kernel`).
+    views: tuple = ()
 
     def runtime_checks(self, options) -> str:
         """What wgpu adds to this kernel's shader: 'all' (bounds checks and loop bounding),

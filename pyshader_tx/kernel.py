@@ -180,6 +180,23 @@ class CompiledKernel:
         self.interface.specialisation = {**constants, **self.interface.constants}
         self._code = {}
         self._folded = {}  # fold_1d (True, or a launch's workgroup count N) -> IR module
+        views = constants.get(VIEWS, ())
+        if views:
+            del self.interface.specialisation[VIEWS]
+            self.interface.specialisation["views"] = views
+        self.interface.views = views
+        self.interface.view_launcher = self.view_launcher
+
+    def view_launcher(self, names: tuple, executor: str):
+        """The launcher on `executor` of this specialisation with the array parameters
+        `names` bound as views: their base's buffer bound whole, and where their elements
+        lie passed in the uniform block (`runtime/launch.py` asks for it when a view is
+        passed; compiled once per set of names)."""
+        compiled = self.kernel.compiled({**self.constants, VIEWS: tuple(names)})
+        runtime = sys.modules.get("pyshader_tx.runtime") or _import_runtime()
+        from .runtime.launch import launcher_for
+
+        return launcher_for(compiled.interface, _code_of(compiled, runtime, executor), executor)
 
     def code(self, dialect: str, fold_1d: bool | int = False) -> str:
         key = (dialect, fold_1d)
@@ -318,9 +335,10 @@ class Kernel:
                 binding[typevar] = _typevar_value(self.__name__, typevar, constants[name])
         if binding:
             source = annotations.bind_typevars(source, binding)
-        constants = {k: v for k, v in constants.items() if k not in typevars}
+        views = constants.get(VIEWS, ())
+        constants = {k: v for k, v in constants.items() if k not in typevars and k != VIEWS}
         with _deep_recursion(self):
-            return compiler.compile_kernel(source, self.workgroup_size, constants, fold_1d)
+            return compiler.compile_kernel(source, self.workgroup_size, constants, fold_1d, views)
 
     def compiled(self, constants: dict | None = None) -> CompiledKernel:
         """The compiled specialization for `constants` (merged over the kernel's own)."""
@@ -536,6 +554,10 @@ class Kernel:
     def __repr__(self) -> str:
         return f"<pyshader_tx kernel {self.__qualname__} workgroup_size={self.workgroup_size}>"
 
+
+#: The key among a specialisation's constants that names its array parameters bound as
+#: views (`CompiledKernel.view_launcher`); no Python parameter can be named so.
+VIEWS = "__views__"
 
 #: Call keys (`Kernel._call_key`) remembered per kernel.
 BOUND_CALLS_PER_KERNEL = 64

@@ -108,40 +108,43 @@ class ArrayParam:
     # -- DeviceArray arguments ----------------------------------------------------------
 
     def accept_view(self, view: DeviceArray) -> None:
-        """Check a view bound through a copy (`launch.py`) as its copy will be checked."""
-        shape = view.shape or ((1,) if self.full_ndim == 1 else ())
-        self._check_dtype_and_shape(view.dtype, shape)
+        """Check a view (`views.py`) bound where it lies or through a copy (`launch.py`)."""
+        self._check_layout(view)
 
     def accept(self, array: DeviceArray) -> None:
         """Check a DeviceArray argument (cheap when its layout was accepted before)."""
         if array._view is not None:  # (a view's signature is never accepted: checked here)
             raise self.error(
                 "the DeviceArray is a view with an offset or strides (d[2:5], d[::2], d.T), "
-                "which only kernel launches bind (through a copy); pass d.copy()",
+                "which only kernel launches bind; pass d.copy()",
                 ValueError,
             )
         sig = array._sig
         if sig not in self.accepted:
-            # a 0-d array binds as an Array of length 1
-            shape = array.shape or ((1,) if self.full_ndim == 1 else ())
-            self._check_dtype_and_shape(array.dtype, shape)
-            padded = array._layout.padded
-            if self.layout.padded and not padded:
-                element = self.ty.element
-                raise self.error(
-                    f"the DeviceArray holds plain {array.dtype} data, but {element!r} elements "
-                    f"take {self.layout.stride} bytes on the GPU; create it with "
-                    f"tx.to_device(arr, tx.{element!r}) or tx.empty(shape, tx.{element!r})"
-                )
-            if padded and not self.layout.padded:
-                raise self.error(
-                    f"the DeviceArray holds padded {array._layout.describe()} elements, but "
-                    f"{self.ty!r} expects plain {self.layout.describe()} data"
-                )
+            self._check_layout(array)
             if len(self.accepted) >= ACCEPTED_LAYOUTS_PER_PARAM:
                 self.accepted.clear()
             self.accepted.add(sig)
         self.last_sig = sig
+
+    def _check_layout(self, array: DeviceArray) -> None:
+        """Check a DeviceArray's dtype, shape and element padding against the parameter."""
+        # a 0-d array binds as an Array of length 1
+        shape = array.shape or ((1,) if self.full_ndim == 1 else ())
+        self._check_dtype_and_shape(array.dtype, shape)
+        padded = array._layout.padded
+        if self.layout.padded and not padded:
+            element = self.ty.element
+            raise self.error(
+                f"the DeviceArray holds plain {array.dtype} data, but {element!r} elements "
+                f"take {self.layout.stride} bytes on the GPU; create it with "
+                f"tx.to_device(arr, tx.{element!r}) or tx.empty(shape, tx.{element!r})"
+            )
+        if padded and not self.layout.padded:
+            raise self.error(
+                f"the DeviceArray holds padded {array._layout.describe()} elements, but "
+                f"{self.ty!r} expects plain {self.layout.describe()} data"
+            )
 
     # -- numpy arguments ----------------------------------------------------------------
 

@@ -292,7 +292,7 @@ class DeviceArray:
         array = DeviceArray(self._live_buffer("a view"), shape, self._layout)
         array._base = self if self._base is None else self._base
         if view.offset or view.strides != views.c_strides(outer, self._layout.stride):
-            array._view = view  # (bound through a copy: arguments.py)
+            array._view = view  # (bound through its layout or a copy: launch.py)
             sig = (self._layout.dtype, shape, self._layout.padded, "view")
             array._sig = _signatures.setdefault(sig, sig)
         return array

@@ -12,7 +12,11 @@ Per call, a Launcher
    `workgroups=` is taken as given; a launch of zero threads or workgroups does nothing,
 3. binds arrays: DeviceArrays bind their buffers (the bytes of their data: a pooled
    buffer may be larger), numpy arrays are uploaded into buffers pooled per parameter
-   (see `arguments.py`),
+   (see `arguments.py`). A view (`views.py`: not from element 0 in C order) goes to the
+   kernel's specialisation for views (`_view_launcher`), which binds its base's buffer
+   whole and indexes through its offset and steps, passed in the uniform block; views of
+   kernels the runtime generates, and views whose buffer another parameter binds while
+   the launch writes one of them, are bound through a copy (`_copy_of_view`),
 4. packs the uniform block (its bytes go to the recording's uniform arena with the
    dispatch, bound at a dynamic offset: no buffer write per launch),
 5. finds the bind group in a small cache keyed by the bound (buffer id, size) pairs (the
@@ -39,7 +43,6 @@ import weakref
 from ..options import options
 from .arguments import ArrayParam
 from .dispatch import compute_dispatch, exact_fold, fold_workgroups
-from . import views
 from .arrays import DeviceArray, _before_write
 from .device import (
     check_features,
@@ -81,6 +84,8 @@ class Launcher:
 
     #: Whether the launcher can no longer run (its device closed): wgpu's cannot tell.
     stale = False
+    #: The executor it runs on (`EXECUTORS`).
+    executor = "wgpu"
 
     def __init__(self, interface, get_code, max_workgroups_per_dimension: int | None = None):
         check_features(interface)
@@ -109,6 +114,8 @@ class Launcher:
         arrays = sorted(interface.arrays, key=lambda a: a.binding)
         self._arrays = [ArrayParam(self.name, binding) for binding in arrays]
         self._written = [param.index for param in self._arrays if param.writes]
+        self._views = frozenset(interface.views)  # parameters bound where their views lie
+        self._view_launchers = {}  # names -> the launcher that binds them so
         layout = [(a.binding, a.access) for a in arrays]
 
         self._packer = None
@@ -219,11 +226,14 @@ class Launcher:
             value = args[param.index]
             if type(value) is DeviceArray:
                 if value._sig is not param.last_sig:
-                    if value._view is not None and self._in_place(param, value, args):
-                        param.accept_view(value)  # (bound at its offset: no copy)
-                        keys.append((id(value.buffer), value.storage_nbytes, value._view.offset))
-                        continue
                     if value._view is not None:
+                        if param.name in self._views:  # bound where it lies: its base whole
+                            param.accept_view(value)
+                            keys.append(value._base._key)
+                            continue
+                        viewed = None if copies else self._view_launcher(args)
+                        if viewed is not None:
+                            return viewed(args, threads, workgroups)
                         args, value, copies = self._copy_of_view(param, args, value, copies)
                     param.accept(value)
                 keys.append(value._key)
@@ -251,12 +261,11 @@ class Launcher:
         cached = self._bind_groups.get(key)  # (bind group, bytes it binds)
         if cached is None:
             bindings = []  # (buffer, bytes bound) per array parameter
-            for param, value_key in zip(self._arrays, keys):
+            for param in self._arrays:
                 value = args[param.index]
-                binding = value._binding if isinstance(value, DeviceArray) else param.uploaded
-                if value_key is not None and len(value_key) == 3:  # a view bound in place
-                    binding = (value.buffer, value_key[1], value_key[2])
-                bindings.append(binding)
+                bindings.append(
+                    _binding_of(value) if isinstance(value, DeviceArray) else param.uploaded
+                )
             cached = self._new_bind_group(key, bindings, print_buffer)
 
         pipeline = self._folded(folded) if folded else self._pipeline
@@ -313,20 +322,38 @@ class Launcher:
             _watch_buffer(binding[0], cache, key)
         return cached
 
-    def _in_place(self, param, view, args) -> bool:
-        """Whether the view is bound where it lies (a bind group offset), not through a
-        copy: read only, contiguous in C order, at an offset the device binds at, and its
-        buffer bound by no other parameter of the launch (WebGPU would see the two alias)."""
-        if param.writes:
-            return False
-        outer, layout = views.outer_layout(view)
-        if layout.strides != views.c_strides(outer, view._layout.stride):
-            return False
-        if layout.offset % device_limit("min-storage-buffer-offset-alignment"):
-            return False
-        buffer = view.buffer
-        return not any(
-            args[other.index] is not view and getattr(args[other.index], "buffer", None) is buffer
+    def _view_launcher(self, args):
+        """The launcher of this kernel's specialisation that binds the views among `args`
+        where they lie (their base's buffer whole, their offset and steps in the uniform
+        block), made once per set of such parameters; None when there is none (views of
+        kernels the runtime generates, a view whose buffer another parameter binds while the
+        launch writes one of them: WebGPU forbids that aliasing), which binds them through
+        a copy. A specialisation for views binds the others it is given through a copy."""
+        make = self.interface.view_launcher
+        if make is None or self._views:
+            return None
+        names = tuple(
+            param.name
+            for param in self._arrays
+            if isinstance(args[param.index], DeviceArray)
+            and args[param.index]._view is not None
+            and not self._aliased(param, args)
+        )
+        if not names:
+            return None
+        launcher = self._view_launchers.get(names)
+        if launcher is None or launcher.stale:
+            launcher = self._view_launchers[names] = make(names, self.executor)
+        return launcher
+
+    def _aliased(self, param, args) -> bool:
+        """Whether another parameter binds the buffer of `param`'s argument while the launch
+        writes one of the two."""
+        buffer = args[param.index].buffer
+        return any(
+            other is not param
+            and getattr(args[other.index], "buffer", None) is buffer
+            and (param.writes or other.writes)
             for other in self._arrays
         )
 
@@ -363,8 +390,7 @@ class Launcher:
         self._check_aliasing(bindings)
         entries = []
         for param, binding in zip(self._arrays, bindings):
-            offset = binding[2] if len(binding) > 2 else 0  # (a view bound in place)
-            resource = {"buffer": binding[0], "offset": offset, "size": binding[1]}
+            resource = {"buffer": binding[0], "offset": 0, "size": binding[1]}
             entries.append({"binding": param.binding, "resource": resource})
         if self._packer is not None:
             arena = recording().uniform_arena
@@ -395,6 +421,12 @@ class Launcher:
             seen.setdefault(buffer, param)
 
 
+def _binding_of(array: DeviceArray) -> tuple:
+    """What a launch binds for a DeviceArray: its (buffer, bytes); a view's base's (a view
+    is bound only by a specialisation that indexes through where its elements lie)."""
+    return array._binding if array._view is None else array._base._binding
+
+
 # id(buffer) -> {(id(cache), key): cache} for the bind group caches holding a bind group
 # of that buffer under `key` (see the module doc, step 5).
 _bind_group_users: dict = {}
@@ -417,7 +449,7 @@ def _buffer_freed(buffer_id: int) -> None:
 def _forget_bind_group(cache: dict, key: tuple) -> None:
     """Evict `cache[key]`, and its watch entries."""
     del cache[key]
-    for entry in key:  # (buffer id, bytes bound[, offset])
+    for entry in key:  # (buffer id, bytes bound)
         users = _bind_group_users.get(entry[0])
         if users is not None:
             users.pop((id(cache), key), None)

@@ -2,7 +2,8 @@
 
 `interface.uniforms` lists the block's members with their byte offset, their WGSL type
 and where the value comes from: ('param', i) is the kernel's parameter i, ('shape', i)
-the dimensions of array parameter i (a u32, or a vecNu holding N dimensions in C order).
+the dimensions of array parameter i (a u32, or a vecNu holding N dimensions in C order),
+('view', i) where the elements of array parameter i lie in its buffer (`view_words`).
 Parameters declared `bool` are u32 members (0 or 1) with `python_type` bool.
 
 `UniformPacker.pack(args)` returns the block's bytes. The common case (scalars, vectors
@@ -16,6 +17,7 @@ shape (columns, rows)).
 
 from __future__ import annotations
 
+import math
 import operator
 import struct
 
@@ -32,7 +34,23 @@ SCALAR_FORMATS = {"f32": "f", "f16": "e", "i32": "i", "u32": "I"}
 INT_RANGES = {"i32": (-(2**31), 2**31 - 1), "u32": (0, 2**32 - 1)}
 
 # Kinds of fast-path members.
-_SCALAR, _VECTOR, _SHAPE = 0, 1, 2
+_SCALAR, _VECTOR, _SHAPE, _VIEW = 0, 1, 2, 3
+
+
+def view_words(array, count: int) -> list:
+    """The `count` u32s of a ('view', i) member for `array` (a DeviceArray, its view or a
+    numpy array): the offset of its first element, then the step between neighbours along
+    each of its `count - 1` dimensions, in elements of its buffer (negative steps wrapped,
+    the dimensions of a 0-d array 0)."""
+    view = getattr(array, "_view", None)
+    if view is None:  # from element 0 in C order
+        outer = array.shape[: count - 1]
+        words = [0] + [math.prod(outer[k + 1 :]) for k in range(len(outer))]
+    else:
+        stride = array._layout.stride
+        words = [view.offset // stride] + [step // stride for step in view.strides]
+    words += [0] * (count - len(words))
+    return [word & 0xFFFFFFFF for word in words]
 
 
 def uniform_buffer_size(block) -> int:
@@ -159,10 +177,10 @@ class UniformPacker:
             kind, index = member.source
             ty = member.ty
             fmt.append("x" * (member.offset - position))
-            if kind == "shape":
+            if kind in ("shape", "view"):
                 count = ty.size if isinstance(ty, t.VectorType) else 1
                 fmt.append("I" * count)
-                plan.append((_SHAPE, index, count))
+                plan.append((_SHAPE if kind == "shape" else _VIEW, index, count))
             elif isinstance(ty, t.ScalarType) and ty.name in SCALAR_FORMATS:
                 is_bool = member.python_type is not None and member.python_type == t.bool_
                 # bools: True/False pack as 1/0; np.bool_ (no __index__) takes the checked path
@@ -204,6 +222,8 @@ class UniformPacker:
                         values.append(value)
                     elif kind == _SHAPE:
                         values.extend(value.shape[:count] or (1,))  # 0-d: length 1
+                    elif kind == _VIEW:
+                        values.extend(view_words(value, count))
                     else:
                         if len(value) != count:
                             raise ValueError
@@ -225,6 +245,8 @@ class UniformPacker:
             if kind == "shape":
                 dims = value.shape[: ty.size if isinstance(ty, t.VectorType) else 1] or (1,)
                 encoded = b"".join(encode_scalar(t.u32, n, what) for n in dims)
+            elif kind == "view":
+                encoded = struct.pack(f"<{ty.size}I", *view_words(value, ty.size))
             elif member.python_type is not None and member.python_type == t.bool_:
                 encoded = _encode_bool(value, what)
             elif isinstance(ty, t.ScalarType):

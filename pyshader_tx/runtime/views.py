@@ -7,9 +7,11 @@ own trailing ones for vectors, matrices and structs). A view at offset 0 whose s
 C-contiguous is an ordinary DeviceArray on the buffer (`d[:k]`, `d.reshape(...)`): it binds
 to kernels like any. Any other view (`d[2:5]`, `d[::2]`, `d.T`) carries a `ViewLayout`
 (`DeviceArray._view`): it reads back and is written through the host, copied on the GPU
-where its words allow (`DeviceArray.copy`); a kernel binds it through a copy (`stdlib/array_kernels.py`: gathered before the launch, scattered back
-after it if the kernel writes it) and a `tx.stdlib` call takes a copy of it
-(`pool.device_input`).
+where its words allow (`DeviceArray.copy`); a kernel binds its base's buffer and indexes
+through its layout (`launch.py`: a specialisation for views; `uniforms.view_words`), or,
+where it cannot, binds it through a copy (`stdlib/array_kernels.py`: gathered before the
+launch, scattered back after it if the kernel writes it), and a `tx.stdlib` call takes a
+copy of it (`pool.device_input`).
 
 numpy's own indexing computes each view: an array of the view's shape and strides over a
 one-element buffer (`np.lib.stride_tricks.as_strided`: nothing is allocated and nothing is

@@ -17,7 +17,7 @@ from ..errors import SimulationError
 from ..runtime.arrays import DeviceArray, _before_write
 from ..runtime.device import get_device
 from ..runtime import recording as recording_module
-from ..runtime.launch import Launcher, register_executor
+from ..runtime.launch import Launcher, _binding_of, register_executor
 from .device import SimBuffer
 from .schedule import run_dispatch
 from .values import storage_view
@@ -27,6 +27,8 @@ __all__ = ["SimLauncher"]
 
 class SimLauncher(Launcher):
     """Runs one compiled kernel on the simulator: `get_code(fold_1d)` returns its IR."""
+
+    executor = "simulator"
 
     def _prepare(self) -> None:
         self._pipeline = self._group_layout = None
@@ -46,10 +48,18 @@ class SimLauncher(Launcher):
         for param in self._arrays:
             value = args[param.index]
             if isinstance(value, DeviceArray) and value._view is not None:
-                args, value, copies = self._copy_of_view(param, args, value, copies)
-            if isinstance(value, DeviceArray):
+                if param.name in self._views:  # (see `Launcher`: its base bound whole)
+                    param.accept_view(value)
+                else:
+                    viewed = None if copies else self._view_launcher(args)
+                    if viewed is not None:
+                        return viewed(args, threads, workgroups)
+                    args, value, copies = self._copy_of_view(param, args, value, copies)
+                    param.accept(value)
+            elif isinstance(value, DeviceArray):
                 param.accept(value)
-                binding = value._binding
+            if isinstance(value, DeviceArray):
+                binding = _binding_of(value)
                 if binding is None:
                     raise param.error(
                         "the DeviceArray was given back to the buffer pool (pool.give_back) "

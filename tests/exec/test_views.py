@@ -3,16 +3,17 @@ ravel share the buffer; reads, writes, copies, astype and fill agree with numpy 
 operations, on the adapter and on the simulator (the data lives there too). Hundreds of
 generated index expressions on arrays of one to three dimensions; views of views; a view
 keeps its base's buffer; element arrays (vec4f) are viewed over their elements. A kernel
-takes a view that starts at the first element in C order as it is, any other through a copy
-(gathered before, scattered back after if written); the stdlib takes a copy of it."""
+binds a view's base and indexes through its offset and steps (a specialisation per set of
+view parameters), or through a copy (gathered before, scattered back after if written)
+where it must; the stdlib takes a copy of it."""
 
 import numpy as np
 import pytest
 
 import pyshader_tx as tx
 from pyshader_tx import Array, f32, stdlib, u32
+from pyshader_tx.kernel import VIEWS
 from pyshader_tx.runtime import pool
-from pyshader_tx.runtime.device import device_limit
 
 
 def random_index(rng, shape):
@@ -148,23 +149,84 @@ def test_kernels_bind_views_as_the_arrays_they_show():
         pool.clear(d[1:5])
 
 
-@pytest.mark.wgpu_only("wgpu's launcher binding a view at an offset")
-def test_a_read_view_at_an_offset_the_device_binds_at_is_bound_in_place(shader_source):
-    """On the GPU a read-only contiguous view at a multiple of the device's storage offset
-    alignment binds at its offset (one launch); a written one, or one whose buffer another
-    argument binds too, goes through a copy; the simulator always copies."""
-    step = device_limit("min-storage-buffer-offset-alignment") // 4  # elements
-    host = np.arange(8 * step + 64, dtype=np.float32)
+@tx.kernel(workgroup_size=(4, 4, 4))
+def grid_plus(a: tx.Array3D[f32], out: tx.Array3D[f32], k: f32):
+    i, j, l = tx.global_invocation_id().x, tx.global_invocation_id().y, tx.global_invocation_id().z
+    if i < out.shape[0] and j < out.shape[1] and l < out.shape[2]:
+        out[i, j, l] = a[i, j, l] + k
+
+
+@tx.kernel(workgroup_size=(8, 8))
+def transpose_into(a: tx.Array2D[u32], out: tx.Array2D[u32]):
+    i, j = tx.global_invocation_id().x, tx.global_invocation_id().y
+    if i < out.shape[0] and j < out.shape[1]:
+        out[i, j] = a[j, i]
+
+
+@pytest.mark.wgpu_only("wgpu's and the simulator's launchers specialise kernels for views")
+def test_views_are_bound_where_they_lie_in_one_launch(shader_source):
+    """A view at any offset and with any steps (reversed, transposed, of 1 to 3 dimensions)
+    binds its base's buffer and the kernel indexes through its offset and steps: one launch,
+    no copy, written views change their base."""
+    host = np.arange(120, dtype=np.float32)
     d = tx.to_device(host)
-    out = tx.empty(40, np.float32)
+    out = tx.to_device(np.zeros(130, np.float32))
+    expected = np.zeros(130, np.float32)
     with tx.profile() as prof:
-        twice(d[2 * step : 2 * step + 40], out, threads=40)
-    np.testing.assert_array_equal(out.numpy(), 2 * host[2 * step : 2 * step + 40])
-    launched = [record.kernel for record in prof.launches]
-    assert launched == (["gather_words", "twice"] if shader_source == "sim" else ["twice"])
-    twice(d[step : step + 40], d[3 * step : 3 * step + 40], threads=40)  # written: copies
-    host[3 * step : 3 * step + 40] = 2 * host[step : step + 40]
+        twice(d[3:43], out[::-3][:40], threads=40)  # unaligned, reversed and strided
+        expected[::-3][:40] = 2 * host[3:43]
+        np.testing.assert_array_equal(out.numpy(), expected)
+        cube = d.reshape(4, 5, 6)
+        target = tx.to_device(np.zeros((7, 5, 4), np.float32))
+        grid_plus(
+            cube.transpose(2, 1, 0)[::-1, 1:, ::2], target[1:, :4, 2:], 0.5, threads=(6, 4, 2)
+        )
+        want = np.zeros((7, 5, 4), np.float32)
+        want[1:, :4, 2:] = host.reshape(4, 5, 6).transpose(2, 1, 0)[::-1, 1:, ::2] + 0.5
+        np.testing.assert_array_equal(target.numpy(), want)
+        m = tx.to_device(np.arange(42, dtype=np.uint32).reshape(6, 7))
+        square = tx.to_device(np.zeros((5, 5), np.uint32))
+        transpose_into(m.T[1:6, ::-1][:, :5], square, threads=(5, 5))
+        np.testing.assert_array_equal(
+            square.numpy(), np.arange(42).reshape(6, 7).T[1:6, ::-1][:, :5].T
+        )
+        twice(d[0:40], d[50:90], threads=40)  # one buffer, written: bound through copies
+    host[50:90] = 2 * host[0:40]
     np.testing.assert_array_equal(d.numpy(), host)
+    launched = [record.kernel for record in prof.launches]
+    copied = ["gather_words", "twice", "scatter_words"]  # (d[0:40] is d's buffer from 0)
+    assert launched == ["twice", "grid_plus", "transpose_into"] + copied
+    assert prof.launches[0].specialisation["views"] == ("x", "out")
+    with tx.profile() as prof:
+        twice(d[1:41], d[::-1][:40].copy(), threads=40)  # one buffer read twice: in place
+        shared = tx.empty(40, np.float32)
+        add_into(d[7:47], shared, threads=40)
+    assert [record.kernel for record in prof.launches] == ["gather_words", "twice", "add_into"]
+
+
+@tx.func
+def read_clamped(x: Array[f32], i: u32) -> f32:
+    return x[i]
+
+
+@tx.kernel(workgroup_size=64)
+def past_the_end(x: Array[f32], out: Array[f32]):
+    i = tx.global_invocation_id().x
+    if i < len(out):
+        out[i] = read_clamped(x, i) + f32(len(x))
+
+
+@pytest.mark.wgpu_only("the native host runs our SPIR-V unchecked (no robust buffer access)")
+def test_a_view_indexed_past_its_end_reads_its_last_element():
+    """Indices past a view's extent stay in the view (as wgpu keeps indices in a buffer):
+    through a device function too; `len` is the view's."""
+    host = np.arange(50, dtype=np.float32)
+    d = tx.to_device(host)
+    out = tx.to_device(np.zeros(8, np.float32))
+    past_the_end(d[10:40:6], out, threads=8)  # 5 elements
+    view = host[10:40:6]
+    want = view[np.minimum(np.arange(8), 4)] + 5
+    np.testing.assert_array_equal(out.numpy(), want)
 
 
 @tx.kernel(workgroup_size=64)
@@ -234,13 +296,29 @@ def test_astype_converts_on_the_gpu_as_numpy_does_in_range(source):
 
 def test_the_copy_kernels_pass_naga_and_tint(tint):
     from pyshader_tx.stdlib import array_kernels
-    from pyshader_tx.validate import validate_naga
+    from pyshader_tx.backend_spirv import needs_uniform_standard_layout
+    from pyshader_tx.validate import validate_naga, validate_spirv, validate_tint
 
     kernels = [array_kernels.gather_words, array_kernels.scatter_words]
     kernels += [array_kernels.convert.specialize(T=tx.f32, U=tx.i32)]
     for kernel in kernels:
         assert validate_naga(kernel.wgsl_naga) == []
     tint(kernels)
+    # the specialisations for views: their WGSL, and their SPIR-V through spirv-val
+    viewed = [
+        (push, ("p", "bodies", "half", "bins")),
+        (grid_plus, ("a", "out")),
+        (transpose_into, ("a",)),
+        (past_the_end, ("x",)),
+    ]
+    standard = {}
+    for kernel, names in viewed:
+        compiled = kernel.compiled({VIEWS: names})
+        assert validate_naga(compiled.code("naga")) == []
+        layout = needs_uniform_standard_layout(compiled.module)
+        assert validate_spirv(compiled.spirv(), uniform_standard_layout=layout) == []
+        standard[kernel.__name__] = compiled.code("standard")
+    assert {name: e for name, e in validate_tint(standard).items() if e} == {}
 
 
 def test_the_stdlib_takes_a_copy_of_a_view():
@@ -296,3 +374,40 @@ def test_a_view_keeps_its_base_buffer():
     for _ in range(3):  # calls that would reuse a pooled buffer given back
         stdlib.inclusive_scan(tx.to_device(host + 1))
     np.testing.assert_array_equal(view.numpy(), np.cumsum(host)[8:16])
+
+
+@tx.struct
+class Body:
+    pos: tx.vec3f
+    mass: f32
+
+
+@tx.kernel(workgroup_size=64)
+def push(p: Array[tx.vec3f], bodies: Array[Body], half: Array[tx.f16], bins: Array[tx.Atomic[u32]]):
+    i = tx.global_invocation_id().x
+    if i < len(p):
+        p[i] = p[i] + tx.vec3f(1.0, 2.0, 3.0)
+        bodies[i].mass = bodies[i].mass * 2.0
+        half[i] = half[i] + tx.f16(0.5)
+        tx.atomic_add(bins[i % len(bins)], u32(1))
+
+
+def test_views_of_padded_vectors_structs_f16_and_atomics():
+    """Views of arrays whose elements take more bytes than their data (vec3f: 16), structs,
+    f16 (two to a word) and atomics, written by one kernel: the same on every executor."""
+    vectors = np.arange(60, dtype=np.float32).reshape(20, 3)
+    bodies = np.zeros(20, Body.dtype)
+    bodies["mass"] = np.arange(20)
+    half = np.arange(20).astype(np.float16)
+    bins = np.zeros(12, np.uint32)
+    p, b = tx.to_device(vectors, tx.vec3f), tx.to_device(bodies, Body)
+    h, c = tx.to_device(half), tx.to_device(bins)
+    push(p[::-4], b[3:8], h[1::4], c[2::3], threads=5)
+    vectors[::-4] += [1, 2, 3]
+    bodies["mass"][3:8] *= 2
+    half[1::4] += np.float16(0.5)
+    np.add.at(bins[2::3], np.arange(5) % 4, 1)
+    np.testing.assert_array_equal(p.numpy(), vectors)
+    np.testing.assert_array_equal(b.numpy()["mass"], bodies["mass"])
+    np.testing.assert_array_equal(h.numpy(), half)
+    np.testing.assert_array_equal(c.numpy(), bins)
