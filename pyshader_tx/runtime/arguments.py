@@ -108,8 +108,14 @@ class ArrayParam:
     # -- DeviceArray arguments ----------------------------------------------------------
 
     def accept_view(self, view: DeviceArray) -> None:
-        """Check a view (`views.py`) bound where it lies or through a copy (`launch.py`)."""
-        self._check_layout(view)
+        """Check a view (`views.py`) bound where it lies or through a copy (`launch.py`):
+        cheap when its layout was accepted before (a view's signature is its own)."""
+        sig = view._sig
+        if sig not in self.accepted:
+            self._check_layout(view)
+            if len(self.accepted) >= ACCEPTED_LAYOUTS_PER_PARAM:
+                self.accepted.clear()
+            self.accepted.add(sig)
 
     def accept(self, array: DeviceArray) -> None:
         """Check a DeviceArray argument (cheap when its layout was accepted before)."""

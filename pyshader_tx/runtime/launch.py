@@ -332,12 +332,14 @@ class Launcher:
         make = self.interface.view_launcher
         if make is None or self._views:
             return None
+        values = [args[param.index] for param in self._arrays]
+        buffers = [getattr(value, "buffer", None) for value in values]
         names = tuple(
             param.name
-            for param in self._arrays
-            if isinstance(args[param.index], DeviceArray)
-            and args[param.index]._view is not None
-            and not self._aliased(param, args)
+            for param, value in zip(self._arrays, values)
+            if type(value) is DeviceArray
+            and value._view is not None
+            and (buffers.count(value.buffer) == 1 or not self._aliased(param, args))
         )
         if not names:
             return None

@@ -47,10 +47,22 @@ def view_words(array, count: int) -> list:
         outer = array.shape[: count - 1]
         words = [0] + [math.prod(outer[k + 1 :]) for k in range(len(outer))]
     else:
-        stride = array._layout.stride
+        key = (view.offset, view.strides, array._layout.stride, count)
+        words = _view_words.get(key)
+        if words is not None:
+            return words
+        stride = key[2]
         words = [view.offset // stride] + [step // stride for step in view.strides]
     words += [0] * (count - len(words))
-    return [word & 0xFFFFFFFF for word in words]
+    words = [word & 0xFFFFFFFF for word in words]
+    if view is not None:
+        if len(_view_words) >= 4096:
+            _view_words.clear()
+        _view_words[key] = words
+    return words
+
+
+_view_words: dict = {}  # (offset, strides, element stride, count) -> `view_words`
 
 
 def uniform_buffer_size(block) -> int:

@@ -13,14 +13,14 @@ where it cannot, binds it through a copy (`stdlib/array_kernels.py`: gathered be
 launch, scattered back after it if the kernel writes it), and a `tx.stdlib` call takes a
 copy of it (`pool.device_input`).
 
-numpy's own indexing computes each view: an array of the view's shape and strides over a
-one-element buffer (`np.lib.stride_tricks.as_strided`: nothing is allocated and nothing is
-read) is indexed, and the result's shape, strides and data address are the new view's.
-Indexing every outer dimension with an integer reads the element back instead.
+Indexing follows numpy's basic indexing (`slice.indices` per dimension: numpy's own rules
+for starts, stops and steps; tests compare every result with numpy's). Indexing every
+outer dimension with an integer reads the element back instead.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 from dataclasses import dataclass
@@ -39,6 +39,7 @@ class ViewLayout:
     strides: tuple
 
 
+@functools.lru_cache(maxsize=1024)
 def c_strides(shape: tuple, itemsize: int) -> tuple:
     """The C-contiguous strides of `shape` for elements of `itemsize` bytes."""
     strides, step = [], itemsize
@@ -57,16 +58,10 @@ def outer_layout(array) -> tuple:
     return outer, ViewLayout(0, c_strides(outer, layout.stride))
 
 
-def _probe(outer: tuple, view: ViewLayout, itemsize: int):
-    """An ndarray of the view's shape and strides over a one-element buffer (never read),
-    and the buffer's address."""
-    one = np.zeros(1, np.dtype((np.void, itemsize)))
-    probe = np.lib.stride_tricks.as_strided(one, outer, view.strides, writeable=False)
-    return probe, one.__array_interface__["data"][0]
-
-
 def _keys(key, ndim: int) -> tuple:
     """`key` as a tuple of at most `ndim` outer indices (ints, slices, one Ellipsis)."""
+    if type(key) is slice and ndim:  # (the most common: d[2:10], d[::2])
+        return (key,)
     key = key if isinstance(key, tuple) else (key,)
     for part in key:
         if part is None:
@@ -96,20 +91,26 @@ def index(array, key):
     is indexed by an integer (one element)."""
     outer, view = outer_layout(array)
     key = _keys(key, len(outer))
-    probe, address = _probe(outer, view, array._layout.stride)
-    whole = Ellipsis not in key and len(key) == len(outer)
-    whole = whole and all(not isinstance(part, slice) for part in key)
-    if whole:  # numpy would read the element: find its place from the ints instead
-        offset = view.offset
-        for part, n, stride in zip(key, outer, view.strides):
+    ellipsis = [k for k, part in enumerate(key) if part is Ellipsis]
+    whole = not ellipsis and len(key) == len(outer)
+    if ellipsis:  # the dimensions it stands for, as whole slices
+        at = ellipsis[0]
+        key = key[:at] + (slice(None),) * (len(outer) - len(key) + 1) + key[at + 1 :]
+    key += (slice(None),) * (len(outer) - len(key))
+    offset, shape, strides = view.offset, [], []
+    for part, n, stride in zip(key, outer, view.strides):
+        if type(part) is slice:  # numpy's basic slicing: start, then every step-th
+            start, stop, step = part.indices(n)
+            shape.append(len(range(start, stop, step)))
+            strides.append(stride * step)
+            offset += start * stride if shape[-1] else 0
+        else:
             i = operator.index(part)
             if not -n <= i < n:
                 raise IndexError(f"index {i} is out of bounds for a dimension of size {n}")
             offset += (i % n) * stride
-        return (), ViewLayout(offset, ()), True
-    result = probe[key]
-    moved = result.__array_interface__["data"][0] - address
-    return result.shape, ViewLayout(view.offset + moved, tuple(result.strides)), False
+    whole = whole and not shape
+    return tuple(shape), ViewLayout(offset, tuple(strides)), whole
 
 
 def reshape(array, shape) -> tuple:
