@@ -440,11 +440,14 @@ def compile_kernel(
     constants: dict,
     fold_1d: bool = False,
     views: tuple = (),
+    aliases: tuple = (),
 ):
     """Compile a kernel's source for one specialization. Returns (ir.Module, KernelInterface).
     `fold_1d`: the variant (`ModuleBuilder`). `views`: the names of array parameters bound
     as views (the runtime binds their base's buffer whole and passes where their elements
-    lie in the uniform block: `ArrayParam.view`)."""
+    lie in the uniform block: `ArrayParam.view`). `aliases`: (name, owner) pairs of view
+    parameters given the same buffer as an earlier one, `owner`, while the kernel writes
+    one of them (WebGPU forbids binding a buffer twice then): they share its binding."""
     check_signature(source, "kernel")
     node = source.node
     if node.returns is not None and not (
@@ -453,11 +456,12 @@ def compile_kernel(
         raise source.error(node.returns, "kernels return nothing; remove the return annotation")
     module = ModuleBuilder(workgroup_size, fold_1d)
     params, bindings, arrays, uniform_fields, const_values = _kernel_parameters(
-        source, constants, views
+        source, constants, views, dict(aliases)
     )
+    storage = list({id(a.var): a.var for a in arrays}.values())  # (aliases share one)
     uniforms = None
     if uniform_fields:
-        uniforms, uniform_var = _uniform_block(uniform_fields, len(arrays))
+        uniforms, uniform_var = _uniform_block(uniform_fields, len(storage))
         _bind_uniform_members(bindings, uniform_fields, uniform_var)
     lowerer = FunctionLowerer(module, source, True, t.VOID)
     body = lowerer.lower_body(bindings)
@@ -469,7 +473,7 @@ def compile_kernel(
         )
         body = [ir.If(inside, body, [], span)]
     entry = ir.Function(node.name, [], t.VOID, body, workgroup_size, source.span(node))
-    globals_ = [a.var for a in arrays] + ([uniform_var] if uniforms else [])
+    globals_ = storage + ([uniform_var] if uniforms else [])
     globals_ += module.workgroup_arrays
     ir_module = fold_constants(ir.Module([], globals_, module.functions, entry))
     analysis.analyse_module(ir_module)
@@ -494,7 +498,9 @@ def compile_kernel(
     return ir_module, interface
 
 
-def _kernel_parameters(source: FunctionSource, constants: dict, views: tuple = ()):
+def _kernel_parameters(
+    source: FunctionSource, constants: dict, views: tuple = (), aliases: dict | None = None
+):
     node = source.node
     args = node.args.args
     defaults = dict(
@@ -526,15 +532,24 @@ def _kernel_parameters(source: FunctionSource, constants: dict, views: tuple = (
                 )
             # Atomics live in read_write storage (WGSL), and change it: copied back.
             access = "read_write" if isinstance(element, t.AtomicType) else "read"
-            var = ir.GlobalVariable(
-                name,
-                t.RuntimeArrayType(element),
-                "storage",
-                access,
-                0,
-                len(arrays),
-                source.span(arg),
-            )
+            owner = bindings.get((aliases or {}).get(name))
+            if owner is not None:  # the same buffer as `owner`: its binding
+                if owner.ty.element != element:
+                    raise ValueError(
+                        f"parameter {name!r} cannot share the binding of {owner.name!r}: "
+                        f"{element!r} against {owner.ty.element!r}"
+                    )
+                var = owner.var
+            else:
+                var = ir.GlobalVariable(
+                    name,
+                    t.RuntimeArrayType(element),
+                    "storage",
+                    access,
+                    0,
+                    len({id(a.var) for a in arrays}),
+                    source.span(arg),
+                )
             array = ArrayParam(name, var, ty, None, index)
             arrays.append(array)
             bindings[name] = array

@@ -181,18 +181,23 @@ class CompiledKernel:
         self._code = {}
         self._folded = {}  # fold_1d (True, or a launch's workgroup count N) -> IR module
         views = constants.get(VIEWS, ())
-        if views:
-            del self.interface.specialisation[VIEWS]
-            self.interface.specialisation["views"] = views
+        for key, shown in ((VIEWS, "views"), (ALIASES, "aliases")):
+            if key in constants:
+                self.interface.specialisation[shown] = self.interface.specialisation.pop(key)
         self.interface.views = views
         self.interface.view_launcher = self.view_launcher
 
-    def view_launcher(self, names: tuple, executor: str):
+    def view_launcher(self, names: tuple, aliases: tuple, executor: str):
         """The launcher on `executor` of this specialisation with the array parameters
         `names` bound as views: their base's buffer bound whole, and where their elements
-        lie passed in the uniform block (`runtime/launch.py` asks for it when a view is
-        passed; compiled once per set of names)."""
-        compiled = self.kernel.compiled({**self.constants, VIEWS: tuple(names)})
+        lie passed in the uniform block, and those of `aliases` ((name, owner) pairs) bound
+        through the binding of the parameter given the same buffer before them
+        (`runtime/launch.py` asks for it when views or one buffer twice are passed;
+        compiled once per set of names and aliases)."""
+        specialisation = {**self.constants, VIEWS: tuple(names)}
+        if aliases:
+            specialisation[ALIASES] = tuple(aliases)
+        compiled = self.kernel.compiled(specialisation)
         runtime = sys.modules.get("pyshader_tx.runtime") or _import_runtime()
         from .runtime.launch import launcher_for
 
@@ -335,10 +340,13 @@ class Kernel:
                 binding[typevar] = _typevar_value(self.__name__, typevar, constants[name])
         if binding:
             source = annotations.bind_typevars(source, binding)
-        views = constants.get(VIEWS, ())
-        constants = {k: v for k, v in constants.items() if k not in typevars and k != VIEWS}
+        views, aliases = constants.get(VIEWS, ()), constants.get(ALIASES, ())
+        hidden = {VIEWS, ALIASES}
+        constants = {k: v for k, v in constants.items() if k not in typevars and k not in hidden}
         with _deep_recursion(self):
-            return compiler.compile_kernel(source, self.workgroup_size, constants, fold_1d, views)
+            return compiler.compile_kernel(
+                source, self.workgroup_size, constants, fold_1d, views, aliases
+            )
 
     def compiled(self, constants: dict | None = None) -> CompiledKernel:
         """The compiled specialization for `constants` (merged over the kernel's own)."""
@@ -558,6 +566,9 @@ class Kernel:
 #: The key among a specialisation's constants that names its array parameters bound as
 #: views (`CompiledKernel.view_launcher`); no Python parameter can be named so.
 VIEWS = "__views__"
+#: The key among its constants of the (name, owner) pairs of view parameters that share the
+#: binding of an earlier one given the same buffer (`CompiledKernel.view_launcher`).
+ALIASES = "__aliases__"
 
 #: Call keys (`Kernel._call_key`) remembered per kernel.
 BOUND_CALLS_PER_KERNEL = 64

@@ -3,9 +3,8 @@ stdlib's subset and registered with the runtime when the stdlib is imported.
 
 Views bound to kernels: a view of a DeviceArray that does not start at its buffer's first
 element in C order (`d[2:5]`, `d[::2]`, `d.T`) is bound where it lies by a specialisation of
-the kernel for views, except where it cannot be (another parameter binding its buffer while
-the launch writes one of them; kernels the runtime generates): then it is bound through a
-copy (`pyshader_tx/runtime/launch.py` says which). `gather_words`
+the kernel for views; a kernel written as shader text has none, and binds it through a
+copy (`pyshader_tx/runtime/launch.py`). `gather_words`
 copies the view's elements into a pooled contiguous array before the launch, and, when
 the kernel writes the parameter, `scatter_words` copies them back after it; both are
 recorded like the launch, so they run in order with it (`pyshader_tx/runtime/launch.py`

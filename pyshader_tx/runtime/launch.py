@@ -14,9 +14,10 @@ Per call, a Launcher
    buffer may be larger), numpy arrays are uploaded into buffers pooled per parameter
    (see `arguments.py`). A view (`views.py`: not from element 0 in C order) goes to the
    kernel's specialisation for views (`_view_launcher`), which binds its base's buffer
-   whole and indexes through its offset and steps, passed in the uniform block; views of
-   kernels the runtime generates, and views whose buffer another parameter binds while
-   the launch writes one of them, are bound through a copy (`_copy_of_view`),
+   whole and indexes through its offset and steps, passed in the uniform block; there,
+   parameters given one buffer while the launch writes one of them (which WebGPU forbids
+   binding twice) share one binding. Kernels written as shader text have no such
+   specialisation: their views are bound through a copy (`_copy_of_view`),
 4. packs the uniform block (its bytes go to the recording's uniform arena with the
    dispatch, bound at a dynamic offset: no buffer write per launch),
 5. finds the bind group in a small cache keyed by the bound (buffer id, size) pairs (the
@@ -115,8 +116,8 @@ class Launcher:
         self._arrays = [ArrayParam(self.name, binding) for binding in arrays]
         self._written = [param.index for param in self._arrays if param.writes]
         self._views = frozenset(interface.views)  # parameters bound where their views lie
-        self._view_launchers = {}  # names -> the launcher that binds them so
-        layout = [(a.binding, a.access) for a in arrays]
+        self._view_launchers = {}  # (names, aliases) -> the launcher that binds them so
+        layout = list(dict.fromkeys((a.binding, a.access) for a in arrays))  # (aliases: once)
 
         self._packer = None
         if interface.uniforms is not None:
@@ -226,11 +227,11 @@ class Launcher:
             value = args[param.index]
             if type(value) is DeviceArray:
                 if value._sig is not param.last_sig:
+                    if param.name in self._views:  # bound where it lies: its base whole
+                        param.accept_view(value)
+                        keys.append(_root(value)._key)
+                        continue
                     if value._view is not None:
-                        if param.name in self._views:  # bound where it lies: its base whole
-                            param.accept_view(value)
-                            keys.append(value._base._key)
-                            continue
                         viewed = None if copies else self._view_launcher(args)
                         if viewed is not None:
                             return viewed(args, threads, workgroups)
@@ -260,12 +261,11 @@ class Launcher:
         key = tuple(keys)
         cached = self._bind_groups.get(key)  # (bind group, bytes it binds)
         if cached is None:
-            bindings = []  # (buffer, bytes bound) per array parameter
-            for param in self._arrays:
-                value = args[param.index]
-                bindings.append(
-                    _binding_of(value) if isinstance(value, DeviceArray) else param.uploaded
-                )
+            bindings = self._bindings(args)  # (buffer, bytes bound) per array parameter
+            if copies is None and self._written_twice(bindings):
+                viewed = self._view_launcher(args)  # (one binding for the buffer)
+                if viewed is not None:  # (the print buffer taken stays empty)
+                    return viewed(args, threads, workgroups)
             cached = self._new_bind_group(key, bindings, print_buffer)
 
         pipeline = self._folded(folded) if folded else self._pipeline
@@ -317,47 +317,73 @@ class Launcher:
         cache = self._bind_groups
         if len(cache) >= BIND_GROUPS_PER_LAUNCHER:
             _forget_bind_group(cache, next(iter(cache)))
-        cached = cache[key] = (bind_group, sum(binding[1] for binding in bindings))
+        bound = sum(binding[1] for _, binding in _distinct(self._arrays, bindings))
+        if print_buffer is not None:
+            bound += print_buffer._binding[1]
+        cached = cache[key] = (bind_group, bound)
         for binding in bindings:
             _watch_buffer(binding[0], cache, key)
         return cached
 
+    def _bindings(self, args) -> list:
+        """(buffer, bytes bound) per array parameter: a DeviceArray's, the root base's for
+        a parameter bound where its view lies, the upload's for numpy data."""
+        bindings = []
+        for param in self._arrays:
+            value = args[param.index]
+            if not isinstance(value, DeviceArray):
+                bindings.append(param.uploaded)
+            elif param.name in self._views:
+                bindings.append(_root(value)._binding)
+            else:
+                bindings.append(value._binding)
+        return bindings
+
+    def _written_twice(self, bindings) -> bool:
+        """Whether two parameters of distinct bindings are given one buffer while the
+        launch writes one of them (which WebGPU forbids)."""
+        seen = {}
+        for param, binding in zip(self._arrays, bindings):
+            if binding is None:
+                continue
+            other = seen.setdefault(binding[0], param)
+            if other.binding != param.binding and (param.writes or other.writes):
+                return True
+        return False
+
     def _view_launcher(self, args):
         """The launcher of this kernel's specialisation that binds the views among `args`
         where they lie (their base's buffer whole, their offset and steps in the uniform
-        block), made once per set of such parameters; None when there is none (views of
-        kernels the runtime generates, a view whose buffer another parameter binds while the
-        launch writes one of them: WebGPU forbids that aliasing), which binds them through
-        a copy. A specialisation for views binds the others it is given through a copy."""
+        block) and gives parameters passed one buffer, while the launch writes one of them,
+        one binding (WebGPU forbids binding it twice), made once per such set of
+        parameters; None where there is none (kernels the runtime generates: their views
+        are bound through a copy). Asked at the first view of a call, before any copy."""
         make = self.interface.view_launcher
         if make is None or self._views:
             return None
         values = [args[param.index] for param in self._arrays]
-        buffers = [getattr(value, "buffer", None) for value in values]
-        names = tuple(
-            param.name
-            for param, value in zip(self._arrays, values)
-            if type(value) is DeviceArray
-            and value._view is not None
-            and (buffers.count(value.buffer) == 1 or not self._aliased(param, args))
-        )
+        buffers = [value.buffer if isinstance(value, DeviceArray) else None for value in values]
+        names, aliases = [], []
+        for param, value, buffer in zip(self._arrays, values, buffers):
+            if buffer is None:
+                continue
+            sharing = [other for other, b in zip(self._arrays, buffers) if b is buffer]
+            owner = sharing[0]
+            if len(sharing) > 1 and any(other.writes for other in sharing):
+                if any(other.ty.element != owner.ty.element for other in sharing):
+                    continue  # (one binding cannot hold both: through a copy)
+                names.append(param.name)
+                if owner is not param:
+                    aliases.append((param.name, owner.name))
+            elif value._view is not None:
+                names.append(param.name)
         if not names:
             return None
-        launcher = self._view_launchers.get(names)
+        key = (tuple(names), tuple(aliases))
+        launcher = self._view_launchers.get(key)
         if launcher is None or launcher.stale:
-            launcher = self._view_launchers[names] = make(names, self.executor)
+            launcher = self._view_launchers[key] = make(*key, self.executor)
         return launcher
-
-    def _aliased(self, param, args) -> bool:
-        """Whether another parameter binds the buffer of `param`'s argument while the launch
-        writes one of the two."""
-        buffer = args[param.index].buffer
-        return any(
-            other is not param
-            and getattr(args[other.index], "buffer", None) is buffer
-            and (param.writes or other.writes)
-            for other in self._arrays
-        )
 
     def _copy_of_view(self, param, args, view, copies):
         """(args, the copy to bind, copies) for a view (`DeviceArray._view`: not from the
@@ -391,7 +417,7 @@ class Launcher:
                 )
         self._check_aliasing(bindings)
         entries = []
-        for param, binding in zip(self._arrays, bindings):
+        for param, binding in _distinct(self._arrays, bindings):
             resource = {"buffer": binding[0], "offset": 0, "size": binding[1]}
             entries.append({"binding": param.binding, "resource": resource})
         if self._packer is not None:
@@ -410,7 +436,7 @@ class Launcher:
         """WebGPU forbids a buffer the dispatch writes to be bound twice; say which
         parameters share it (checked when a bind group is made, so never on a cache hit)."""
         seen = {}
-        for param, binding in zip(self._arrays, bindings):
+        for param, binding in _distinct(self._arrays, bindings):
             buffer = binding[0]
             other = seen.get(buffer)
             if other is not None and (param.writes or other.writes):
@@ -423,10 +449,19 @@ class Launcher:
             seen.setdefault(buffer, param)
 
 
-def _binding_of(array: DeviceArray) -> tuple:
-    """What a launch binds for a DeviceArray: its (buffer, bytes); a view's base's (a view
-    is bound only by a specialisation that indexes through where its elements lie)."""
-    return array._binding if array._view is None else array._base._binding
+def _distinct(params, bindings):
+    """(param, binding) pairs, one per binding of the kernel (parameters that share one,
+    `aliases` of a specialisation for views, give it once)."""
+    seen = set()
+    for param, binding in zip(params, bindings):
+        if param.binding not in seen:
+            seen.add(param.binding)
+            yield param, binding
+
+
+def _root(array: DeviceArray) -> DeviceArray:
+    """The array whose buffer a view shows (itself if it is none's view)."""
+    return array if array._base is None else array._base
 
 
 # id(buffer) -> {(id(cache), key): cache} for the bind group caches holding a bind group

@@ -17,7 +17,7 @@ from ..errors import SimulationError
 from ..runtime.arrays import DeviceArray, _before_write
 from ..runtime.device import get_device
 from ..runtime import recording as recording_module
-from ..runtime.launch import Launcher, _binding_of, register_executor
+from ..runtime.launch import Launcher, _root, register_executor
 from .device import SimBuffer
 from .schedule import run_dispatch
 from .values import storage_view
@@ -47,19 +47,18 @@ class SimLauncher(Launcher):
         bindings, readbacks, copies = [], [], None
         for param in self._arrays:
             value = args[param.index]
-            if isinstance(value, DeviceArray) and value._view is not None:
-                if param.name in self._views:  # (see `Launcher`: its base bound whole)
-                    param.accept_view(value)
-                else:
+            if isinstance(value, DeviceArray) and param.name in self._views:
+                param.accept_view(value)  # (see `Launcher`: its base bound whole)
+                value = _root(value)
+            elif isinstance(value, DeviceArray):
+                if value._view is not None:
                     viewed = None if copies else self._view_launcher(args)
                     if viewed is not None:
                         return viewed(args, threads, workgroups)
                     args, value, copies = self._copy_of_view(param, args, value, copies)
-                    param.accept(value)
-            elif isinstance(value, DeviceArray):
                 param.accept(value)
             if isinstance(value, DeviceArray):
-                binding = _binding_of(value)
+                binding = value._binding
                 if binding is None:
                     raise param.error(
                         "the DeviceArray was given back to the buffer pool (pool.give_back) "
@@ -79,6 +78,10 @@ class SimLauncher(Launcher):
                 if param.writes:
                     readbacks.append((param, binding[0], array))
             bindings.append(binding)
+        if copies is None and self._written_twice(bindings):
+            viewed = self._view_launcher(args)  # (one binding for the buffer)
+            if viewed is not None:
+                return viewed(args, threads, workgroups)
         self._check_aliasing(bindings)
 
         storage = {}

@@ -10,6 +10,7 @@ import struct
 import numpy as np
 import pytest
 
+import pyshader_tx as tx
 from pyshader_tx import types as t
 from pyshader_tx.errors import FeatureError
 from pyshader_tx.interface import ArrayBinding, KernelInterface, UniformBlock, UniformMember
@@ -185,6 +186,20 @@ def test_error_written_array_passed_twice(saxpy):
     out = rt.empty(8, t.f32)
     saxpy(1.0, d, d, out, threads=8)  # read twice: fine
     np.testing.assert_allclose(out.numpy(), 2.0)
+
+
+def test_a_kernel_of_shader_text_takes_views_through_copies(saxpy):
+    """A kernel written as WGSL cannot index through a view's offset and steps: its views
+    are gathered into pooled arrays before the launch, and written ones scattered back
+    after it, recorded in order with it."""
+    host = np.arange(40, dtype=np.float32)
+    d = rt.to_device(host)
+    with tx.profile() as prof:
+        saxpy(2.0, d[1::2], d[::-2], d[::2], threads=20)  # one buffer three times, written
+    host[::2] = 2 * host[1::2] + host[::-2]
+    np.testing.assert_array_equal(d.numpy(), host)
+    launched = [record.kernel for record in prof.launches]
+    assert launched == ["gather_words"] * 3 + ["saxpy", "scatter_words"]
 
 
 def test_zero_threads_does_nothing(saxpy):
