@@ -9,12 +9,16 @@ At each size 2^16 .. 2^28 of float32 (`--log2n`), JSON lines to stdout:
   launches) against `tx.stdlib.reduce(a)` alone (reads half the bytes) and against
   torch's `torch.add(b, a, alpha=2).sum()`, with ratios;
 - `dot`: `tx.dot(a, b)` against `torch.dot`;
-- `view`: a user kernel given views (issue 28, part 2): `saxpy` on `a[::2]`, `b[::2]` and
+- `view`: a user kernel given views (issue 28, part 2): `saxpy` (256 invocations a
+  workgroup) on `a[::2]`, `b[::2]` and
   `out[::2]` (bound where they lie: a specialisation for views) against the same kernel on
   contiguous arrays of as many elements, against the same call through copies (how views
   were bound before: gathered, and the result scattered back), and against torch's
   `torch.add(b[::2], a[::2], alpha=2, out=out[::2])`; `saxpy` on `a[1:]` (an unaligned
-  offset) against `a[:-1]` (contiguous); a transpose `transpose_into(m.T, out)` (a 2-D view
+  offset) against `a[:-1]` (contiguous); a red-black relaxation sweep on one array (its
+  even points from their odd neighbours, then the odd ones: the written view and the
+  views it reads share one binding) against the same through copies and torch's in-place
+  `mul_`/`add_` on its views; a transpose `transpose_into(m.T, out)` (a 2-D view
   read across its steps) against torch's `out.copy_(m.T)`.
 The host cost (`host` rows, at 2^10 elements; first, before torch is imported, and again
 at the end, with torch loaded: Python's cycle collector then walks torch's objects too, which
@@ -158,6 +162,16 @@ def saxpy(a: f32, x: Array[f32], y: Array[f32], out: Array[f32]):
         out[i] = a * x[i] + y[i]
 
 
+SAXPY_256 = saxpy.with_workgroup_size(256)
+
+
+@tx.kernel(workgroup_size=256)
+def relax(a: f32, x: Array[f32], left: Array[f32], right: Array[f32]):
+    i = tx.global_invocation_id().x
+    if i < len(x):
+        x[i] = a * x[i] + (1.0 - a) * 0.5 * (left[i] + right[i])
+
+
 @tx.kernel(workgroup_size=(16, 16))
 def transpose_into(a: Array2D[f32], out: Array2D[f32]):
     i, j = tx.global_invocation_id().y, tx.global_invocation_id().x
@@ -186,6 +200,10 @@ class _Patched:
 
 
 def view_rows(log2n: int) -> list:
+    # (256 invocations a workgroup: at 2^27 the H200 runs saxpy's 2^21 workgroups of 64 at
+    # 1.27 TB/s, its 2^19 of 256 at 3.27: a launch of many tiny workgroups is bound by how
+    # fast they are started, not by the views)
+    saxpy = SAXPY_256
     n = 1 << log2n
     rng = np.random.default_rng(log2n)
     host_a, host_b = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
@@ -230,6 +248,39 @@ def view_rows(log2n: int) -> list:
         "ours_us": round(seconds * 1e6, 1),
         "host_us": round(host * 1e6, 1),
         "vs_contiguous": ratio(dense, seconds),
+    }
+    rows.append(row)
+    print(json.dumps(row))
+
+    # red-black relaxation: one buffer given three times, the kernel writing one view
+    u = tx.to_device(host_a)
+    half = n // 2 - 1
+
+    def sweep():
+        relax(0.5, u[2:-1:2], u[1:-2:2], u[3::2], threads=half)
+        relax(0.5, u[1::2], u[0:-1:2], u[2::2], threads=n // 2)
+
+    seconds, host = timed(sweep)
+    with through_copies():
+        copied, _ = timed(sweep)
+    torch_seconds = None
+    if peers is not None:
+        tu = ta.clone()
+
+        def torch_sweep():
+            tu[2:-1:2].mul_(0.5).add_(tu[1:-2:2] + tu[3::2], alpha=0.25)
+            tu[1::2].mul_(0.5).add_(tu[0:-1:2] + tu[2::2], alpha=0.25)
+
+        torch_seconds = torch_timed(torch_sweep)
+    row = {
+        "op": "view",
+        "call": "red-black sweep: relax(0.5, u[2:-1:2], u[1:-2:2], u[3::2]), then the odd",
+        "log2n": log2n,
+        "ours_us": round(seconds * 1e6, 1),
+        "host_us": round(host * 1e6, 1),
+        "vs_through_copies": ratio(copied, seconds),
+        "torch_us": round(torch_seconds * 1e6, 1) if torch_seconds else None,
+        "vs_torch": ratio(torch_seconds, seconds),
     }
     rows.append(row)
     print(json.dumps(row))
@@ -294,11 +345,15 @@ def main() -> None:
     parser.add_argument("--log2n", type=int, nargs="*", default=[16, 20, 24, 28])
     parser.add_argument("--json", help="write all rows to this file")
     parser.add_argument("--host-only", action="store_true", help="only the host rows")
+    parser.add_argument("--views-only", action="store_true", help="only the view rows")
     args = parser.parse_args()
     info = tx.adapter_summary() if hasattr(tx, "adapter_summary") else None
     print(json.dumps({"adapter": str(info), "date": datetime.date.today().isoformat()}))
-    rows = host_rows("before torch is imported")
-    if not args.host_only:
+    if args.views_only:
+        rows = [row for log2n in args.log2n for row in view_rows(log2n)]
+    else:
+        rows = host_rows("before torch is imported")
+    if not (args.host_only or args.views_only):
         for log2n in args.log2n:
             rows += size_rows(log2n)
         for log2n in args.log2n:
