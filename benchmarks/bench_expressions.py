@@ -258,7 +258,7 @@ def view_rows(log2n: int) -> list:
 
     def sweep():
         relax(0.5, u[2:-1:2], u[1:-2:2], u[3::2], threads=half)
-        relax(0.5, u[1::2], u[0:-1:2], u[2::2], threads=n // 2)
+        relax(0.5, u[1:-1:2], u[0:-2:2], u[2::2], threads=half)
 
     seconds, host = timed(sweep)
     with through_copies():
@@ -269,7 +269,7 @@ def view_rows(log2n: int) -> list:
 
         def torch_sweep():
             tu[2:-1:2].mul_(0.5).add_(tu[1:-2:2] + tu[3::2], alpha=0.25)
-            tu[1::2].mul_(0.5).add_(tu[0:-1:2] + tu[2::2], alpha=0.25)
+            tu[1:-1:2].mul_(0.5).add_(tu[0:-2:2] + tu[2::2], alpha=0.25)
 
         torch_seconds = torch_timed(torch_sweep)
     row = {
