@@ -199,6 +199,19 @@ class _Patched:
         setattr(self.owner, self.name, self.saved)
 
 
+def view_row(rows: list, call: str, log2n: int, seconds: float, host: float, **extra) -> None:
+    """Append (and print) a `view` row: ours per call, its host part, and `extra` (ratios,
+    torch's time in us)."""
+    row = {"op": "view", "call": call, "log2n": log2n}
+    row.update(ours_us=round(seconds * 1e6, 1), host_us=round(host * 1e6, 1), **extra)
+    rows.append(row)
+    print(json.dumps(row))
+
+
+def torch_us(seconds):
+    return round(seconds * 1e6, 1) if seconds else None
+
+
 def view_rows(log2n: int) -> list:
     # (256 invocations a workgroup: at 2^27 the H200 runs saxpy's 2^21 workgroups of 64 at
     # 1.27 TB/s, its 2^19 of 256 at 3.27: a launch of many tiny workgroups is bound by how
@@ -225,32 +238,18 @@ def view_rows(log2n: int) -> list:
     torch_seconds = None
     if peers is not None:
         torch_seconds = torch_timed(lambda: torch.add(tb[::2], ta[::2], alpha=2, out=tout[::2]))
-    row = {
-        "op": "view",
-        "call": "saxpy(2, a[::2], b[::2], out[::2])",
-        "log2n": log2n,
-        "ours_us": round(seconds * 1e6, 1),
-        "host_us": round(host * 1e6, 1),
-        "vs_contiguous": ratio(dense, seconds),
-        "vs_through_copies": ratio(copied, seconds),
-        "torch_us": round(torch_seconds * 1e6, 1) if torch_seconds else None,
-        "vs_torch": ratio(torch_seconds, seconds),
-    }
-    rows.append(row)
-    print(json.dumps(row))
+    view_row(
+        rows, "saxpy(2, a[::2], b[::2], out[::2])", log2n, seconds, host,
+        vs_contiguous=ratio(dense, seconds), vs_through_copies=ratio(copied, seconds),
+        torch_us=torch_us(torch_seconds), vs_torch=ratio(torch_seconds, seconds),
+    )  # fmt: skip
 
     seconds, host = timed(lambda: saxpy(2.0, a[1:], b[1:], out[1:], threads=n - 1))
     dense, _ = timed(lambda: saxpy(2.0, a[:-1], b[:-1], out[:-1], threads=n - 1))
-    row = {
-        "op": "view",
-        "call": "saxpy(2, a[1:], b[1:], out[1:])",
-        "log2n": log2n,
-        "ours_us": round(seconds * 1e6, 1),
-        "host_us": round(host * 1e6, 1),
-        "vs_contiguous": ratio(dense, seconds),
-    }
-    rows.append(row)
-    print(json.dumps(row))
+    view_row(
+        rows, "saxpy(2, a[1:], b[1:], out[1:])", log2n, seconds, host,
+        vs_contiguous=ratio(dense, seconds),
+    )  # fmt: skip
 
     # red-black relaxation: one buffer given three times, the kernel writing one view
     u = tx.to_device(host_a)
@@ -272,18 +271,11 @@ def view_rows(log2n: int) -> list:
             tu[1:-1:2].mul_(0.5).add_(tu[0:-2:2] + tu[2::2], alpha=0.25)
 
         torch_seconds = torch_timed(torch_sweep)
-    row = {
-        "op": "view",
-        "call": "red-black sweep: relax(0.5, u[2:-1:2], u[1:-2:2], u[3::2]), then the odd",
-        "log2n": log2n,
-        "ours_us": round(seconds * 1e6, 1),
-        "host_us": round(host * 1e6, 1),
-        "vs_through_copies": ratio(copied, seconds),
-        "torch_us": round(torch_seconds * 1e6, 1) if torch_seconds else None,
-        "vs_torch": ratio(torch_seconds, seconds),
-    }
-    rows.append(row)
-    print(json.dumps(row))
+    view_row(
+        rows, "red-black sweep: relax(0.5, u[2:-1:2], u[1:-2:2], u[3::2]), then the odd",
+        log2n, seconds, host, vs_through_copies=ratio(copied, seconds),
+        torch_us=torch_us(torch_seconds), vs_torch=ratio(torch_seconds, seconds),
+    )  # fmt: skip
 
     side = 1 << (log2n // 2)
     m, t = a.reshape(side, n // side), out.reshape(n // side, side)
@@ -294,17 +286,11 @@ def view_rows(log2n: int) -> list:
     if peers is not None:
         tm, tt = ta.reshape(side, n // side), tout.reshape(n // side, side)
         torch_seconds = torch_timed(lambda: tt.copy_(tm.T))
-    row = {
-        "op": "view",
-        "call": "transpose_into(m.T, out)",
-        "log2n": log2n,
-        "ours_us": round(seconds * 1e6, 1),
-        "ours_gb_s": round(8 * n / seconds / 1e9, 1),
-        "torch_us": round(torch_seconds * 1e6, 1) if torch_seconds else None,
-        "vs_torch": ratio(torch_seconds, seconds),
-    }
-    rows.append(row)
-    print(json.dumps(row))
+    view_row(
+        rows, "transpose_into(m.T, out)", log2n, seconds, host,
+        ours_gb_s=round(8 * n / seconds / 1e9, 1), torch_us=torch_us(torch_seconds),
+        vs_torch=ratio(torch_seconds, seconds),
+    )  # fmt: skip
     return rows
 
 

@@ -110,12 +110,7 @@ class ArrayParam:
     def accept_view(self, view: DeviceArray) -> None:
         """Check a view (`views.py`) bound where it lies or through a copy (`launch.py`):
         cheap when its layout was accepted before (a view's signature is its own)."""
-        sig = view._sig
-        if sig not in self.accepted:
-            self._check_layout(view)
-            if len(self.accepted) >= ACCEPTED_LAYOUTS_PER_PARAM:
-                self.accepted.clear()
-            self.accepted.add(sig)
+        self._accept_layout(view)
 
     def accept(self, array: DeviceArray) -> None:
         """Check a DeviceArray argument (cheap when its layout was accepted before)."""
@@ -125,13 +120,17 @@ class ArrayParam:
                 "which only kernel launches bind; pass d.copy()",
                 ValueError,
             )
+        self._accept_layout(array)
+        self.last_sig = array._sig
+
+    def _accept_layout(self, array: DeviceArray) -> None:
+        """`_check_layout`, once per distinct signature (remembered in `accepted`)."""
         sig = array._sig
         if sig not in self.accepted:
             self._check_layout(array)
             if len(self.accepted) >= ACCEPTED_LAYOUTS_PER_PARAM:
                 self.accepted.clear()
             self.accepted.add(sig)
-        self.last_sig = sig
 
     def _check_layout(self, array: DeviceArray) -> None:
         """Check a DeviceArray's dtype, shape and element padding against the parameter."""
