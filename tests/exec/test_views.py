@@ -7,6 +7,8 @@ binds a view's base and indexes through its offset and steps (a specialisation p
 view parameters), or through a copy (gathered before, scattered back after if written)
 where it must; the stdlib takes a copy of it."""
 
+import importlib
+
 import numpy as np
 import pytest
 
@@ -446,3 +448,32 @@ def test_views_of_padded_vectors_structs_f16_and_atomics():
     np.testing.assert_array_equal(b.numpy()["mass"], bodies["mass"])
     np.testing.assert_array_equal(h.numpy(), half)
     np.testing.assert_array_equal(c.numpy(), bins)
+
+
+@tx.kernel(workgroup_size=4)
+def twice_in_fours(x: Array[f32], out: Array[f32]):
+    i = tx.global_invocation_id().x
+    if i < len(out):
+        out[i] = 2.0 * x[i]
+
+
+def test_a_folded_launch_indexes_views_as_the_unfolded_one(monkeypatch, shader_source):
+    """A 1-D launch past the per-dimension workgroup limit (lowered to 4 here, as in
+    test_fold_workgroups.py) folds onto a 2-D grid, surplus workgroups skipped: the
+    specialisation for views folds the same way."""
+    launch = importlib.import_module("pyshader_tx.runtime.launch")
+    limit = launch.device_limit
+    monkeypatch.setattr(
+        launch,
+        "device_limit",
+        lambda name: 4 if name == "max-compute-workgroups-per-dimension" else limit(name),
+    )
+    host = np.arange(200, dtype=np.float32)
+    d, out = tx.to_device(host), tx.to_device(np.zeros(200, np.float32))
+    with tx.profile() as prof:
+        twice_in_fours(d[::-3], out[5:60], threads=55)  # 14 workgroups: 4 x 4, 2 surplus
+    if shader_source in ("wgsl", "spirv", "sim"):  # (wgpu's and the simulator's launchers)
+        assert [tuple(record.workgroups) for record in prof.launches] == [(4, 4, 1)]
+    expected = np.zeros(200, np.float32)
+    expected[5:60] = 2 * host[::-3][:55]
+    np.testing.assert_array_equal(out.numpy(), expected)
