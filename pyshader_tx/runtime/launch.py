@@ -356,7 +356,7 @@ class Launcher:
         where they lie (their base's buffer whole, their offset and steps in the uniform
         block) and gives parameters passed one buffer, while the launch writes one of them,
         one binding (WebGPU forbids binding it twice), made once per such set of
-        parameters; None where there is none (kernels the runtime generates: their views
+        parameters; None where there is none (kernels written as shader text: their views
         are bound through a copy). Asked at the first view of a call, before any copy."""
         make = self.interface.view_launcher
         if make is None or self._views:
