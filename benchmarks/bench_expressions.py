@@ -39,6 +39,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+from unittest import mock
 
 import numpy as np
 
@@ -96,23 +97,14 @@ def size_rows(log2n: int) -> list:
         tsource = torch.empty(3 * n // 2, dtype=torch.float32, device="cuda")
         ttarget = torch.empty_like(tsource)
         torch_copy = torch_timed(lambda: ttarget.copy_(tsource))
-    row = {
-        "op": "axpy",
-        "expression": "a * 2 + b",
-        "log2n": log2n,
-        "ours_g_elem_s": round(n / seconds / 1e9, 2),
-        "ours_gb_s": round(12 * n / seconds / 1e9, 1),
-        "ours_us": round(seconds * 1e6, 1),
-        "host_us": round(host * 1e6, 1),
-        "torch_us": round(torch_seconds * 1e6, 1) if torch_seconds else None,
-        "vs_torch": ratio(torch_seconds, seconds),
-        "copy_gb_s": round(12 * n / copy_seconds / 1e9, 1),
-        "vs_copy": ratio(copy_seconds, seconds),
-        "torch_copy_gb_s": round(12 * n / torch_copy / 1e9, 1) if torch_copy else None,
-        "vs_torch_copy": ratio(torch_copy, seconds),
-    }
-    rows.append(row)
-    print(json.dumps(row))
+    report(
+        rows, "axpy", log2n, seconds, host, expression="a * 2 + b",
+        ours_g_elem_s=round(n / seconds / 1e9, 2), ours_gb_s=round(12 * n / seconds / 1e9, 1),
+        torch_us=microseconds(torch_seconds), vs_torch=ratio(torch_seconds, seconds),
+        copy_gb_s=round(12 * n / copy_seconds / 1e9, 1), vs_copy=ratio(copy_seconds, seconds),
+        torch_copy_gb_s=round(12 * n / torch_copy / 1e9, 1) if torch_copy else None,
+        vs_torch_copy=ratio(torch_copy, seconds),
+    )  # fmt: skip
 
     # (a * 2 + b).sum() against reduce(a) alone and torch
     seconds, host = timed(lambda: (a * 2 + b).sum())
@@ -120,36 +112,21 @@ def size_rows(log2n: int) -> list:
     torch_seconds = None
     if peers is not None:
         torch_seconds = torch_timed(lambda: torch.add(tb, ta, alpha=2).sum())
-    row = {
-        "op": "axpy_sum",
-        "expression": "(a * 2 + b).sum()",
-        "log2n": log2n,
-        "ours_g_elem_s": round(n / seconds / 1e9, 2),
-        "ours_gb_s": round(8 * n / seconds / 1e9, 1),
-        "ours_us": round(seconds * 1e6, 1),
-        "host_us": round(host * 1e6, 1),
-        "reduce_a_us": round(reduce_seconds * 1e6, 1),
-        "vs_reduce_a": ratio(reduce_seconds, seconds),
-        "vs_two_reduces": ratio(2 * reduce_seconds, seconds),
-        "torch_us": round(torch_seconds * 1e6, 1) if torch_seconds else None,
-        "vs_torch": ratio(torch_seconds, seconds),
-    }
-    rows.append(row)
-    print(json.dumps(row))
+    report(
+        rows, "axpy_sum", log2n, seconds, host, expression="(a * 2 + b).sum()",
+        ours_g_elem_s=round(n / seconds / 1e9, 2), ours_gb_s=round(8 * n / seconds / 1e9, 1),
+        reduce_a_us=microseconds(reduce_seconds), vs_reduce_a=ratio(reduce_seconds, seconds),
+        vs_two_reduces=ratio(2 * reduce_seconds, seconds),
+        torch_us=microseconds(torch_seconds), vs_torch=ratio(torch_seconds, seconds),
+    )  # fmt: skip
 
     # tx.dot
     seconds, host = timed(lambda: tx.dot(a, b))
     torch_seconds = torch_timed(lambda: torch.dot(ta, tb)) if peers is not None else None
-    row = {
-        "op": "dot",
-        "log2n": log2n,
-        "ours_gb_s": round(8 * n / seconds / 1e9, 1),
-        "ours_us": round(seconds * 1e6, 1),
-        "torch_us": round(torch_seconds * 1e6, 1) if torch_seconds else None,
-        "vs_torch": ratio(torch_seconds, seconds),
-    }
-    rows.append(row)
-    print(json.dumps(row))
+    report(
+        rows, "dot", log2n, seconds, host, ours_gb_s=round(8 * n / seconds / 1e9, 1),
+        torch_us=microseconds(torch_seconds), vs_torch=ratio(torch_seconds, seconds),
+    )  # fmt: skip
     pool.give_back(source)
     pool.give_back(target)
     return rows
@@ -184,31 +161,19 @@ def through_copies():
     specialisation for views): the launcher finds no specialisation."""
     from pyshader_tx.runtime.launch import Launcher
 
-    return _Patched(Launcher, "_view_launcher", lambda self, args: None)
+    return mock.patch.object(Launcher, "_view_launcher", lambda self, args: None)
 
 
-class _Patched:
-    def __init__(self, owner, name, value):
-        self.owner, self.name, self.value = owner, name, value
-
-    def __enter__(self):
-        self.saved = getattr(self.owner, self.name)
-        setattr(self.owner, self.name, self.value)
-
-    def __exit__(self, *exc):
-        setattr(self.owner, self.name, self.saved)
-
-
-def view_row(rows: list, call: str, log2n: int, seconds: float, host: float, **extra) -> None:
-    """Append (and print) a `view` row: ours per call, its host part, and `extra` (ratios,
-    torch's time in us)."""
-    row = {"op": "view", "call": call, "log2n": log2n}
-    row.update(ours_us=round(seconds * 1e6, 1), host_us=round(host * 1e6, 1), **extra)
+def report(rows: list, op: str, log2n: int, seconds: float, host: float, **fields) -> None:
+    """Append (and print) a row: ours per call and its host part in us, then `fields`
+    (ratios, the peers' times)."""
+    row = {"op": op, "log2n": log2n, "ours_us": microseconds(seconds)}
+    row.update(host_us=microseconds(host), **fields)
     rows.append(row)
     print(json.dumps(row))
 
 
-def torch_us(seconds):
+def microseconds(seconds):
     return round(seconds * 1e6, 1) if seconds else None
 
 
@@ -238,16 +203,16 @@ def view_rows(log2n: int) -> list:
     torch_seconds = None
     if peers is not None:
         torch_seconds = torch_timed(lambda: torch.add(tb[::2], ta[::2], alpha=2, out=tout[::2]))
-    view_row(
-        rows, "saxpy(2, a[::2], b[::2], out[::2])", log2n, seconds, host,
+    report(
+        rows, "view", log2n, seconds, host, call="saxpy(2, a[::2], b[::2], out[::2])",
         vs_contiguous=ratio(dense, seconds), vs_through_copies=ratio(copied, seconds),
-        torch_us=torch_us(torch_seconds), vs_torch=ratio(torch_seconds, seconds),
+        torch_us=microseconds(torch_seconds), vs_torch=ratio(torch_seconds, seconds),
     )  # fmt: skip
 
     seconds, host = timed(lambda: saxpy(2.0, a[1:], b[1:], out[1:], threads=n - 1))
     dense, _ = timed(lambda: saxpy(2.0, a[:-1], b[:-1], out[:-1], threads=n - 1))
-    view_row(
-        rows, "saxpy(2, a[1:], b[1:], out[1:])", log2n, seconds, host,
+    report(
+        rows, "view", log2n, seconds, host, call="saxpy(2, a[1:], b[1:], out[1:])",
         vs_contiguous=ratio(dense, seconds),
     )  # fmt: skip
 
@@ -271,10 +236,11 @@ def view_rows(log2n: int) -> list:
             tu[1:-1:2].mul_(0.5).add_(tu[0:-2:2] + tu[2::2], alpha=0.25)
 
         torch_seconds = torch_timed(torch_sweep)
-    view_row(
-        rows, "red-black sweep: relax(0.5, u[2:-1:2], u[1:-2:2], u[3::2]), then the odd",
-        log2n, seconds, host, vs_through_copies=ratio(copied, seconds),
-        torch_us=torch_us(torch_seconds), vs_torch=ratio(torch_seconds, seconds),
+    report(
+        rows, "view", log2n, seconds, host,
+        call="red-black sweep: relax(0.5, u[2:-1:2], u[1:-2:2], u[3::2]), then the odd",
+        vs_through_copies=ratio(copied, seconds),
+        torch_us=microseconds(torch_seconds), vs_torch=ratio(torch_seconds, seconds),
     )  # fmt: skip
 
     side = 1 << (log2n // 2)
@@ -286,9 +252,9 @@ def view_rows(log2n: int) -> list:
     if peers is not None:
         tm, tt = ta.reshape(side, n // side), tout.reshape(n // side, side)
         torch_seconds = torch_timed(lambda: tt.copy_(tm.T))
-    view_row(
-        rows, "transpose_into(m.T, out)", log2n, seconds, host,
-        ours_gb_s=round(8 * n / seconds / 1e9, 1), torch_us=torch_us(torch_seconds),
+    report(
+        rows, "view", log2n, seconds, host, call="transpose_into(m.T, out)",
+        ours_gb_s=round(8 * n / seconds / 1e9, 1), torch_us=microseconds(torch_seconds),
         vs_torch=ratio(torch_seconds, seconds),
     )  # fmt: skip
     return rows
