@@ -21,6 +21,7 @@ our own disassembler) must give back the same words.
 """
 
 import contextlib
+import importlib
 import os
 
 import pytest
@@ -29,7 +30,6 @@ import pyshader_tx as tx
 from pyshader_tx import runtime, vulkan_host
 from pyshader_tx.backend_spirv import disassemble, needs_uniform_standard_layout
 from pyshader_tx.kernel import CompiledKernel
-from pyshader_tx.runtime.arrays import DeviceArray
 from pyshader_tx.runtime.launch import EXECUTORS
 from pyshader_tx.validate import (
     assemble_spirv,
@@ -186,6 +186,36 @@ class DawnLauncher:
             dawn.launch(self.interface, self.get_code, args, threads, workgroups)
         except dawn.Skip as reason:
             pytest.skip(f"not on Dawn: {reason}")
+
+
+@pytest.fixture
+def workgroup_limit(monkeypatch):
+    """`workgroup_limit(n)`: launchers of wgpu and the simulator made after it take at most
+    `n` workgroups per dimension (`runtime/launch.py` reads the device limit when it makes
+    one), so that tests fold 1-D launches of a few workgroups. The launchers made so are
+    forgotten after the test: later tests (another shader source) make their own."""
+    launch = importlib.import_module("pyshader_tx.runtime.launch")  # (the module)
+    limit, launcher_for = launch.device_limit, launch.launcher_for
+    made = []  # (an interface's launchers, the key of one made under the limit)
+
+    def tracked(interface, get_code, executor=None):
+        launchers = interface.__dict__.setdefault("_launchers", {})
+        before = dict(launchers)
+        launcher = launcher_for(interface, get_code, executor)
+        made.extend((launchers, k) for k, v in launchers.items() if before.get(k) is not v)
+        return launcher
+
+    def lower(n: int) -> None:
+        monkeypatch.setattr(
+            launch,
+            "device_limit",
+            lambda name: n if name == "max-compute-workgroups-per-dimension" else limit(name),
+        )
+        monkeypatch.setattr(launch, "launcher_for", tracked)
+
+    yield lower
+    for launchers, key in made:
+        launchers.pop(key, None)
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ import pytest
 import pyshader_tx as tx
 from pyshader_tx import Array2D, u32
 from pyshader_tx.runtime.dispatch import compute_dispatch, exact_fold
+from pyshader_tx.runtime.launch import EXECUTORS
 
 LIMIT = 4
 SIZE = (2, 2)  # the workgroup size: 4 invocations, global ids with a y part
@@ -34,23 +35,17 @@ def launch_ids(out: Array2D[u32]):
 
 
 @pytest.fixture
-def low_limit(monkeypatch):
+def low_limit(monkeypatch, workgroup_limit):
     """At most LIMIT workgroups per dimension, on every executor; launch_ids gets launchers
     of its own for the test."""
-    launch = importlib.import_module("pyshader_tx.runtime.launch")
-    limit = launch.device_limit
-    monkeypatch.setattr(
-        launch,
-        "device_limit",
-        lambda name: LIMIT if name == "max-compute-workgroups-per-dimension" else limit(name),
-    )
+    workgroup_limit(LIMIT)
     native = importlib.import_module("pyshader_tx.vulkan_host.launch")
 
     class LimitedNativeLauncher(native.NativeLauncher):
         def __init__(self, interface, get_code, max_workgroups_per_dimension=None):
             super().__init__(interface, get_code, LIMIT)
 
-    monkeypatch.setitem(launch.EXECUTORS, "vulkan", LimitedNativeLauncher)
+    monkeypatch.setitem(EXECUTORS, "vulkan", LimitedNativeLauncher)
     interface = launch_ids.compiled().interface
     monkeypatch.setitem(interface.__dict__, "_launchers", {})
 

@@ -1,8 +1,6 @@
 """tx.stdlib's device-wide reduce and scans on the adapter, against numpy: sizes around
 the workgroup and tile boundaries, named and user ops, map=, init=, DeviceArrays."""
 
-import importlib
-
 import numpy as np
 import pytest
 
@@ -230,17 +228,11 @@ def test_the_device_kernels_pass_naga_and_tint(tint):
     tint(kernels)
 
 
-def test_scan_and_select_launches_fold(monkeypatch):
+def test_scan_and_select_launches_fold(workgroup_limit):
     """More tiles than one dimension of workgroups takes (lowered here to 3): 8 tiles
     fold into 3 x 3 workgroups and the tiles still find their predecessors. A specialisation of its
     own (ITEMS=3) gets a launcher made under the lowered limit."""
-    launch = importlib.import_module("pyshader_tx.runtime.launch")  # the module
-    limit = launch.device_limit
-    monkeypatch.setattr(
-        launch,
-        "device_limit",
-        lambda name: 3 if name == "max-compute-workgroups-per-dimension" else limit(name),
-    )
+    workgroup_limit(3)
     tiles = 8
     n = tiles * 256 * 3 - 5
     x = (np.arange(n) % 7).astype(np.uint32)

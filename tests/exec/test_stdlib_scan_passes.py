@@ -5,8 +5,6 @@ boundaries and one whose tile sums outnumber a tile (the spine loops); named ops
 dtype, a user op that is not commutative, map=, init=, select with its count left on the
 device; every kernel through naga and Tint, and a folded launch's surplus workgroups."""
 
-import importlib
-
 import numpy as np
 import pytest
 
@@ -224,18 +222,12 @@ def test_the_kernels_pass_naga_and_tint(tint):
     tint(kernels)
 
 
-def test_a_folded_launch_leaves_its_surplus_workgroups_idle(monkeypatch):
+def test_a_folded_launch_leaves_its_surplus_workgroups_idle(workgroup_limit):
     """More tiles than one dimension of workgroups takes (lowered here to 3): 8 tiles fold
     into 3 x 3 workgroups, and the surplus one writes nothing (a sum past the tiles'
     would show in the spare entries of `sums`). ITEMS=3: a specialisation of its own,
     made under the lowered limit."""
-    launch = importlib.import_module("pyshader_tx.runtime.launch")  # the module
-    limit = launch.device_limit
-    monkeypatch.setattr(
-        launch,
-        "device_limit",
-        lambda name: 3 if name == "max-compute-workgroups-per-dimension" else limit(name),
-    )
+    workgroup_limit(3)
     config = {"ITEMS": 3, "WORKGROUP": 64}
     tiles = 8
     n = tiles * 64 * 3 - 5

@@ -7,8 +7,6 @@ binds a view's base and indexes through its offset and steps (a specialisation p
 view parameters), or through a copy (gathered before, scattered back after if written)
 where it must; the stdlib takes a copy of it."""
 
-import importlib
-
 import numpy as np
 import pytest
 
@@ -457,17 +455,11 @@ def twice_in_fours(x: Array[f32], out: Array[f32]):
         out[i] = 2.0 * x[i]
 
 
-def test_a_folded_launch_indexes_views_as_the_unfolded_one(monkeypatch, shader_source):
+def test_a_folded_launch_indexes_views_as_the_unfolded_one(workgroup_limit, shader_source):
     """A 1-D launch past the per-dimension workgroup limit (lowered to 4 here, as in
     test_fold_workgroups.py) folds onto a 2-D grid, surplus workgroups skipped: the
     specialisation for views folds the same way."""
-    launch = importlib.import_module("pyshader_tx.runtime.launch")
-    limit = launch.device_limit
-    monkeypatch.setattr(
-        launch,
-        "device_limit",
-        lambda name: 4 if name == "max-compute-workgroups-per-dimension" else limit(name),
-    )
+    workgroup_limit(4)
     host = np.arange(200, dtype=np.float32)
     d, out = tx.to_device(host), tx.to_device(np.zeros(200, np.float32))
     with tx.profile() as prof:

@@ -15,7 +15,7 @@ import pytest
 import pyshader_tx as tx
 from pyshader_tx.sim.portable import Setting
 from pyshader_tx.stdlib import scan_passes
-from stdlib_ops import first_nonzero, last_nonzero, negative, odd, squared
+from stdlib_ops import first_nonzero, in_order, last_nonzero, negative, odd, squared
 
 SUBGROUP_SIZES = tuple(1 << k for k in range(8))
 SETTINGS = [
@@ -49,14 +49,6 @@ def select(x, predicate, config):
     out, count = tx.empty(n, x.dtype), tx.empty(1, np.uint32)
     scan_passes.select_launches(tx.to_device(x), out, count, n, predicate, config)
     return out.numpy()[: int(count.numpy()[0])]
-
-
-def in_order(x, combine):
-    out, acc = np.empty_like(x), None
-    for k, v in enumerate(x):
-        acc = v if acc is None else combine(acc, v)
-        out[k] = acc
-    return out
 
 
 def inputs(n: int, seed: int) -> dict:
