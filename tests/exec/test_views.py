@@ -469,3 +469,24 @@ def test_a_folded_launch_indexes_views_as_the_unfolded_one(workgroup_limit, shad
     expected = np.zeros(200, np.float32)
     expected[5:60] = 2 * host[::-3][:55]
     np.testing.assert_array_equal(out.numpy(), expected)
+
+
+@tx.kernel(workgroup_size=64)
+def count_into(bins: Array[tx.Atomic[u32]], keys: Array[u32]):
+    i = tx.global_invocation_id().x
+    if i < len(keys):
+        tx.atomic_add(bins[keys[i] % len(bins)], u32(1))
+
+
+def test_views_of_one_buffer_as_atomics_and_plain_data_go_through_copies(shader_source):
+    """One buffer given as atomics and as plain u32 while the kernel writes it: one binding
+    cannot hold both types, so each view is bound through a copy (and written back)."""
+    host = np.arange(24, dtype=np.uint32) % 5
+    d = tx.to_device(host)
+    with tx.profile() as prof:
+        count_into(d[1::2], d[::2], threads=12)  # bins: the odd places; keys: the even ones
+    if shader_source in ("wgsl", "spirv", "sim"):  # (wgpu's and the simulator's launchers)
+        copies = ["gather_words", "gather_words", "count_into", "scatter_words"]
+        assert [record.kernel for record in prof.launches] == copies
+    np.add.at(host[1::2], host[::2] % 12, 1)
+    np.testing.assert_array_equal(d.numpy(), host)
