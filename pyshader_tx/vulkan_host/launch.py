@@ -376,8 +376,10 @@ register_executor("vulkan", NativeLauncher)
 
 
 def _same_buffer(a, b) -> bool:
-    """Whether `a` and `b` are whole DeviceArrays on one buffer (views of it are copied
-    each to its own buffer, as wgpu's launcher copies them: they may share one)."""
+    """Whether `a` and `b` are whole DeviceArrays on one buffer. (Views of one buffer may
+    be given together: each travels as its own elements, and a written one is written back
+    where it lies after the launch; for views that do not overlap, as wgpu's shared binding
+    gives.)"""
     if not (isinstance(a, DeviceArray) and isinstance(b, DeviceArray)):
         return False
     return a._view is None and b._view is None and a.buffer is b.buffer
