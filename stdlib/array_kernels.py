@@ -94,11 +94,9 @@ def _problem(array) -> str | None:
     return None
 
 
-def _geometry(param, array) -> tuple:
-    """(count, words, offset, shape, strides) of the view `array` in 4-byte words."""
-    problem = _problem(array)
-    if problem is not None:
-        raise param.error(f"{problem} is bound through a copy: pass d.copy()", ValueError)
+def _geometry(array) -> tuple:
+    """(count, words, offset, shape, strides) of the view `array` (no `_problem`) in 4-byte
+    words."""
     outer, view = views.outer_layout(array)
     stride = array._layout.stride
     padding = MAX_DIMS - len(outer)
@@ -112,10 +110,10 @@ def _geometry(param, array) -> tuple:
 def through_copy(param, array):
     """(the pooled copy of the view `array` to bind for `param`, a function that records
     its copy back if `written` and gives it back): the gather is recorded now."""
-    _geometry(param, array)  # (a view the words cannot copy: an error naming `param`)
-    outer = array.shape[: len(array.shape) - len(array._layout.shape)]
-    copy = pool.take(outer, array._dtype_arg())
-    copied(array, copy)
+    problem = _problem(array)
+    if problem is not None:
+        raise param.error(f"{problem} is bound through a copy: pass d.copy()", ValueError)
+    copy = pool.gathered(array)
 
     def finish(written: bool) -> None:
         if written:
@@ -131,7 +129,7 @@ def copied(array, result):
     (`DeviceArray._gather_into` reads back then)."""
     if _problem(array) is not None:
         return False
-    count, words, offset, shape, strides = _geometry(None, array)
+    count, words, offset, shape, strides = _geometry(array)
     if count:
         gather_words(
             array._buffer_words(), result._words(), count, words, offset, shape, strides,
@@ -147,7 +145,7 @@ def assign(view, array) -> None:
     if _problem(view) is not None:
         view[...] = array.numpy()
         return
-    count, words, offset, shape, strides = _geometry(None, view)
+    count, words, offset, shape, strides = _geometry(view)
     if count:
         scatter_words(
             array._words(), view._buffer_words(), count, words, offset, shape, strides,

@@ -29,6 +29,7 @@ from pyshader_tx import types as t
 from pyshader_tx.frontend import annotations
 from pyshader_tx.runtime import plans, pool
 from pyshader_tx.runtime.arrays import DeviceArray
+from pyshader_tx.runtime.device import device_limit
 from pyshader_tx.tuning.host import HostTuner
 from pyshader_tx.tuning.search import bucket
 
@@ -65,10 +66,12 @@ def _scan_configs(key) -> list:
     chained = {"ALGORITHM": "chained", "ITEMS": CHAINED_ITEMS, "WORKGROUP": kernels.WORKGROUP}
     shapes = [(24, 256), (16, 256), (32, 256), (8, 256), (12, 256), (24, 128), (16, 128)]
     shapes += [(32, 128), (8, 128), (48, 256), (24, 512), (32, 512)]
+    widest = device_limit("max-compute-invocations-per-workgroup")  # (256 on some adapters)
     others = [
         {"ALGORITHM": algorithm, "ITEMS": i, "WORKGROUP": w}
         for algorithm in ("rts", "chained")
         for i, w in shapes
+        if w <= widest
     ]
     return [default, chained] + [c for c in others if c not in (default, chained)]
 

@@ -346,7 +346,7 @@ class DeviceArray:
     def copy(self) -> "DeviceArray":
         """A new array with this one's elements: a recorded copy on the GPU (a view's
         elements gathered by `stdlib/array_kernels.py`; through the host where they cannot be)."""
-        copied = empty(self.shape[: len(self.shape) - len(self._layout.shape)], self._dtype_arg())
+        copied = empty(views.outer_layout(self)[0], self._dtype_arg())
         if self._view is not None:
             return self._gather_into(copied)
         if self.size:

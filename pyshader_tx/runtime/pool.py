@@ -63,6 +63,7 @@ from .arrays import (
     host_array_layout,
     write_storage,
 )
+from . import views
 from .device import device_limit, get_device
 from .recording import recording
 
@@ -282,8 +283,7 @@ def device_input(value, element=None):
         yield value
         return
     if isinstance(value, DeviceArray):  # a view with an offset or strides: a pooled copy
-        outer = value.shape[: len(value.shape) - len(value._layout.shape)]
-        array = value._gather_into(take(outer, value._dtype_arg()))
+        array = gathered(value)
     else:
         array = upload(value, element)
     try:
@@ -291,6 +291,12 @@ def device_input(value, element=None):
     finally:
         if array._pool is not None:
             give_back(array)
+
+
+def gathered(view: DeviceArray) -> DeviceArray:
+    """A pooled array holding the elements of `view` (a view with an offset or strides), for
+    the caller to give back: gathered on the GPU where it can be (`DeviceArray.copy`)."""
+    return view._gather_into(take(views.outer_layout(view)[0], view._dtype_arg()))
 
 
 @contextlib.contextmanager
