@@ -59,9 +59,12 @@ $(VENV_STAMP): pyproject.toml
 
 node-deps: $(TINT_STAMP)
 
+# node and npm (Tint and Dawn through dawn.node) come with the machine, else from Debian.
 $(TINT_STAMP): $(TINT_DIR)/package.json $(TINT_DIR)/package-lock.json
-	@command -v node >/dev/null && command -v npm >/dev/null || \
-	  { echo "error: node and npm are required (Tint validation through dawn.node)" >&2; exit 1; }
+	@command -v node >/dev/null && command -v npm >/dev/null || { \
+	  echo "Installing Debian packages: nodejs npm"; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -q && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends nodejs npm; }
 	cd $(TINT_DIR) && npm ci --no-audit --no-fund
 	@touch $@
 
