@@ -35,17 +35,16 @@ import weakref
 import numpy as np
 
 import pyshader_tx as tx
-from pyshader_tx import Array, f32, u32
 from pyshader_tx import types as t
-from pyshader_tx.kernel import loops_end
-from pyshader_tx.runtime import capture, expressions, plans, pool
+from pyshader_tx.runtime import capture, expressions, plans, pool, views
 from pyshader_tx.runtime.device import simulated_device
 from pyshader_tx.runtime.arrays import DeviceArray
 from pyshader_tx.runtime.expressions import LazyArray, become, node_of
 
-from . import expression_functions
-from .ops import identity
-from .workgroup import workgroup_reduce
+from .array_kernels import CONVERTED as TYPES
+from .ops import NAMED_OPS
+from .scan_passes import VECTORS as VECTOR_TYPES
+from .scan_passes import vec4s
 
 #: Invocations per workgroup of the generated kernels.
 WORKGROUP = 256
@@ -62,14 +61,8 @@ TYPE_NAMES = {
     np.dtype(np.uint32): "u32",
     np.dtype(np.bool_): "bool",
 }
-TYPES = {np.dtype(np.float32): t.f32, np.dtype(np.int32): t.i32, np.dtype(np.uint32): t.u32}
 NUMPY_OF = {ty: dtype for dtype, ty in TYPES.items()}
 VECTORS = {np.dtype(np.float32): "vec4f", np.dtype(np.int32): "vec4i", np.dtype(np.uint32): "vec4u"}
-VECTOR_TYPES = {
-    np.dtype(np.float32): tx.vec4f,
-    np.dtype(np.int32): tx.vec4i,
-    np.dtype(np.uint32): tx.vec4u,
-}
 BOOL = np.dtype(np.bool_)
 U32 = np.dtype(np.uint32)
 I32 = np.dtype(np.int32)
@@ -173,7 +166,7 @@ class Leaf:
         self.dtype = dtype
         itemsize = dtype.itemsize
         if view is None:
-            offset, strides = 0, _c_strides(own_shape)
+            offset, strides = 0, views.c_strides(tuple(own_shape), 1)
         else:
             offset = view.offset // itemsize
             strides = tuple(s // itemsize for s in view.strides)
@@ -186,7 +179,7 @@ class Leaf:
         self.own_size = math.prod(own_shape)
         self.whole = view is None
         contiguous = padded == tuple(shape) and all(
-            s == c or n == 1 for s, c, n in zip(strides, _c_strides(shape), shape)
+            s == c or n == 1 for s, c, n in zip(strides, views.c_strides(tuple(shape), 1), shape)
         )
         if not any(strides):
             self.access = "one"
@@ -195,11 +188,8 @@ class Leaf:
         else:
             self.access = "strided"  # (its dimensions merged by `Generator._collapse`)
         self.own_shape = tuple(own_shape)
-        low = high = offset
-        for n, s in zip(shape, strides):
-            if n > 1:
-                low, high = (low + (n - 1) * s, high) if s < 0 else (low, high + (n - 1) * s)
-        self.elements = high + 1  # what the binding must cover, from element 0
+        # what the binding must cover, from element 0
+        self.elements = views.extent(shape, views.ViewLayout(offset, strides), 1)[1]
 
     def parameter(self) -> str:
         i = self.index
@@ -228,7 +218,7 @@ class Leaf:
         prepared launches on the GPU (`fast`) bind arrays without checking their type."""
         return fast and self.whole and self.offset == 0 and self.elements == self.own_size
 
-    def binding(self, plan, slot, direct: bool) -> list:
+    def binding(self, slot, direct: bool) -> list:
         """The plan's arguments for this leaf: the array's view, its offset (and strides)."""
         if self.scalar:
             return [slot]
@@ -237,7 +227,7 @@ class Leaf:
         elif self.dtype == BOOL:
             view = plans.View(slot, (-(-self.elements // 4),), t.u32)
         elif self.access == "vector":
-            view = plans.View(slot, (self.elements // 4,), VECTOR_TYPES[self.dtype])
+            view = vec4s(slot, self.elements)
         else:
             view = plans.View(slot, (self.elements,), TYPES[self.dtype])
         offset = self.offset // 4 if self.access == "vector" else self.offset
@@ -268,14 +258,6 @@ class Leaf:
         if self.dtype == BOOL:
             return f"byte_of(x{i}[{place} >> u32(2)], {place} & u32(3))"
         return f"x{i}[{place}]"
-
-
-def _c_strides(shape: tuple) -> tuple:
-    strides, step = [], 1
-    for n in reversed(shape):
-        strides.append(step)
-        step *= max(n, 1)
-    return tuple(reversed(strides))
 
 
 def _dotted(i: int) -> str:
@@ -356,10 +338,10 @@ class Generator:
             params.append("shape: tx.vec4u")
         return ", ".join(params)
 
-    def arguments(self, plan, slots, fast: bool) -> list:
+    def arguments(self, slots, fast: bool) -> list:
         args = []
         for leaf, slot in zip(self.leaves, slots):
-            args += leaf.binding(plan, slot, not leaf.scalar and leaf.direct(fast))
+            args += leaf.binding(slot, not leaf.scalar and leaf.direct(fast))
         args += [self.count, -(-self.count // 4)]
         if self.strided:
             padded = (1,) * (MAX_DIMS - len(self.index_shape)) + self.index_shape
@@ -397,7 +379,7 @@ class Generator:
         """A name holding `tree`'s value for element c (lines appended compute it)."""
         if isinstance(tree, Leaf):
             return tree.value(c)
-        name, loops, dtype, children = tree
+        name, loops, _, children = tree
         args = [
             cast(self._expression(child, c, lines), _dtype_of(child), loop)
             for child, loop in zip(children, loops)
@@ -410,9 +392,9 @@ class Generator:
             code = _code(BINARY_CODE, name, _kind(loops[0])).format(a=args[0], b=args[1])
         else:
             code = _code(UNARY_CODE, name, _kind(loops[0])).format(a=args[0])
-        temp = f"t{len(lines)}"
+        temp = f"t{len(lines)}"  # (of `dtype`: numpy's loop gives it; vf and where return it)
         lines.append(f"{temp} = {code}")
-        return cast(temp, _result_of(tree, loops), dtype)
+        return temp
 
     @property
     def dtype(self) -> np.dtype:
@@ -450,21 +432,18 @@ class Generator:
         reduces its range of `per` groups, a multiple of WORKGROUP * ITEMS; the last
         workgroup to finish combines the totals through `state`, times `scale`)."""
         acc = TYPE_NAMES[accumulate]
-        op = ACCUMULATE[REDUCED_OPS[how]]
+        named = REDUCED_OPS[how]
+        op = f"{NAMED_OPS[named].__name__}({{a}}, {{b}})"  # (stdlib.ops' device function)
         lines_of = []
         for j in range(ITEMS):
             lines, results = self.group_lines(f"(q + u32({j * WORKGROUP}))")
             values = [cast(r, self.dtype, accumulate) for r in results]
             if not self.vectors:  # (the last group may be partial: its extra elements count not)
-                values = [
-                    f"({v} if k0 + u32({c}) < n else {IDENTITY_CODE[REDUCED_OPS[how]](acc)})"
-                    for c, v in enumerate(values)
-                ]
+                values = [f"({v} if k0 + u32({c}) < n else unit)" for c, v in enumerate(values)]
             combined = op.format(
                 a=op.format(a=values[0], b=values[1]), b=op.format(a=values[2], b=values[3])
             )
             lines_of.append((lines, combined))
-        identity = IDENTITY_CODE[REDUCED_OPS[how]](acc)
         full = []
         for j, (lines, combined) in enumerate(lines_of):
             full += _renamed(lines, j)
@@ -485,15 +464,16 @@ class Generator:
             f"):\n"
             f"    g = tx.workgroup_id().x\n"
             f"    t = tx.local_invocation_id().x\n"
-            f"    acc = {identity}\n"
+            f"    unit = identity({named!r}, {acc}(0))\n"
+            f"    acc = unit\n"
             f"    q = g * per + t\n"
             f"    end = min(g * per + per, groups)\n"
             f"    while q + u32({WORKGROUP * (ITEMS - 1)}) < end:\n"
             f"{full_body}\n"
             f"        q += u32({WORKGROUP * ITEMS})\n"
             f"{tail_body}\n"
-            f"    total = workgroup_reduce(acc, {REDUCED_OPS[how]!r})\n"
-            f"    finish_reduce(total, out, state, {REDUCED_OPS[how]!r}, scale)\n"
+            f"    total = workgroup_reduce(acc, {named!r})\n"
+            f"    finish_reduce(total, out, state, {named!r}, scale)\n"
         )
 
 
@@ -510,29 +490,11 @@ def _dtype_of(tree) -> np.dtype:
     return tree.dtype if isinstance(tree, Leaf) else tree[2]
 
 
-def _result_of(tree, loops) -> np.dtype:
-    """The dtype the code of an operator node computes: its own (numpy's loop gives the
-    result's dtype; a vectorized function and `where` return it)."""
-    return tree[2]
-
-
 # -- reductions -----------------------------------------------------------------------------
 
+#: A reduction -> the stdlib op (`stdlib/ops.py`'s NAMED_OPS) that combines its values, and
+#: whose `identity` starts each invocation and fills a partial group.
 REDUCED_OPS = {"sum": "add", "mean": "add", "prod": "mul", "max": "max", "min": "min"}
-ACCUMULATE = {
-    "add": "({a} + {b})",
-    "mul": "({a} * {b})",
-    "max": "max({a}, {b})",
-    "min": "min({a}, {b})",
-}
-IDENTITY_CODE = {
-    "add": lambda acc: f"{acc}(0)",
-    "mul": lambda acc: f"{acc}(1)",
-    "max": lambda acc: {"f32": "f32(-math.inf)", "i32": "i32(-2147483648)", "u32": "u32(0)"}[acc],
-    "min": lambda acc: {"f32": "f32(math.inf)", "i32": "i32(2147483647)", "u32": "u32(4294967295)"}[
-        acc
-    ],
-}
 
 
 def accumulation(how: str, dtype: np.dtype) -> tuple[np.dtype, np.dtype]:
@@ -548,14 +510,14 @@ def accumulation(how: str, dtype: np.dtype) -> tuple[np.dtype, np.dtype]:
 
 # -- kernels and plans ----------------------------------------------------------------------
 
-HEADER = """import math
-import pyshader_tx as tx
+HEADER = """import pyshader_tx as tx
 from pyshader_tx.kernel import loops_end
 from pyshader_tx import Array, f32, i32, u32, vec4f, vec4i, vec4u
 from pyshader_tx.stdlib.expression_functions import (
     byte_of, float_power, int_floor_divide, int_power, int_remainder, left_shift,
     pack_bytes, right_shift, sign_u32,
 )
+from pyshader_tx.stdlib.ops import add, identity, maximum, minimum, mul
 from pyshader_tx.stdlib.workgroup import workgroup_reduce
 from pyshader_tx.stdlib.device_kernels import finish_reduce
 """
@@ -616,7 +578,7 @@ def _elementwise_plan(key, shape: tuple, dtype: np.dtype, fast: bool) -> plans.P
         view = plans.View(out, (bound[0][0],), element)
     slots = _inputs(plan, generator, fast)
     groups = -(-count // 4)
-    plan.launch(kernel, view, *generator.arguments(plan, slots, fast), threads=groups)
+    plan.launch(kernel, view, *generator.arguments(slots, fast), threads=groups)
     plan.bools = _bool_scalars(generator)
     plan.nbytes = max(4, (count * dtype.itemsize + 3) & ~3)
     plan.count = count
@@ -658,9 +620,11 @@ def evaluate(array: LazyArray) -> None:
 #: Results' buffers of small sizes given back when their arrays die, for the next results
 #: (cheaper than the pool's buckets; safe as the pool's reuse is: work is recorded in order).
 _free: dict = {}  # (BufferPool, bytes) -> [buffers]
-#: Results of at most these bytes reuse buffers from `_free`; `FREE_BUFFERS` of each size.
+#: Results of at most these bytes reuse buffers from `_free`; `FREE_BUFFERS` of each size,
+#: `FREE_SIZES` (pool, size) entries at most (then the oldest one's go back to its pool).
 FREE_BYTES = 1 << 20
 FREE_BUFFERS = 4
+FREE_SIZES = 64
 _kept: dict = {}  # id of a weak reference -> it (kept until its array dies)
 _reference = weakref.ref
 
@@ -669,8 +633,17 @@ def _released(buffers, nbytes: int, buffer, reference) -> None:
     """The array of `buffer` (from the pool `buffers`) died: its buffer goes to `_free`
     (small) or back to the pool."""
     _kept.pop(id(reference), None)
-    free = _free.setdefault((buffers, nbytes), []) if nbytes <= FREE_BYTES else None
-    if free is not None and len(free) < FREE_BUFFERS:
+    if nbytes > FREE_BYTES:
+        buffers._park(buffer)
+        return
+    free = _free.get((buffers, nbytes))
+    if free is None:
+        if len(_free) >= FREE_SIZES:  # (the oldest size's buffers back to their pool)
+            oldest = next(iter(_free))
+            for parked in _free.pop(oldest):
+                oldest[0]._park(parked)
+        free = _free[(buffers, nbytes)] = []
+    if len(free) < FREE_BUFFERS:
         free.append(buffer)
     else:
         buffers._park(buffer)
@@ -694,7 +667,7 @@ def _reduction_plan(how: str, key, shape: tuple, dtype: np.dtype, fast: bool) ->
     pool.clear(state)  # (the last workgroup leaves it zero again: zeroed once)
     target = plans.View(out, (1,), TYPES[accumulate])
     scale = 1.0 / generator.count if how == "mean" else 1.0
-    arguments = generator.arguments(plan, slots, fast)
+    arguments = generator.arguments(slots, fast)
     plan.launch(kernel, target, state, per, scale, *arguments, workgroups=workgroups)
     plan.bools = _bool_scalars(generator)
     return plan
@@ -721,7 +694,7 @@ def reduce(array: DeviceArray, how: str) -> DeviceArray:
 def _empty_reduction(how: str, dtype: np.dtype) -> DeviceArray:
     if how in ("max", "min"):
         raise ValueError(f"{how}() of an empty array: the operation has no identity")
-    accumulate, result = accumulation(how, dtype)
+    result = accumulation(how, dtype)[1]
     value = {"sum": 0, "prod": 1, "mean": np.nan}[how]
     return tx.to_device(np.array(value, result))
 
@@ -783,8 +756,8 @@ def signature(func, dtypes: tuple) -> tuple:
     binding = {}
     for typevar, members in grouped.items():
         promoted = np.result_type(*members)
-        if all(type(m) in (int, float, bool) for m in members):
-            promoted = {int: I32, float: F32, bool: BOOL}[type(members[0])]
+        if all(type(m) in (int, float, bool) for m in members):  # (numpy's kind, GPU width)
+            promoted = {"i": I32, "f": F32, "b": BOOL}[promoted.kind]
         promoted = expressions.NARROWED.get(promoted, promoted)
         if promoted not in TYPES:
             raise TypeError(f"{name}: its arguments of {promoted} cannot be {typevar!r}")

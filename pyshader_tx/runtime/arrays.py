@@ -311,7 +311,7 @@ class DeviceArray:
         """`d[key] = value`: a value or array (broadcast as numpy does) written to the
         elements `d[key]` shows, ordered after the launches recorded before it."""
         if _before_write:
-            _before_write[0]()
+            _before_write[0]((self.buffer,))  # (the expressions that read it: a view's base's)
         outer, view, _ = views.index(self, key)
         shape = tuple(outer) + self._layout.shape
         try:
@@ -473,7 +473,7 @@ class DeviceArray:
             self[...] = array
             return
         if _before_write:
-            _before_write[0]()
+            _before_write[0]((self._live_buffer("write()"),))
         write_storage(self._live_buffer("write()"), self._layout.to_storage(array))
 
 
@@ -500,15 +500,16 @@ def register_conversion(converted) -> None:
 
 
 #: [`evaluate_pending(buffers=None)` of `expressions.py`, its list of pending expressions]:
-#: lazy expressions read their operands when evaluated, so a write to an array evaluates
-#: the pending ones first (a kernel launch: those that read a buffer it writes).
+#: lazy expressions read their operands when evaluated, so a write to an array (a kernel
+#: launch's too) first evaluates the pending ones that read a buffer it writes.
 _before_write: list = []
 
 
 def register_before_write(hook, pending: list) -> None:
-    """Call `hook()` before every write to a DeviceArray (`d[...] = v`, `write`), and
-    `hook(buffers)` before a kernel launch that writes `buffers` while `pending` (a list
-    that stays the same object) is not empty (`runtime/launch.py`)."""
+    """Call `hook(buffers)` before a write to a DeviceArray (`d[...] = v`, `write`: its
+    buffer) and before a kernel launch that writes `buffers` while `pending` (a list that
+    stays the same object) is not empty (`runtime/launch.py`); `hook()` evaluates every
+    pending expression (`tx.synchronize()`)."""
     _before_write[:] = [hook, pending]
 
 

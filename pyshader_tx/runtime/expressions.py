@@ -30,9 +30,10 @@ another dtype the GPU lacks) raises a TypeError naming the operand and float32.
 
 Order. An expression reads its operands when it is evaluated. Writing an array through
 `d[...] = v`, `d.write()`, `d.fill()`, or by a kernel launch (`Launcher.__call__` and
-`record`, a `tx.stdlib` call's launches too), evaluates the pending expressions first
-(`_pending`: weak references to every LazyArray made), so each sees its operands as they
-were when it was written, as numpy's would.
+`record`, a `tx.stdlib` call's launches too), evaluates first the pending expressions
+(`_pending`: weak references to every LazyArray made) that read the buffer written (a
+view's: its base's), so each sees its operands as they were when it was written, as
+numpy's would; the others stay pending (fusing with what uses them).
 """
 
 from __future__ import annotations
@@ -42,7 +43,14 @@ import weakref
 import numpy as np
 
 from .. import declarations as decl
-from .arrays import DeviceArray, _layout_for_dtype, _signatures, register_before_write
+from .arrays import (
+    DeviceArray,
+    _dtype_layouts,
+    _layout_for_dtype,
+    _signatures,
+    register_before_write,
+    to_device,
+)
 
 __all__ = [
     "LazyArray",
@@ -318,20 +326,17 @@ _append_pending = _pending.append
 _reference = weakref.ref
 
 
-def _plain_layout(dtype: np.dtype):
-    layout = _plain_layouts.get(dtype)
-    if layout is None:
-        layout = _plain_layouts[dtype] = _layout_for_dtype(dtype)
-    return layout
-
-
-_plain_layouts: dict = {}
 _BOOL = np.dtype(np.bool_)
 
 
-def node_of(array: LazyArray) -> tuple:
-    """The pending expression of a LazyArray."""
-    return _slot_base.__get__(array)
+def _plain_layout(dtype: np.dtype):
+    """The plain layout of `dtype`: `_layout_for_dtype`'s, its cache read at once."""
+    layout = _dtype_layouts.get(dtype)
+    return layout if layout is not None else _layout_for_dtype(dtype)
+
+
+#: `node_of(lazy)`: the pending expression of a LazyArray (its `_base` slot, read raw).
+node_of = _slot_base.__get__
 
 
 def _materialise(array) -> None:
@@ -363,35 +368,32 @@ def _prune() -> None:
 
 
 def evaluate_pending(buffers=None) -> None:
-    """Evaluate every pending expression (`tx.synchronize()`, writes to arrays), or with
-    `buffers` (those a kernel launch writes) the ones that read one of them."""
-    if buffers is not None:
-        live = [ref for ref in _pending if type(ref()) is LazyArray]
-        if len(live) != len(_pending):
-            _pending[:] = live  # (the evaluated and dead ones dropped: the same list)
-        for ref in live:
-            array = ref()
-            if type(array) is LazyArray and any(
-                type(leaf) is not LazyArray
-                and isinstance(leaf, DeviceArray)
-                and any(leaf.buffer is buffer for buffer in buffers)
-                for leaf in _get_base(array)[1]
-            ):
-                try:
-                    _materialise(array)
-                except (TypeError, ValueError):  # (it says so when it is used: not here)
-                    pass
+    """Evaluate every pending expression (`tx.synchronize()`), or with `buffers` (those a
+    write or a kernel launch writes) the ones that read one of them."""
+    if not _pending:
         return
-    if _pending:
-        refs = _pending[:]
+    refs = [ref for ref in _pending if type(ref()) is LazyArray]
+    if buffers is None:
         _pending.clear()  # (the same list: `_append_pending` is its append)
-        for ref in refs:
-            array = ref()
-            if type(array) is LazyArray:
-                try:
-                    _materialise(array)
-                except (TypeError, ValueError):  # (it says so when it is used: not here)
-                    pass
+    elif len(refs) != len(_pending):
+        _pending[:] = refs  # (the evaluated and dead ones dropped)
+    for ref in refs:
+        array = ref()
+        if type(array) is LazyArray and (buffers is None or _reads(array, buffers)):
+            try:
+                _materialise(array)
+            except (TypeError, ValueError):  # (it says so when it is used: not here)
+                pass
+
+
+def _reads(array: LazyArray, buffers) -> bool:
+    """Whether the pending expression `array` reads one of `buffers`."""
+    return any(
+        type(leaf) is not LazyArray
+        and isinstance(leaf, DeviceArray)
+        and any(leaf.buffer is buffer for buffer in buffers)
+        for leaf in node_of(array)[1]
+    )
 
 
 # -- operands ------------------------------------------------------------------------------
@@ -418,7 +420,7 @@ def operand(value, what: str):
     """(key, leaves, shape, dtype or Python type for a weak scalar) of an operand."""
     cls = type(value)
     if cls is LazyArray:
-        key, leaves = _slot_base.__get__(value)
+        key, leaves = node_of(value)
         return key, leaves, value.shape, value.dtype
     if cls is DeviceArray or isinstance(value, DeviceArray):
         if value.element is not None:
@@ -441,9 +443,7 @@ def operand(value, what: str):
             raise _unsupported(dtype, what)
         if isinstance(value, np.generic) or value.ndim == 0:
             return scalar_key(dtype), (value,), (), dtype
-        from .arrays import to_device  # (numpy data joins as a new DeviceArray)
-
-        return operand(to_device(value), what)
+        return operand(to_device(value), what)  # (numpy data joins as a new DeviceArray)
     if isinstance(value, (list, tuple)):
         array = np.asarray(value)
         if array.dtype == np.float64:
@@ -477,7 +477,6 @@ def scalar_key(dtype) -> Key:
 
 
 _scalar_keys: dict = {}
-_get_base = _slot_base.__get__
 scalar_key(int), scalar_key(float)  # (`_key_leaves` finds them)
 
 
@@ -575,7 +574,7 @@ def _key_leaves(value, what: str) -> tuple:
     """(Key, leaves) of an operand: `operand`'s, the common cases first."""
     cls = type(value)
     if cls is LazyArray:
-        return _get_base(value)
+        return node_of(value)
     if cls is DeviceArray:
         key = _array_keys.get((id(value._sig), value._view))  # (there: checked before)
         if key is not None and value.element is None and value.buffer is not None:
@@ -735,17 +734,9 @@ def reduce(array, how: str, axis=None):
         raise NotImplementedError(
             f"DeviceArray.{how}(axis={axis!r}): only axis=None (the whole array) is supported"
         )
-    if not isinstance(array, DeviceArray):
-        array = operand(array, f"{how}()") and _as_device(array)
     if type(array) is not LazyArray:
         operand(array, f"DeviceArray.{how}()")  # (the dtype checks)
     return _needs_stdlib()[1](array, how)
-
-
-def _as_device(value):
-    from .arrays import asarray
-
-    return asarray(value)
 
 
 def stdlib_call(name: str, array, *args, **kwargs):

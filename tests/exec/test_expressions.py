@@ -353,6 +353,55 @@ def test_a_launch_that_writes_an_operand_evaluates_pending_expressions_first():
     np.testing.assert_array_equal(u.numpy(), np.arange(1, 7))
 
 
+def test_a_write_evaluates_only_the_pending_expressions_that_read_the_array():
+    """`d[...] = v` and `d.write()` evaluate first the expressions that read d (through a
+    view too: the same buffer), which see the old values; the others stay pending."""
+    a_host = np.arange(8, dtype=np.float32)
+    a, b = tx.to_device(a_host), tx.to_device(np.ones(8, np.float32))
+    with tx.profile() as prof:
+        of_view = a[2:6] * 2
+        unrelated = b + 1
+        a[1:3] = 100.0  # a write through a view of a: of_view reads a's buffer
+        assert len(prof.launches) == 1
+        assert type(of_view) is tx.DeviceArray and type(unrelated) is LazyArray
+        of_a = a - 1
+        a.write(np.zeros(8, np.float32))
+        assert len(prof.launches) == 2
+        assert type(of_a) is tx.DeviceArray and type(unrelated) is LazyArray
+        a[::2].fill(7.0)  # (nothing reads a now)
+        assert len(prof.launches) == 2 and type(unrelated) is LazyArray
+        fused = unrelated * 3
+        assert type(fused) is LazyArray
+    np.testing.assert_array_equal(of_view.numpy(), a_host[2:6] * 2)
+    np.testing.assert_array_equal(of_a.numpy(), [-1, 99, 99, 2, 3, 4, 5, 6])
+    np.testing.assert_array_equal(a.numpy(), [7, 0, 7, 0, 7, 0, 7, 0])
+    with tx.profile() as prof:
+        np.testing.assert_array_equal(fused.numpy(), 6)  # `unrelated` inlined: one launch
+    assert len(prof.launches) == 1
+    np.testing.assert_array_equal(unrelated.numpy(), 2)
+
+
+def test_free_result_buffers_keep_a_bounded_number_of_sizes(monkeypatch):
+    """Results' buffers kept for reuse (`_free`): at most FREE_SIZES sizes, the oldest
+    size's buffers going back to their pool."""
+    from pyshader_tx.stdlib import expression_kernels
+
+    parked = []
+
+    class Pool:
+        def _park(self, buffer):
+            parked.append(buffer)
+
+    monkeypatch.setattr(expression_kernels, "_free", {})
+    pool, limit = Pool(), expression_kernels.FREE_SIZES
+    for size in range(limit + 3):
+        for copy in range(2):
+            expression_kernels._released(pool, 4 * (size + 1), (size, copy), object())
+    assert len(expression_kernels._free) == limit
+    assert parked == [(size, copy) for size in range(3) for copy in range(2)]
+    assert expression_kernels._free[(pool, 4 * (limit + 3))] == [(limit + 2, 0), (limit + 2, 1)]
+
+
 def test_broadcasts_of_many_dimensions_merge_them():
     x = np.arange(2 * 3 * 4 * 5 * 6, dtype=np.float32).reshape(2, 3, 4, 5, 6)
     y = np.arange(6, dtype=np.int32)
@@ -406,6 +455,14 @@ def test_integer_semantics():
     check(tx.to_device(f) % tx.to_device(g), f % g, True)
     check(tx.to_device(f) ** 2, f**2, True)  # negative bases with integral exponents
     check(tx.to_device(f) ** 3.0, f**3.0, True)
+
+
+def test_float_power_of_negative_bases_with_infinite_exponents_is_numpys():
+    """`float_power` (not the IR's `**`, which gives NaN here): (-2) ** inf is inf,
+    (-0.5) ** inf is 0, as numpy's."""
+    a = np.array([-2.0, -0.5, -2.0, -0.5, -3.0, 2.0], np.float32)
+    b = np.array([np.inf, np.inf, -np.inf, -np.inf, 3.0, np.inf], np.float32)
+    check(tx.to_device(a) ** tx.to_device(b), np.power(a, b), True)
 
 
 def test_bool_data_and_reductions():
@@ -496,6 +553,22 @@ def test_vectorize():
     )
     with pytest.raises(TypeError, match="same_kind"):
         count_bits(tx.to_device(x))
+
+
+def test_vectorize_binds_a_typevar_of_python_scalars_as_numpy_promotes_them():
+    """A TypeVar whose arguments are all Python scalars takes numpy's promotion of them
+    (1 and 2.5: a float, f32; ints alone: i32, numpy's int64 narrowed)."""
+    U = tx.TypeVar("U", tx.i32, tx.f32)
+
+    @tx.vectorize
+    def scaled(x: tx.f32, a: U, b: U) -> U:
+        return U(x) * a + b
+
+    x = np.array([0.5, 1.5, -2.0, 3.25, 4.0], np.float32)
+    dx = tx.to_device(x)
+    check(scaled(dx, 1, 2.5), x + np.float32(2.5), True)  # (numpy: 1 and 2.5 make a float)
+    check(scaled(dx, 2.0, 1), x * 2 + 1, True)
+    check(scaled(dx, 2, 3), x.astype(np.int32) * 2 + 3, True)
 
 
 def test_errors_name_the_operands_and_compute_nothing():
