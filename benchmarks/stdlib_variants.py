@@ -19,12 +19,13 @@ import numpy as np
 
 import pyshader_tx as tx
 from pyshader_tx import stdlib
+from pyshader_tx.stdlib import calls as stdlib_calls
 from pyshader_tx.stdlib import device, device_kernels
 
 from bench_stdlib import timed
 from pyshader_tx import Array, f32, u32
 from pyshader_tx.runtime import pool
-from pyshader_tx.stdlib.device_kernels import look_back, publish
+from pyshader_tx.stdlib.device_kernels import look_back, publish, published_bits, published_flag
 from pyshader_tx.stdlib.workgroup import subgroup_prefix
 
 W = device_kernels.WORKGROUP
@@ -109,9 +110,7 @@ def vec4_passes(xf, n: int) -> None:
     partial = tx.empty(16384 * W, np.float32)
     for groups in (4096, 8192, 16384):
         for items in (2, 4, 8):
-            per4 = -(-(n // 4) // groups)
-            per4 = -(-per4 // (items * W)) * (items * W)
-            used = -(-(n // 4) // per4)
+            per4, used = stdlib_calls.split(n // 4, groups, items * W)
 
             def call(used=used, per4=per4, items=items):
                 reduce_vec4(xv, partial, n // 4, per4, VITEMS=items, workgroups=used)
@@ -131,9 +130,7 @@ def first_passes(xf, n: int) -> None:
     partial = tx.empty(8192 * W, np.float32)
     result = tx.empty((), np.float32)
     for groups in (2048, 8192):
-        per = -(-n // groups)
-        per = -(-per // (8 * W)) * (8 * W)
-        groups = -(-n // per)
+        per, groups = stdlib_calls.split(n, groups, 8 * W)
         last = -(-groups // W) * W
 
         def first(groups=groups, per=per):
@@ -188,12 +185,12 @@ def look_back_waiting(
     while True:
         low = tx.atomic_load(state[2 * j])
         high = tx.atomic_load(state[2 * j + 1])
-        flag = low >> u32(30)
-        if flag == u32(0) or flag != high >> u32(30):
+        flag = published_flag(low, high)
+        if flag == u32(0):
             waits += u32(1)
             continue
         steps += u32(1)
-        found += ((high & u32(0xFFFF)) << u32(16)) | (low & u32(0xFFFF))
+        found += published_bits(low, high)
         if flag == u32(2) or j == u32(0):
             break
         j -= u32(1)

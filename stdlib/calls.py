@@ -5,6 +5,9 @@ shape and its other key arguments); only when there is none does it check its ar
 ask its tuner for a config and build the plan (`prepare`); then it takes its results from
 the pool and `run`s the plan. So a repeated call costs its launches' recording and a few
 microseconds, not its checks, tuning lookups and bindings again.
+
+Small helpers size the launches: `split` divides n elements among a bounded number of
+workgroups, `zeroed` and `finish_state` give the launches' zeroed scratch.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from pyshader_tx.runtime.arrays import DeviceArray, element_layout
 
 from . import device_kernels
 
-__all__ = ["cached", "prepare", "run", "zeroed", "zero"]
+__all__ = ["cached", "prepare", "run", "zeroed", "zero", "split", "finish_state"]
 
 
 def cached(cache: plans.PlanCache, x, *key):
@@ -87,3 +90,25 @@ def zero(plan: plans.Plan, array) -> None:
         words = int(np.prod(array.shape, dtype=np.int64)) * array.dtype.itemsize // 4
         target = plans.View(array, (words,), t.u32)
     plan.launch(device_kernels.zero_words, target, threads=words)
+
+
+def split(n: int, workgroups: int, row: int) -> tuple:
+    """(per, groups): n elements (at least one) split into ranges of `per` elements, one
+    per workgroup: `per` the smallest multiple of `row` (what a workgroup takes in one
+    round of its loop: its invocations times their loads) with which at most `workgroups`
+    workgroups cover n; `groups` = -(-n // per), the workgroups to launch (the last range
+    may be partial)."""
+    per = -(-n // workgroups)
+    per = -(-per // row) * row
+    return per, -(-n // per)
+
+
+def finish_state(plan: plans.Plan, workgroups: int) -> DeviceArray:
+    """The state of `device_kernels.finish_reduce` for a launch of `workgroups` workgroups:
+    2 * workgroups + 1 u32 words (each workgroup's total, then the ticket), the plan's own,
+    zero-filled once now: every launch's last workgroup leaves them zero again."""
+    state = plan.scratch(2 * workgroups + 1, np.uint32)
+    if not isinstance(state, DeviceArray):  # (a pooled Slot would not stay zero)
+        raise ValueError(f"finish_state: {workgroups} workgroups are too many")
+    pool.clear(state)
+    return state

@@ -195,16 +195,13 @@ def _reduce_plan(n: int, x_dtype, dtype, op, map, config: dict) -> plans.Plan:
     ordered = not isinstance(op, str)  # the named ops are commutative
     vectors = not ordered and n >= 4 * kernels.WORKGROUP  # (reduce_tiles4: a vec4 a load)
     row = kernels.WORKGROUP * config["ITEMS"] * (4 if vectors else 1)
-    per = -(-n // config["WORKGROUPS"])
-    per = -(-per // row) * row  # whole rows (ORDERED: whole runs)
-    groups = -(-n // per)
+    per, groups = calls.split(n, config["WORKGROUPS"], row)  # whole rows (ORDERED: whole runs)
     plan = plans.Plan("reduce")
     plan.dtype, plan.out = dtype, plan.result((), dtype)
     x, result = plan.input((n,), x_dtype), plan.input((), dtype)
     constants = {"op": op, "map": map, "ITEMS": config["ITEMS"], "workgroups": groups}
     if vectors:  # (one launch: the last workgroup to finish combines the totals)
-        state = plan.scratch(2 * groups + 1, np.uint32)
-        pool.clear(state)  # (zero again after each launch: zeroed once)
+        state = calls.finish_state(plan, groups)
         xv = scan_passes.vec4s(x, n)
         plan.launch(kernels.reduce_tiles4, xv, x, result, state, n, per, VT=xv.element, **constants)
         return plan
@@ -271,8 +268,6 @@ def _check_out(out, n: int, dtype, name: str) -> None:
 
 def _scan_plan(n: int, x_dtype, dtype, op, map, exclusive: bool, config: dict) -> plans.Plan:
     """The scan's launch with `config` (ITEMS, WORKGROUP): inputs x, out and init."""
-    items, workgroup = config["ITEMS"], config["WORKGROUP"]
-    tiles = -(-n // (workgroup * items))
     plan = plans.Plan("scan")
     plan.dtype, plan.n, plan.out = dtype, n, plan.result((n,), dtype)
     plan.identity = dtype.type(0)  # (init of an inclusive scan: unused)
@@ -282,34 +277,8 @@ def _scan_plan(n: int, x_dtype, dtype, op, map, exclusive: bool, config: dict) -
     if config["ALGORITHM"] == "rts":
         scan_passes.add_scan(plan, x, out, init, n, op, map, exclusive, config)
         return plan
-    state = calls.zeroed(plan, 2 * tiles, np.uint32)
-    if scan_passes.vector_downsweep(n, config):  # (four elements a load and a store)
-        xv, outv = scan_passes.vec4s(x, n), scan_passes.vec4s(out, n)
-        unused = plan.scratch(1, dtype)  # (the reduce-then-scan's sums)
-        plan.launch(
-            scan_kernels.scan_tiles4.with_workgroup_size(workgroup),
-            *(x, xv, outv, unused, state, n, init),
-            CHAINED=True,
-            op=op,
-            map=map,
-            EXCLUSIVE=exclusive,
-            ITEMS=items // 4,
-            VT=xv.element,
-            VU=outv.element,
-            SPINS=kernels.SPIN_LIMIT,
-            threads=tiles * workgroup,
-        )
-        return plan
-    plan.launch(
-        kernels.scan_tiles.with_workgroup_size(workgroup),
-        *(x, out, state, n, init),
-        op=op,
-        map=map,
-        EXCLUSIVE=exclusive,
-        ITEMS=items,
-        SPINS=kernels.SPIN_LIMIT,
-        threads=tiles * workgroup,
-    )
+    state = calls.zeroed(plan, 2 * scan_passes.tile_count(n, config), np.uint32)
+    scan_passes.launch_scan(plan, x, out, init, n, op, map, exclusive, config, state=state)
     return plan
 
 
@@ -386,8 +355,6 @@ def _check_count(count) -> None:
 def _select_plan(n: int, dtype, predicate, config: dict) -> plans.Plan:
     """select's launch with `config` (ITEMS, WORKGROUP): inputs x, out and count; the
     selected elements to the front of out, their number to count[0]."""
-    items, workgroup = config["ITEMS"], config["WORKGROUP"]
-    tiles = -(-n // (workgroup * items))
     plan = plans.Plan("select")
     plan.dtype, plan.n, plan.out = dtype, n, plan.result((n,), dtype)
     plan.count = pool.take(1, np.uint32)  # the plan's own, for calls without count=
@@ -396,28 +363,6 @@ def _select_plan(n: int, dtype, predicate, config: dict) -> plans.Plan:
     if config["ALGORITHM"] == "rts":
         scan_passes.add_select(plan, x, out, count, n, predicate, config)
         return plan
-    state = calls.zeroed(plan, 2 * tiles, np.uint32)
-    unused = plan.scratch(1, np.uint32)  # (the reduce-then-scan's sums)
-    if scan_passes.vector_downsweep(n, config):  # (four elements a load)
-        xv = scan_passes.vec4s(x, n)
-        plan.launch(
-            scan_kernels.select_tiles4.with_workgroup_size(workgroup),
-            *(x, xv, out, unused, state, count, n),
-            CHAINED=True,
-            predicate=predicate,
-            ITEMS=items // 4,
-            VT=xv.element,
-            SPINS=kernels.SPIN_LIMIT,
-            threads=tiles * workgroup,
-        )
-        return plan
-    plan.launch(
-        scan_kernels.select_tiles.with_workgroup_size(workgroup),
-        *(x, out, unused, state, count, n),
-        CHAINED=True,
-        predicate=predicate,
-        ITEMS=items,
-        SPINS=kernels.SPIN_LIMIT,
-        threads=tiles * workgroup,
-    )
+    state = calls.zeroed(plan, 2 * scan_passes.tile_count(n, config), np.uint32)
+    scan_passes.launch_select(plan, x, out, count, n, predicate, config, state=state)
     return plan

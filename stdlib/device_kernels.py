@@ -158,8 +158,9 @@ def reduce_tiles4(
 def finish_reduce(total: U, out: Array[U], state: Array[Atomic[u32]], op: tx.Func, scale: tx.f32):
     """The last workgroup to finish combines every workgroup's `total` (the same in all
     its invocations; a commutative op with an identity) into out[0] (times `scale` for
-    f32: a mean's 1 / n): called by whole workgroups, in uniform control flow. (Also the
-    end of the generated reductions of expressions: `expression_kernels.py`.)
+    f32: a mean's 1 / n): called by whole workgroups of a 1-D launch (`workgroups=N`), in
+    uniform control flow. (Also the end of the generated reductions of expressions:
+    `expression_kernels.py`.)
 
     Invocation 0 publishes the total in state[2g], state[2g+1] (16 bits each, under an
     AGGREGATE flag: WGSL atomics are relaxed, a value and its flag must be read together)
@@ -167,8 +168,9 @@ def finish_reduce(total: U, out: Array[U], state: Array[Atomic[u32]], op: tx.Fun
     reads every total, waiting for a word only until its store, which its workgroup made
     before taking its ticket, arrives (no workgroup waits for one that has not run), and
     sets the words back to zero for the next launch."""
-    groups = tx.num_workgroups().x * tx.num_workgroups().y
-    g = tx.workgroup_id().y * tx.num_workgroups().x + tx.workgroup_id().x
+    # (a 1-D launch, as both callers make: a folded one reads as unfolded, (N, 1, 1))
+    groups = tx.num_workgroups().x
+    g = tx.workgroup_id().x
     t = tx.local_invocation_index()
     ticket = tx.workgroup_array(u32, 1)
     if t == u32(0):
@@ -181,9 +183,8 @@ def finish_reduce(total: U, out: Array[U], state: Array[Atomic[u32]], op: tx.Fun
     while i < groups:
         low = tx.atomic_load(state[2 * i])
         high = tx.atomic_load(state[2 * i + 1])
-        if low >> u32(30) == u32(AGGREGATE) and high >> u32(30) == u32(AGGREGATE):
-            bits = ((high & u32(0xFFFF)) << u32(16)) | (low & u32(0xFFFF))
-            acc = op(acc, tx.bitcast(U, bits))
+        if published_flag(low, high) == u32(AGGREGATE):
+            acc = op(acc, tx.bitcast(U, published_bits(low, high)))
             tx.atomic_store(state[2 * i], u32(0))
             tx.atomic_store(state[2 * i + 1], u32(0))
             i += tx.workgroup_size().x
@@ -253,8 +254,23 @@ def reduce_tiles(
 
 @tx.func
 def publish(state: Array[Atomic[u32]], tile: u32, flag: u32, bits: u32):
+    """Store `bits` under `flag` as state `tile`: its two words (see the module doc)."""
     tx.atomic_store(state[2 * tile], (flag << u32(30)) | (bits & u32(0xFFFF)))
     tx.atomic_store(state[2 * tile + 1], (flag << u32(30)) | (bits >> u32(16)))
+
+
+@tx.func
+def published_flag(low: u32, high: u32) -> u32:
+    """The flag of a state read as its two words `low` and `high` (`publish`): the one
+    both carry, or 0 while either is unpublished or they carry different flags."""
+    flag = low >> u32(30)
+    return tx.select(u32(0), flag, flag == high >> u32(30))
+
+
+@tx.func
+def published_bits(low: u32, high: u32) -> u32:
+    """The 32 bits `publish` stored in a state's two words (`low`, `high`)."""
+    return ((high & u32(0xFFFF)) << u32(16)) | (low & u32(0xFFFF))
 
 
 @loops_end
@@ -407,14 +423,14 @@ def look_back(
             while True:
                 low = tx.atomic_load(state[2 * j])
                 high = tx.atomic_load(state[2 * j + 1])
-                flag = low >> u32(30)
-                if flag == u32(0) or flag != high >> u32(30):
+                flag = published_flag(low, high)
+                if flag == u32(0):
                     if spins < spin_limit:
                         spins += u32(1)
                         continue
                     stop = j  # the budget of waits is spent: reduce tile j instead
                     break
-                value = tx.bitcast(U, ((high & u32(0xFFFF)) << u32(16)) | (low & u32(0xFFFF)))
+                value = tx.bitcast(U, published_bits(low, high))
                 found = tx.select(value, op(value, found), has)
                 has = True
                 if flag == u32(INCLUSIVE) or j == u32(0):

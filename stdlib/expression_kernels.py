@@ -41,6 +41,7 @@ from pyshader_tx.runtime.device import simulated_device
 from pyshader_tx.runtime.arrays import DeviceArray
 from pyshader_tx.runtime.expressions import LazyArray, become, node_of
 
+from . import calls
 from .array_kernels import CONVERTED as TYPES
 from .ops import NAMED_OPS
 from .scan_passes import VECTORS as VECTOR_TYPES
@@ -654,17 +655,12 @@ def _reduction_plan(how: str, key, shape: tuple, dtype: np.dtype, fast: bool) ->
     accumulate, result = accumulation(how, dtype)
     source = generator.reduction_source(how, accumulate)
     kernel = kernel_of(source, generator.functions, "reduction")
-    groups = -(-generator.count // 4)
-    row = WORKGROUP * ITEMS
-    per = -(-groups // REDUCE_WORKGROUPS)
-    per = -(-per // row) * row
-    workgroups = -(-groups // per)
+    per, workgroups = calls.split(-(-generator.count // 4), REDUCE_WORKGROUPS, WORKGROUP * ITEMS)
     plan = plans.Plan(f"expression {how}")
     plan.out = plan.result((), result)
     out = plan.input((), result)
     slots = _inputs(plan, generator, fast)
-    state = plan.scratch(2 * workgroups + 1, np.uint32)
-    pool.clear(state)  # (the last workgroup leaves it zero again: zeroed once)
+    state = calls.finish_state(plan, workgroups)
     target = plans.View(out, (1,), TYPES[accumulate])
     scale = 1.0 / generator.count if how == "mean" else 1.0
     arguments = generator.arguments(slots, fast)

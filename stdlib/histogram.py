@@ -41,7 +41,7 @@ from pyshader_tx.kernel import loops_end
 from pyshader_tx import Array, Atomic, f32, i32, u32
 from pyshader_tx import types as t
 from pyshader_tx.runtime import plans, pool
-from pyshader_tx.runtime.arrays import DeviceArray, element_layout
+from pyshader_tx.runtime.arrays import DeviceArray
 from pyshader_tx.runtime.device import device_limit
 
 from pyshader_tx.tuning.host import HostTuner
@@ -274,8 +274,7 @@ def _count_plan(n, dtype, bins, ty, binning, p, edges, capacity, config) -> plan
         plan.launch(count_global, x, counts, device_edges, p, binning=binning, threads=n)
         return plan
     vectors, items = n // 4, config["ITEMS"]
-    per = -(-vectors // config["WORKGROUPS"])
-    per = -(-per // (WORKGROUP * items)) * (WORKGROUP * items)
+    per, groups = calls.split(vectors, config["WORKGROUPS"], WORKGROUP * items)
     record = p.copy()
     record["per"] = per
     plan.launch(
@@ -285,7 +284,7 @@ def _count_plan(n, dtype, bins, ty, binning, p, edges, capacity, config) -> plan
         CAPACITY=capacity,
         ITEMS=items,
         V=VECTORS[ty],
-        workgroups=-(-vectors // per),
+        workgroups=groups,
     )
     return plan
 

@@ -310,9 +310,7 @@ def _sort_plan(n: int, dtype, value_dtype, pairs: bool, options: dict, config: d
     sort_pass = kernels.sort_pass.with_workgroup_size(threads)
     size = threads * items
     tiles = -(-n // size)
-    row = kernels.WORKGROUP * kernels.COUNT_ITEMS
-    per = -(-n // COUNT_WORKGROUPS)
-    per = -(-per // row) * row
+    per, groups = calls.split(n, COUNT_WORKGROUPS, kernels.WORKGROUP * kernels.COUNT_ITEMS)
     encoding = options["encoding"]
     plan = plans.Plan("sort")
     plan.n, plan.dtype, plan.value_dtype = n, dtype, value_dtype
@@ -330,7 +328,6 @@ def _sort_plan(n: int, dtype, value_dtype, pairs: bool, options: dict, config: d
     values_temp = plan.scratch(n if pairs else 1, np.uint32)
     counts = calls.zeroed(plan, 2 * kernels.STARTS, np.uint32)
     state = calls.zeroed(plan, kernels.PASSES * tiles * kernels.RADIX, np.uint32)
-    groups = -(-n // per)
     plan.launch(
         kernels.count_digits, key_bits, counts, n, per, encoding, threads=groups * kernels.WORKGROUP
     )

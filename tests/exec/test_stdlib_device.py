@@ -7,7 +7,8 @@ import pytest
 import pyshader_tx as tx
 from pyshader_tx import f32, i32, stdlib, u32
 from pyshader_tx.stdlib import device as stdlib_device
-from pyshader_tx.stdlib import device_kernels, scan_kernels
+from pyshader_tx.runtime import plans
+from pyshader_tx.stdlib import calls, device_kernels, scan_kernels
 from stdlib_ops import above_half, first_nonzero, in_order, is_odd, odd, squared
 
 pytestmark = pytest.mark.wgpu_only("device-wide primitives return DeviceArrays")
@@ -35,6 +36,19 @@ def test_reduce_combines_hundreds_of_workgroups_in_order():
     sparse[[n // 3, n // 2, n - 1]] = [7, 8, 9]
     assert int(stdlib.reduce(sparse, first_nonzero)) == 7
     assert int(stdlib.reduce(sparse[: n // 3], first_nonzero)) == 0
+
+
+def test_the_host_splits_elements_among_workgroups():
+    """`calls.split`: ranges of whole rows for at most the workgroups given, covering n;
+    `calls.finish_state`: finish_reduce's words, zeroed (a pooled Slot would not stay so)."""
+    cases = [(1, 8, 256), (256, 8, 256), (257, 8, 256), (10**6 + 3, 8192, 2048), (5000, 3, 7)]
+    for n, limit, row in cases:
+        per, groups = calls.split(n, limit, row)
+        assert per % row == 0 and 1 <= groups <= limit and (groups - 1) * per < n <= groups * per
+    state = calls.finish_state(plans.Plan("finish"), 5)
+    assert state.shape == (11,) and not state.numpy().any()
+    with pytest.raises(ValueError, match="too many"):
+        calls.finish_state(plans.Plan("finish"), 1 << 18)
 
 
 @pytest.mark.parametrize(

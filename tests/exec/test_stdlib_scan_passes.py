@@ -54,6 +54,17 @@ def test_the_sizes_the_host_computes():
     scan_passes.select_launches(None, None, None, 0, odd, CONFIG)
 
 
+def test_a_tiles_launch_takes_sums_or_state():
+    """`launch_scan` and `launch_select` (the downsweep, or the chained scan's single pass)
+    take exactly one of the reduce-then-scan's sums and the chained scan's state."""
+    plan = plans.Plan("tiles")
+    x, out = plan.input((8,), np.uint32), plan.input((8,), np.uint32)
+    with pytest.raises(TypeError, match="either sums"):
+        scan_passes.launch_scan(plan, x, out, 0, 8, "add", None, False, CONFIG)
+    with pytest.raises(TypeError, match="either sums"):
+        scan_passes.launch_select(plan, x, out, x, 8, odd, CONFIG, sums=x, state=x)
+
+
 @pytest.fixture(params=["fused spine", "spine"])
 def spine(request, monkeypatch):
     """Both ways a named op's tiles find what comes before them: each tile summing the
@@ -143,7 +154,7 @@ VECTOR_SIZES = [4, VECTOR_TILE - 4, VECTOR_TILE, VECTOR_TILE + 4, 5 * VECTOR_TIL
 
 @pytest.mark.parametrize("n", VECTOR_SIZES)
 def test_the_vec4_downsweep_around_tile_boundaries(n, spine):
-    assert scan_passes.vector_downsweep(n, VECTOR_CONFIG)
+    assert scan_passes.vector_tiles(n, VECTOR_CONFIG)
     x = (np.arange(n) % 13).astype(np.uint32)
     want = np.cumsum(x, dtype=np.uint32)
     np.testing.assert_array_equal(scan(x, config=VECTOR_CONFIG), want)

@@ -143,5 +143,5 @@ def test_the_vec4_downsweep(setting):
     """The small cases (scans and selects) four elements at a time: 3 tiles and a partial
     one, n a multiple of 4."""
     n = 3 * 512 + 44
-    assert scan_passes.vector_downsweep(n, VECTOR)
+    assert scan_passes.vector_tiles(n, VECTOR)
     check(VECTOR, n, setting, SMALL_CASES)
