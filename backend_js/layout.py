@@ -18,10 +18,16 @@ Uniform value layouts (`value_layout`) are tagged by `kind`:
 
 from __future__ import annotations
 
+import math
+
 from pyshader_tx import types as t
+from pyshader_tx.ir.print_buffer import HEADER_WORDS, RECORD_HEADER_WORDS, value_words
+from pyshader_tx.options import DEFAULT_PRINT_CAPACITY
+from pyshader_tx.runtime.arrays import element_layout
 
 __all__ = [
     "TYPED_ARRAYS",
+    "typed_array",
     "value_layout",
     "element_description",
     "uniform_description",
@@ -55,9 +61,14 @@ def webgpu_features(interface) -> list:
 COMPUTE_STAGE = 4
 
 
-def _scalar_name(ty: t.Type) -> str:
-    scalar = t.scalar_of(ty)
-    return scalar.name
+def typed_array(element: t.Type) -> str:
+    """The JavaScript type that holds an array of `element`: its scalar's TypedArray, or
+    for structs any ArrayBufferView of their bytes."""
+    if isinstance(element, t.AtomicType):
+        element = element.scalar
+    if isinstance(element, t.StructType):
+        return "ArrayBufferView"
+    return TYPED_ARRAYS[t.scalar_of(element).name]
 
 
 def value_layout(ty: t.Type, python_type: t.Type | None = None) -> dict:
@@ -102,30 +113,19 @@ def value_layout(ty: t.Type, python_type: t.Type | None = None) -> dict:
 def element_description(element: t.Type) -> dict:
     """One storage array's element: its scalar (None for structs), the values per element
     in the user's typed array, the stride on the GPU, and `pad` [values per row in the
-    user's data, on the GPU] where the GPU pads (vec3, matrix columns of 3)."""
+    user's data, on the GPU] where the GPU pads (vec3, matrix columns of 3): as
+    runtime/arrays.py's `element_layout` lays out numpy arrays."""
     if isinstance(element, t.AtomicType):
         element = element.scalar
-    stride = t.array_stride(element)
-    description = {"type": repr(element), "struct": isinstance(element, t.StructType)}
-    if isinstance(element, t.StructType):
-        return {**description, "scalar": None, "components": 1, "stride": stride, "pad": None}
-    width = t.scalar_of(element).width
-    pad = None
-    components = 1
-    if isinstance(element, t.VectorType):
-        components = element.size
-        slots = stride // width  # as element_layout: a vec3 takes 4 slots
-        pad = [element.size, slots] if slots != element.size else None
-    elif isinstance(element, t.MatrixType):
-        components = element.columns * element.rows
-        slots = t.array_stride(element.column_type) // width
-        pad = [element.rows, slots] if slots != element.rows else None
+    layout = element_layout(element)
+    struct = isinstance(element, t.StructType)
     return {
-        **description,
-        "scalar": _scalar_name(element),
-        "components": components,
-        "stride": stride,
-        "pad": pad,
+        "type": repr(element),
+        "struct": struct,
+        "scalar": None if struct else t.scalar_of(element).name,
+        "components": math.prod(layout.shape),
+        "stride": layout.stride,
+        "pad": [layout.shape[-1], layout.storage_shape[-1]] if layout.padded else None,
     }
 
 
@@ -149,27 +149,33 @@ def uniform_description(interface) -> dict | None:
             }
         )
     return {
-        "group": block.group,
         "binding": block.binding,
         "type": block.struct.name,
         "size": block.size,
-        # What to allocate: as runtime/uniforms.py's uniform_buffer_size.
-        "bufferSize": max(16, t.round_up(block.size, 16)),
+        "bufferSize": block.buffer_size,  # (what to allocate)
         "members": members,
     }
 
 
 def print_description(interface) -> dict | None:
-    """The print buffer of a kernel that prints: its binding, record size and sites."""
+    """The print buffer of a kernel that prints: its binding, its layout (the words of its
+    header, of a record's header and of the longest record: `ir/print_buffer.py`), the
+    default capacity (`tx.options.print_capacity`'s) and the sites, each value with its
+    words (`size`) and whether it is a vector (shown as `vec3f(...)`)."""
     prints = interface.prints
     if prints is None:
         return None
     sites = []
     for site in prints.sites:
-        values = []
-        for ty in site.types:
-            size = ty.size if isinstance(ty, t.VectorType) else 1
-            values.append({"type": repr(ty), "scalar": t.scalar_of(ty).name, "size": size})
+        values = [
+            {
+                "type": repr(ty),
+                "scalar": t.scalar_of(ty).name,
+                "size": value_words(ty),
+                "vector": isinstance(ty, t.VectorType),
+            }
+            for ty in site.types
+        ]
         sites.append(
             {
                 "parts": list(site.parts),
@@ -181,9 +187,11 @@ def print_description(interface) -> dict | None:
             }
         )
     return {
-        "group": prints.group,
         "binding": prints.binding,
+        "headerWords": HEADER_WORDS,
+        "recordHeaderWords": RECORD_HEADER_WORDS,
         "recordWords": prints.record_words,
+        "defaultCapacity": DEFAULT_PRINT_CAPACITY,
         "sites": sites,
     }
 
@@ -204,13 +212,13 @@ def bind_group_layout(interface) -> list:
     ]
 
 
-def js_value_type(ty: t.Type, python_type: t.Type | None = None) -> str:
-    """The TypeScript type of a value parameter (scalars, vectors, matrices, structs)."""
+def js_value_type(ty: t.Type) -> str:
+    """The TypeScript type of a value of declared type `ty` (scalars, vectors, matrices,
+    fixed arrays, structs): a bool takes true, false, 0 or 1."""
     if isinstance(ty, t.ScalarType):
-        return "boolean | number" if python_type == t.bool_ else "number"
+        return "boolean | number" if ty == t.bool_ else "number"
     if isinstance(ty, t.VectorType):
-        item = "boolean | number" if python_type is not None else "number"
-        return f"ArrayLike<{item}>" if "|" not in item else f"ArrayLike<{item}>"
+        return f"ArrayLike<{js_value_type(ty.scalar)}>"
     if isinstance(ty, t.MatrixType):
         return "ArrayLike<number> | ArrayLike<ArrayLike<number>>"
     if isinstance(ty, t.FixedArrayType):

@@ -1,9 +1,11 @@
 // ---------------------------------------------------------------------------------------
 // The launcher: the same in every module pyshader-tx writes (backend_js/runtime.js). It
-// reads KERNEL (above) and needs nothing but the WebGPU API: it packs the uniform block as
-// pyshader_tx's Python launcher does (runtime/uniforms.py), uploads typed arrays (vec3 and
-// matrix columns padded to WGSL's strides, as runtime/arrays.py pads numpy arrays),
-// folds large 1-D launches (runtime/dispatch.py) and reads the written arrays back.
+// reads the constants above (KERNEL, features, workgroupSize, the WGSL, the layouts) and
+// needs nothing but the WebGPU API: it packs the uniform block as pyshader_tx's Python
+// launcher does (runtime/uniforms.py), uploads typed arrays (vec3 and matrix columns padded
+// to WGSL's strides, as runtime/arrays.py pads numpy arrays), folds large 1-D launches
+// (runtime/dispatch.py), reads the written arrays back and shows what the kernel printed
+// as the Python runtime does (pyshader_tx/printing.py).
 // ---------------------------------------------------------------------------------------
 
 // GPUBufferUsage and GPUMapMode bits (numbers, so that the module loads without globals).
@@ -13,7 +15,6 @@ const TYPED_ARRAYS = { f32: Float32Array, i32: Int32Array, u32: Uint32Array, f16
 const INT_RANGES = { i32: [-(2 ** 31), 2 ** 31 - 1], u32: [0, 2 ** 32 - 1] };
 const FLOAT_MAX = { f32: 3.4028234663852886e38, f16: 65504 };
 const FOLD_SEARCH = 256; // how far above the least Y foldWorkgroups looks for an exact divisor
-const DEFAULT_PRINT_CAPACITY = 1024;
 
 function argumentError(name, text, Kind = TypeError) {
   return new Kind(`parameter '${name}' of ${KERNEL.name}: ${text}`);
@@ -230,11 +231,18 @@ function packUniforms(args, shapes) {
 
 // -- arrays ---------------------------------------------------------------------------------
 
+/** The bytes bound (and allocated) for `nbytes` of array data: whole 4-byte words, at least
+ * one (as runtime/arrays.py's create_storage_buffer). */
+function storageSize(nbytes) {
+  return Math.max(4, Math.ceil(nbytes / 4) * 4);
+}
+
 function isGPUBuffer(value) {
   return value !== null && typeof value === 'object' && typeof value.mapAsync === 'function';
 }
 
-/** {name, element, shape, data: TypedArray | null, buffer: GPUBuffer | null} of one argument. */
+/** {param, shape, data: TypedArray | null, buffer: GPUBuffer | null, size} of one argument
+ * (`size`: the bytes to bind, `storageSize` of its data's). */
 function arrayArgument(param, value) {
   const element = param.element;
   let data = value;
@@ -279,7 +287,7 @@ function arrayArgument(param, value) {
         'the array is empty; a zero-size buffer cannot be bound',
         RangeError,
       );
-    return { param, shape, data: null, buffer: data, nbytes: needed };
+    return { param, shape, data: null, buffer: data, size: storageSize(needed) };
   }
   let bytes;
   if (element.struct) {
@@ -330,13 +338,12 @@ function arrayArgument(param, value) {
       'the array is empty; a zero-size buffer cannot be bound',
       RangeError,
     );
-  return { param, shape, data, buffer: null, nbytes: count * element.stride };
+  return { param, shape, data, buffer: null, size: storageSize(count * element.stride) };
 }
 
-/** The bytes to upload for `data`: the same bytes, or padded to WGSL's strides (vec3,
- * matrix columns of 3), rounded up to whole 4-byte words. */
-function storageBytes(element, data, nbytes) {
-  const size = Math.max(4, (nbytes + 3) & ~3);
+/** The `size` bytes to upload for `data`: the same bytes, or padded to WGSL's strides
+ * (vec3, matrix columns of 3), then zeros up to `size`. */
+function storageBytes(element, data, size) {
   if (data.constructor.name === 'Float16Array') data = Uint16Array.from(data, f16Bits);
   const source = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
   const out = new Uint8Array(size);
@@ -448,7 +455,7 @@ export function computeDispatch(launch, limit) {
   }
   const counts = countList(threads, 'threads');
   if (counts.includes(0)) return null;
-  const groups = counts.map((n, axis) => Math.ceil(n / KERNEL.workgroupSize[axis]));
+  const groups = counts.map((n, axis) => Math.ceil(n / workgroupSize[axis]));
   while (groups.length < 3) groups.push(1);
   if (counts.length === 1 && groups[0] > limit) {
     return { groups: [...foldWorkgroups(groups[0], limit), 1], folded: true };
@@ -458,44 +465,134 @@ export function computeDispatch(launch, limit) {
 }
 
 // -- print() ------------------------------------------------------------------------------------
+// The text Python's runtime shows for the same print buffer (pyshader_tx/printing.py:
+// read_records, format_value; runtime/prints.py): lines sorted by the printing invocation's
+// global id (z, then y, then x), each invocation's in the order it printed; values as
+// Python's str() of the bool, the int, or the numpy float32 / float16.
 
-function formatNumber(scalar, word) {
+// Per float scalar: fraction bits, exponent bias, and the magnitude from which numpy's str()
+// goes scientific (numpy >= 2.3: 1e6 for float32, 1e3 for float16; below 1e-4 too).
+const FLOAT_FORMATS = {
+  f32: { fraction: 23, bias: 127, positionalBelow: 1e6 },
+  f16: { fraction: 10, bias: 15, positionalBelow: 1e3 },
+};
+
+/** [digits, exponent] of m * 2^e as numpy's Dragon4 gives them in its "unique" mode: the
+ * fewest decimal digits that read back (round to nearest even) to the same float, the
+ * nearer of the two candidates where both do; `exponent` is the power of ten of the first
+ * digit. `narrow`: the gap to the float below is half the gap above (a power of two past
+ * the smallest normal). */
+function shortestDigits(m, e, narrow) {
+  const big = BigInt;
+  const shift = 2n ** big(Math.max(e - 2, 0)); // units of a quarter of the gap above
+  const num = 4n * big(m) * shift; // the value is num / den
+  const den = 2n ** big(Math.max(2 - e, 0));
+  const high = 2n * shift; // half the gap above, in the same units
+  const low = (narrow ? 1n : 2n) * shift; // half the gap below
+  const even = m % 2 === 0;
+  const pow10 = (k) => 10n ** big(k);
+  // The decimal exponent of the first digit: 10^x <= value < 10^(x + 1).
+  let x = Math.floor(Math.log10(m * 2 ** e));
+  const atLeast = (k) => (k >= 0 ? num >= pow10(k) * den : num * pow10(-k) >= den);
+  while (!atLeast(x)) x -= 1;
+  while (atLeast(x + 1)) x += 1;
+  for (let length = 1; ; length++) {
+    const j = x - length + 1; // the power of ten of the last digit
+    const up = pow10(Math.max(-j, 0));
+    const a = num * up;
+    const b = den * pow10(Math.max(j, 0));
+    const q = a / b;
+    const rest = a - q * b; // value - q * 10^j, in units of 10^j / b
+    // q * 10^j, (q + 1) * 10^j inside the interval (its ends too for an even m, which
+    // rounding to even reads back as m)
+    const downFits = even ? rest <= low * up : rest < low * up;
+    const upFits = even ? b - rest <= high * up : b - rest < high * up;
+    if (!downFits && !upFits) continue;
+    let digits = q;
+    if (upFits && (!downFits || 2n * rest > b || (2n * rest === b && q % 2n === 1n))) digits += 1n;
+    let text = digits.toString();
+    if (text.length > length) x += 1; // 9.99... rounded up to 10
+    text = text.replace(/0+$/, '');
+    return [text, x];
+  }
+}
+
+/** numpy's str() of a float32 or float16 (`scalar`) holding `value`: 0.1, 3.0, -0.0,
+ * 1e+20, 1e-05, 1.6777216e+07, nan, inf. */
+export function formatFloat(scalar, value) {
+  const { fraction, bias, positionalBelow } = FLOAT_FORMATS[scalar];
+  let bits;
+  if (scalar === 'f32') {
+    f32Scratch[0] = value;
+    bits = u32Scratch[0];
+  } else {
+    bits = f16Bits(value);
+  }
+  const negative = bits >= 2 ** (fraction === 23 ? 31 : 15);
+  const exponent = Math.floor(bits / 2 ** fraction) % (2 * bias + 2);
+  const mantissa = bits % 2 ** fraction;
+  const sign = negative ? '-' : '';
+  if (exponent === 2 * bias + 1) return mantissa ? 'nan' : `${sign}inf`;
+  if (exponent === 0 && mantissa === 0) return `${sign}0.0`;
+  const m = exponent ? mantissa + 2 ** fraction : mantissa;
+  const e = Math.max(exponent, 1) - bias - fraction;
+  const [digits, x] = shortestDigits(m, e, mantissa === 0 && exponent > 1);
+  const magnitude = m * 2 ** e;
+  if (magnitude >= 1e-4 && magnitude < positionalBelow) {
+    if (x < 0) return `${sign}0.${'0'.repeat(-x - 1)}${digits}`;
+    const whole = digits.slice(0, x + 1).padEnd(x + 1, '0');
+    return `${sign}${whole}.${digits.slice(x + 1) || '0'}`;
+  }
+  const mantissaText = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+  const power = String(Math.abs(x)).padStart(2, '0');
+  return `${sign}${mantissaText}e${x < 0 ? '-' : '+'}${power}`;
+}
+
+/** The text of one printed value word of `scalar` (bool, i32, u32, f32; f16: the bits of
+ * the f32 of equal value), as pyshader_tx/printing.py's WORD_DECODERS and SCALAR_FORMATS. */
+export function formatWord(scalar, word) {
   if (scalar === 'bool') return word ? 'True' : 'False';
   if (scalar === 'u32') return String(word >>> 0);
   if (scalar === 'i32') return String(word | 0);
   u32Scratch[0] = word;
-  const value = f32Scratch[0];
-  if (!Number.isFinite(value)) return Number.isNaN(value) ? 'nan' : value > 0 ? 'inf' : '-inf';
-  let text = String(value);
-  for (let digits = 1; digits <= 9; digits++) {
-    const shorter = value.toPrecision(digits);
-    if (Math.fround(Number(shorter)) === value) {
-      text = String(Number(shorter));
-      break;
-    }
-  }
-  return /^-?\d+$/.test(text) ? `${text}.0` : text;
+  return formatFloat(scalar, f32Scratch[0]);
 }
 
-/** The lines of a print buffer's words, in the order they were written. */
-function printedLines(words, sites) {
-  const lines = [];
-  let position = 2;
+/** The text of a print buffer's `words` (zeroed before the dispatch): the lines as
+ * pyshader_tx/printing.py's read_records orders and formats them, then, if records were
+ * dropped, the line that says so (as printing.py's dropped_message). */
+function printedText(words, capacity) {
+  const { sites, headerWords, recordHeaderWords } = KERNEL.prints;
+  const records = [];
+  let position = headerWords;
   while (position < words.length && words[position] >= 1 && words[position] <= sites.length) {
     const site = sites[words[position] - 1];
-    let at = position + 4;
-    const texts = site.values.map(({ scalar, size, type }) => {
-      const parts = [];
-      for (let k = 0; k < size; k++) parts.push(formatNumber(scalar, words[at++]));
-      return size > 1 || type.startsWith('vec') ? `${type}(${parts.join(', ')})` : parts[0];
-    });
-    lines.push(
-      site.parts.map((part) => (typeof part === 'string' ? part : texts[part])).join(site.sep) +
-        site.end,
-    );
+    if (position + site.recordWords > words.length) break; // (never written so: a safeguard)
+    const [x, y, z] = words.subarray(position + 1, position + 4);
+    records.push({ site, position, x, y, z });
     position += site.recordWords;
   }
-  return { text: lines.join(''), dropped: words[1] };
+  // By global id: z, then y, then x; each invocation's lines in order (sort is stable).
+  records.sort((a, b) => a.z - b.z || a.y - b.y || a.x - b.x);
+  let text = '';
+  for (const { site, position: start } of records) {
+    let at = start + recordHeaderWords;
+    const texts = site.values.map(({ type, scalar, size, vector }) => {
+      const parts = [];
+      for (let k = 0; k < size; k++) parts.push(formatWord(scalar, words[at++]));
+      return vector ? `${type}(${parts.join(', ')})` : parts[0];
+    });
+    const items = site.parts.map((part) => (typeof part === 'string' ? part : texts[part]));
+    text += items.join(site.sep) + site.end;
+  }
+  const dropped = words[1]; // (word 1: the records that did not fit)
+  if (dropped) {
+    const lines = dropped === 1 ? 'line was' : 'lines were';
+    text +=
+      `[pyshader_tx] ${KERNEL.name}: ${dropped} printed ${lines} dropped: the print buffer` +
+      ` holds ${capacity} lines per dispatch (raise printCapacity)\n`;
+  }
+  return text;
 }
 
 // -- the kernel ---------------------------------------------------------------------------------
@@ -505,7 +602,7 @@ function printedLines(words, sites) {
  * `{dispatch, packUniforms, bindGroupLayout, pipeline}`.
  */
 export async function createKernel(device) {
-  const missing = KERNEL.features.filter((feature) => !device.features.has(feature));
+  const missing = features.filter((feature) => !device.features.has(feature));
   if (missing.length) {
     throw new Error(
       `kernel ${KERNEL.name} needs the device features [${missing}]: request them in requestDevice({requiredFeatures})`,
@@ -518,7 +615,6 @@ export async function createKernel(device) {
   async function pipeline(folded) {
     if (!pipelines.has(folded)) {
       const code = folded ? wgslFolded : wgsl;
-      if (code === null) throw new Error(`kernel ${KERNEL.name} has no folded variant`);
       const module = device.createShaderModule({ label: KERNEL.name, code });
       const made = device.createComputePipelineAsync({
         label: KERNEL.name,
@@ -534,10 +630,12 @@ export async function createKernel(device) {
 
   /**
    * Run the kernel. `args` has every parameter by name; `launch` is {threads} or
-   * {workgroups} (an integer or [x, y, z]), and optionally `printCapacity`, `print` (a
-   * function taking the printed text; default: console.log), `maxWorkgroupsPerDimension`
-   * (below the device's: folding tests). Resolves to {name: TypedArray} for each array the
-   * kernel writes that was passed as a typed array (updated in place, as in Python).
+   * {workgroups} (an integer or [x, y, z]), and optionally `printCapacity` (the lines a
+   * kernel that prints can write per dispatch; default 1024, as tx.options.print_capacity),
+   * `print` (a function taking the printed text, as pyshader_tx's Python runtime shows it;
+   * default: console.log), `maxWorkgroupsPerDimension` (below the device's: folding tests).
+   * Resolves to {name: TypedArray} for each array the kernel writes that was passed as a
+   * typed array (updated in place, as in Python); written GPUBuffers are not read back.
    */
   async function dispatch(args, launch = {}) {
     if (args === null || typeof args !== 'object')
@@ -553,6 +651,12 @@ export async function createKernel(device) {
     const arrays = KERNEL.arrays.map((param) => arrayArgument(param, args[param.name]));
     const shapes = Object.fromEntries(arrays.map((a) => [a.param.name, a.shape]));
     const uniformData = uniformLayout ? packUniforms(args, shapes) : null;
+    const printCapacity = launch.printCapacity ?? KERNEL.prints?.defaultCapacity;
+    if (KERNEL.prints && !(Number.isInteger(printCapacity) && printCapacity >= 1)) {
+      throw new RangeError(
+        `${KERNEL.name}: printCapacity must be a positive integer, got ${printCapacity}`,
+      );
+    }
     const shape = computeDispatch(launch, limit);
     const result = {};
     if (shape === null) return result;
@@ -568,7 +672,7 @@ export async function createKernel(device) {
       for (const array of arrays) {
         let buffer = array.buffer;
         if (buffer === null) {
-          const bytes = storageBytes(array.param.element, array.data, array.nbytes);
+          const bytes = storageBytes(array.param.element, array.data, array.size);
           buffer = makeBuffer(
             bytes.length,
             USAGE.STORAGE | USAGE.COPY_SRC | USAGE.COPY_DST,
@@ -578,7 +682,7 @@ export async function createKernel(device) {
         }
         entries.push({
           binding: array.param.binding,
-          resource: { buffer, size: Math.max(4, (array.nbytes + 3) & ~3) },
+          resource: { buffer, size: array.size },
         });
         array.bound = buffer;
       }
@@ -589,8 +693,8 @@ export async function createKernel(device) {
       }
       let printBuffer = null;
       if (KERNEL.prints) {
-        const capacity = launch.printCapacity ?? DEFAULT_PRINT_CAPACITY;
-        const size = 4 * (2 + capacity * KERNEL.prints.recordWords);
+        const { headerWords, recordWords } = KERNEL.prints;
+        const size = 4 * (headerWords + printCapacity * recordWords);
         printBuffer = makeBuffer(size, USAGE.STORAGE | USAGE.COPY_SRC | USAGE.COPY_DST, 'prints');
         entries.push({ binding: KERNEL.prints.binding, resource: { buffer: printBuffer } });
       }
@@ -609,7 +713,7 @@ export async function createKernel(device) {
       };
       for (const array of arrays) {
         if (array.param.written && array.data !== null) {
-          readBack(array.bound, Math.max(4, (array.nbytes + 3) & ~3), (bytes) => {
+          readBack(array.bound, array.size, (bytes) => {
             readInto(array.param.element, bytes, array.data);
             result[array.param.name] = array.data;
           });
@@ -618,12 +722,8 @@ export async function createKernel(device) {
       if (printBuffer !== null) {
         readBack(printBuffer, printBuffer.size, (bytes) => {
           const words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4);
-          if (launch.printWords) result[PRINT_WORDS] = Uint32Array.from(words);
-          const { text, dropped } = printedLines(words, KERNEL.prints.sites);
-          let shown = text;
-          if (dropped)
-            shown += `[pyshader_tx] ${KERNEL.name}: ${dropped} printed lines were dropped (raise printCapacity)\n`;
-          if (shown) (launch.print ?? ((line) => console.log(line.replace(/\n$/, ''))))(shown);
+          const text = printedText(words, printCapacity);
+          if (text) (launch.print ?? ((shown) => console.log(shown.replace(/\n$/, ''))))(text);
         });
       }
       device.queue.submit([encoder.finish()]);
@@ -655,5 +755,3 @@ export async function createKernel(device) {
   };
 }
 
-/** The key under which dispatch returns the print buffer's words with {printWords: true}. */
-export const PRINT_WORDS = '$printWords';

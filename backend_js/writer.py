@@ -79,9 +79,9 @@ def _template(text: str) -> str:
 
 
 def kernel_table(compiled, kernel_name: str) -> dict:
-    """The `KERNEL` table of the module: everything the launcher reads."""
+    """The `KERNEL` table of the module: what the launcher reads besides the module's
+    exported constants (`features`, `workgroupSize`, `bindGroupLayout`, `uniformLayout`)."""
     interface = compiled.interface
-    runtime = [interface.params[i] for i in interface.runtime_params]
     arrays = []
     for array in interface.arrays:
         arrays.append(
@@ -89,7 +89,6 @@ def kernel_table(compiled, kernel_name: str) -> dict:
                 "name": array.name,
                 "type": repr(array.ty),
                 "binding": array.binding,
-                "access": array.access,
                 "written": array.written,
                 "ndim": array.ty.ndim,
                 "element": layout.element_description(array.ty.element),
@@ -98,45 +97,30 @@ def kernel_table(compiled, kernel_name: str) -> dict:
     return {
         "name": kernel_name,
         "entryPoint": interface.name,
-        "workgroupSize": list(interface.workgroup_size),
-        "features": layout.webgpu_features(interface),
-        "parameters": [name for name, _ in runtime],
+        "parameters": [name for name, _ in _runtime_parameters(interface)],
         "arrays": arrays,
-        "uniforms": layout.uniform_description(interface),
         "prints": layout.print_description(interface),
     }
 
 
-def _folded_wgsl(compiled) -> str | None:
-    from pyshader_tx.errors import CompileError
-
-    try:
-        return compiled.code("standard", True)
-    except CompileError:  # (no kernel is known to fail; a module without it still runs)
-        return None
+def _runtime_parameters(interface) -> list:
+    """(name, declared type) of each parameter a call passes (bool parameters as bool)."""
+    return [interface.params[index] for index in interface.runtime_params]
 
 
-def _parameter_lines(compiled) -> list:
-    """One comment line per runtime parameter: its Python type and what JavaScript takes."""
-    interface = compiled.interface
-    lines = []
-    for index in interface.runtime_params:
-        name, ty = interface.params[index]
-        lines.append(f"//   {name}: {ty!r} -> {_argument_type(ty, None)}")
-    return lines
-
-
-def _argument_type(ty: t.Type, python_type) -> str:
+def _argument_type(ty: t.Type) -> str:
+    """The TypeScript type of the argument for a parameter declared `ty`."""
     if isinstance(ty, t.StorageArrayType):
-        element = ty.element.scalar if isinstance(ty.element, t.AtomicType) else ty.element
-        if isinstance(element, t.StructType):
+        data = layout.typed_array(ty.element)
+        if data == "ArrayBufferView":  # (struct records)
             data = "ArrayBufferView | ArrayBuffer"
-        else:
-            data = layout.TYPED_ARRAYS[t.scalar_of(element).name]
         if ty.ndim > 1:
             return f"{{ data: {data} | GPUBuffer; shape: number[] }}"
         return f"{data} | GPUBuffer | {{ data: {data} | GPUBuffer; shape: number[] }}"
-    return layout.js_value_type(ty, python_type)
+    text = layout.js_value_type(ty)
+    if isinstance(ty, t.StructType):  # (also its fields in order, or its bytes)
+        text += " | ArrayLike<unknown> | ArrayBufferView"
+    return text
 
 
 def write_js(compiled, kernel_name: str | None = None, source: str | None = None) -> str:
@@ -145,9 +129,8 @@ def write_js(compiled, kernel_name: str | None = None, source: str | None = None
     interface = compiled.interface
     name = kernel_name or interface.name
     table = kernel_table(compiled, name)
-    uniforms = table.pop("uniforms")  # the launcher reads uniformLayout
-    folded = _folded_wgsl(compiled)
     wgsl = compiled.code("standard")
+    folded = compiled.code("standard", True)
     origin = f" (from {source})" if source else ""
     example_args = ", ".join(table["parameters"])
     header = [
@@ -161,7 +144,7 @@ def write_js(compiled, kernel_name: str | None = None, source: str | None = None
         f"//   const written = await kernel.dispatch({{ {example_args} }}, {{ threads: n }});",
         "//",
         "// Arguments (arrays the kernel writes are updated in place and returned by name):",
-        *_parameter_lines(compiled),
+        *(f"//   {p}: {ty!r} -> {_argument_type(ty)}" for p, ty in _runtime_parameters(interface)),
     ]
     parts = ["\n".join(header)]
     parts.append(
@@ -171,20 +154,25 @@ def write_js(compiled, kernel_name: str | None = None, source: str | None = None
     parts.append(
         "/** The variant for 1-D launches past maxComputeWorkgroupsPerDimension: workgroups"
         " are\n * numbered workgroup_id.x + workgroup_id.y * num_workgroups.x. */\n"
-        f"export const wgslFolded = {_template(folded) if folded else 'null'};"
+        f"export const wgslFolded = {_template(folded)};"
     )
     constants = [
-        ("The device features the kernel needs (requestDevice's requiredFeatures).", "features"),
-        ("The workgroup size of the entry point.", "workgroupSize"),
+        (
+            "The device features the kernel needs (requestDevice's requiredFeatures).",
+            "features",
+            layout.webgpu_features(interface),
+        ),
+        ("The workgroup size of the entry point.", "workgroupSize", list(interface.workgroup_size)),
     ]
-    for comment, key in constants:
-        value = js_literal(table[key], "", LINE_WIDTH, 16 + len(key))
+    for comment, key, value in constants:
+        value = js_literal(value, "", LINE_WIDTH, 16 + len(key))
         parts.append(f"/** {comment} */\nexport const {key} = {value};")
     entries = layout.bind_group_layout(interface)
     parts.append(
         "/** The entries of bind group 0 (visibility 4: GPUShaderStage.COMPUTE). */\n"
         f"export const bindGroupLayout = {js_literal(entries, '', LINE_WIDTH, 31)};"
     )
+    uniforms = layout.uniform_description(interface)
     parts.append(
         "/** The uniform struct's byte layout (null: the kernel has no uniform block). */\n"
         f"export const uniformLayout = {js_literal(uniforms, '', LINE_WIDTH, 29)};"
@@ -203,12 +191,8 @@ def write_dts(compiled, kernel_name: str | None = None) -> str:
     name = kernel_name or interface.name
     type_name = "".join(part[:1].upper() + part[1:] for part in name.split("_")) or "Kernel"
     structs = {}
-    value_types = {}
-    if interface.uniforms is not None:
-        for member in interface.uniforms.members:
-            if member.source[0] == "param":
-                value_types[member.source[1]] = (member.ty, member.python_type)
-                _collect_structs(member.ty, structs)
+    for _, ty in _runtime_parameters(interface):
+        _collect_structs(ty, structs)
     lines = [
         f"// {name}.d.ts: declarations of {name}.js. Written by `pyshader-tx --target d.ts`;"
         " do not edit.",
@@ -226,32 +210,16 @@ def write_dts(compiled, kernel_name: str | None = None) -> str:
         lines.append("")
     lines.append(f"/** The arguments of {name}, by parameter name. */")
     lines.append(f"export interface {type_name}Arguments {{")
-    written = []
-    for index in interface.runtime_params:
-        param_name, ty = interface.params[index]
-        if isinstance(ty, t.StorageArrayType):
-            text = _argument_type(ty, None)
-            binding = next(a for a in interface.arrays if a.param_index == index)
-            if binding.written:
-                written.append((param_name, ty))
-        else:
-            text = _argument_type(*value_types.get(index, (ty, None)))
-            if isinstance(ty, t.StructType) or (
-                isinstance(value_types.get(index, (None,))[0], t.StructType)
-            ):
-                text += " | ArrayLike<unknown> | ArrayBufferView"
-        lines.append(f"  {param_name}: {text};")
+    for param_name, ty in _runtime_parameters(interface):
+        lines.append(f"  {param_name}: {_argument_type(ty)};")
     lines.append("}")
     lines.append("")
-    lines.append(f"/** What dispatch resolves to: the written arrays passed as typed arrays. */")
+    lines.append("/** What dispatch resolves to: the written arrays passed as typed arrays. */")
     lines.append(f"export interface {type_name}Result {{")
-    for param_name, ty in written:
-        element = ty.element.scalar if isinstance(ty.element, t.AtomicType) else ty.element
-        if isinstance(element, t.StructType):
-            data = "ArrayBufferView"
-        else:
-            data = layout.TYPED_ARRAYS[t.scalar_of(element).name]
-        lines.append(f"  {param_name}?: {data};")
+    written = {array.name for array in interface.arrays if array.written}
+    for param_name, ty in _runtime_parameters(interface):
+        if param_name in written:
+            lines.append(f"  {param_name}?: {layout.typed_array(ty.element)};")
     lines.append("}")
     lines += [
         "",
@@ -261,7 +229,7 @@ def write_dts(compiled, kernel_name: str | None = None) -> str:
         "  workgroups?: number | number[];",
         "  /** Lines a dispatch of a kernel that prints can hold (default 1024). */",
         "  printCapacity?: number;",
-        "  /** Where printed text goes (default: console.log). */",
+        "  /** Where printed text goes, formatted as pyshader_tx shows it (default: console.log). */",
         "  print?: (text: string) => void;",
         "  /** A per-dimension workgroup limit below the device's (to test folding). */",
         "  maxWorkgroupsPerDimension?: number;",
@@ -276,16 +244,17 @@ def write_dts(compiled, kernel_name: str | None = None) -> str:
         "}",
         "",
         "export declare const wgsl: string;",
-        "export declare const wgslFolded: string | null;",
+        "export declare const wgslFolded: string;",
         "export declare const features: GPUFeatureName[];",
         "export declare const workgroupSize: [number, number, number];",
         "export declare const bindGroupLayout: GPUBindGroupLayoutEntry[];",
         "export declare const uniformLayout: object | null;",
         "export declare const KERNEL: object;",
-        "export declare const PRINT_WORDS: string;",
         f"export declare function createKernel(device: GPUDevice): Promise<{type_name}Kernel>;",
         "export declare function f16Bits(value: number): number;",
         "export declare function f16Value(bits: number): number;",
+        "export declare function formatFloat(scalar: 'f32' | 'f16', value: number): string;",
+        "export declare function formatWord(scalar: string, word: number): string;",
         "export declare function foldWorkgroups(total: number, limit: number): [number, number];",
         "export declare function exactFold(total: number, limit: number): [number, number] | null;",
         "export declare function computeDispatch(",

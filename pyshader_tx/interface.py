@@ -58,6 +58,12 @@ class UniformBlock:
     size: int
     members: tuple
 
+    @property
+    def buffer_size(self) -> int:
+        """Bytes of the uniform buffer to allocate and bind: the block size rounded up to
+        16, at least 16."""
+        return max(16, t.round_up(self.size, 16))
+
 
 @dataclass(frozen=True)
 class PrintBuffer:
@@ -235,8 +241,7 @@ class KernelInterface:
             block = reflection["uniforms"]
             block["type"] = self.uniforms.struct.name
             block["align"] = t.align_of(self.uniforms.struct)
-            # What to allocate: the size rounded up to 16 bytes (as the runtime does).
-            block["buffer_size"] = max(16, -(-self.uniforms.size // 16) * 16)
+            block["buffer_size"] = self.uniforms.buffer_size  # (what to allocate)
         extensions = {}
         for target, dialect in (("wgsl", "standard"), ("wgsl-naga", "naga")):
             table = DIALECTS[dialect].enable_extensions

@@ -1,14 +1,17 @@
-"""The Dawn executor of the execution suite: kernel launches run through the ES module that
+"""The Dawn executor of the test suite: kernel launches run through the ES module that
 `pyshader-tx --target js` writes (`backend_js`), on Dawn (dawn.node, Chrome's WebGPU
 engine) over Mesa 25's lavapipe (`make dawn-deps`, tools/dawn/fetch_mesa.sh).
 
-`launch` has the signature of `runtime.launch`. It checks the arguments as the Python
-launcher does (the same errors), packs the uniform block with `UniformPacker`, writes the
-kernel's module (once per specialisation, into a temporary folder) and sends the call to
-one node process (`tools/dawn/executor.mjs`, started on first use and kept for the
-session), which imports the module, calls `createKernel(device)` once and `dispatch(...)`
-per launch. The reply carries the written arrays, copied back into the numpy arguments in
-place, and the uniform bytes the module packed, which must equal the Python launcher's.
+Importing this module registers `DawnLauncher` as the runtime's executor "dawn": within
+`runtime.use_executor("dawn")` a launch checks its arguments as the Python launcher does
+(the same errors), packs the uniform block with `UniformPacker`, writes the kernel's module
+(once per specialisation, into a temporary folder) and sends the call to one node process
+(`tools/dawn/executor.mjs`, started on first use and kept for the session), which imports
+the module, calls `createKernel(device)` once and `dispatch(...)` per launch. The reply
+carries the written arrays, copied back into the numpy arguments in place, the uniform
+bytes the module packed, which must equal the Python launcher's, and the text the module's
+printer made of what the kernel printed, written to stdout as the Python runtime writes
+its own (so the print tests check the module's printer).
 """
 
 from __future__ import annotations
@@ -27,24 +30,27 @@ import weakref
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from pyshader_tx import types as t
 from pyshader_tx.backend_js import write_js
+from pyshader_tx.backend_js.layout import TYPED_ARRAYS
 from pyshader_tx.kernel import CompiledKernel
-from pyshader_tx.printing import dropped_message, read_records
+from pyshader_tx.options import options
 from pyshader_tx.runtime.arguments import ArrayParam
 from pyshader_tx.runtime.arrays import DeviceArray
 from pyshader_tx.runtime.dispatch import compute_dispatch
+from pyshader_tx.runtime.launch import Launcher, register_executor
 from pyshader_tx.runtime.uniforms import UniformPacker
+
+runtime_launch = importlib.import_module("pyshader_tx.runtime.launch")  # (not the function)
 
 ROOT = Path(__file__).resolve().parents[1]
 DAWN_DIR = ROOT / "tools" / "dawn"
 MESA = DAWN_DIR / "mesa"
 EXECUTOR = DAWN_DIR / "executor.mjs"
 WEBGPU = ROOT / "tools" / "tint" / "node_modules" / "webgpu" / "index.js"
-TIMEOUT = 120.0  # seconds for one launch (a kernel that never ends fails, not hangs)
-
-TYPED_ARRAYS = {"f32": "Float32Array", "i32": "Int32Array", "u32": "Uint32Array"}
+ENV_SH = DAWN_DIR / "env.sh"
 
 
 #: Tests of tests/exec that run on wgpu but not on Dawn, by test name (before the
@@ -72,16 +78,15 @@ class DawnError(RuntimeError):
 
 
 def environment() -> dict:
-    """The process environment of dawn.node: Mesa 25's lavapipe (see tools/dawn/env.sh)."""
-    env = dict(os.environ)
-    lib = next((MESA / "root" / "usr" / "lib").glob("*-linux-gnu"), None)
-    env["VK_ICD_FILENAMES"] = str(MESA / "lvp_icd.json")
-    env.pop("VK_DRIVER_FILES", None)
-    env["LD_LIBRARY_PATH"] = ":".join(p for p in (str(lib), env.get("LD_LIBRARY_PATH")) if p)
-    # (lavapipe keeps its worker threads, LP_NUM_THREADS unset: the aborts once blamed on
+    """The process environment of dawn.node: this one with what tools/dawn/env.sh sets
+    (Mesa 25's lavapipe; env.sh is the one place that says how)."""
+    script = f'eval "$({ENV_SH})" && env -0'
+    result = subprocess.run(["bash", "-c", script], capture_output=True, check=True)
+    # (lavapipe keeps its worker threads, LP_NUM_THREADS as set: the aborts once blamed on
     # them came from dawn.node's GPU instance being garbage-collected; executor.mjs keeps
     # it. tools/dawn/README.md has the measurements.)
-    return env
+    text = result.stdout.decode(errors="surrogateescape")
+    return dict(item.split("=", 1) for item in text.split("\0") if "=" in item)
 
 
 def available() -> str | None:
@@ -150,7 +155,7 @@ class Executor:
     def module_for(self, compiled: CompiledKernel) -> Path:
         path = self.modules.get(compiled)
         if path is None:
-            text = write_js(compiled, compiled.kernel.__name__)
+            text = write_js(compiled)  # (named as the Python launcher names it)
             digest = hashlib.sha1(text.encode()).hexdigest()[:16]
             path = self.folder / f"{compiled.interface.name}_{digest}.js"
             if not path.exists():
@@ -217,107 +222,126 @@ def encode_value(ty: t.Type, value):
 
 
 def encode_array(param: ArrayParam, array: np.ndarray) -> dict:
+    """An array argument as JSON for the module's dispatch: its bytes in the typed array a
+    JavaScript caller would pass (struct records as bytes), with its shape if not 1-D."""
     element = param.ty.element
     if isinstance(element, t.AtomicType):
         element = element.scalar
     if isinstance(element, t.StructType):
-        kind, data = "Uint8Array", array.view(np.uint8)
-    elif t.scalar_of(element).name == "f16":
-        kind, data = "Uint16Array", array.view(np.uint16)
+        kind = "Uint8Array"
     else:
-        kind, data = TYPED_ARRAYS[t.scalar_of(element).name], array
-    encoded = {"$array": kind, "base64": base64.b64encode(data.tobytes()).decode()}
+        kind = TYPED_ARRAYS[t.scalar_of(element).name]
+    encoded = {"$array": kind, "base64": base64.b64encode(array.tobytes()).decode()}
     if param.ndim > 1:
         encoded["shape"] = list(array.shape[: param.ndim])
     return encoded
 
 
-# -- the launch ----------------------------------------------------------------------------
+# -- the launcher ----------------------------------------------------------------------------
+
+#: The setting the dropped-lines line of the module's printer names, and the one Python's
+#: (`printing.dropped_message`) names: the rest of the line is the same.
+JS_CAPACITY_HINT = "(raise printCapacity)\n"
+PYTHON_CAPACITY_HINT = "(raise tx.options.print_capacity)\n"
 
 
-def launch(interface, get_code, args, threads=None, workgroups=None) -> None:
-    """`runtime.launch` on Dawn (see the module docstring). Raises `Skip` for a launch this
-    executor cannot make."""
-    compiled = getattr(get_code, "__self__", None)
-    if not isinstance(compiled, CompiledKernel):
-        raise Skip("a kernel written as shader text: the JS target writes compiled kernels")
-    runtime_launch = importlib.import_module("pyshader_tx.runtime.launch")  # (not the function)
+class DawnLauncher:
+    """The runtime's executor "dawn" (`register_executor`'s interface; registered when this
+    module is imported): each launch goes through the kernel's generated ES module on Dawn
+    (see the module docstring). A launch it cannot make skips the test (`Skip`)."""
 
-    params = interface.params
-    runtime = interface.runtime_params
-    if len(args) == len(runtime) and len(args) != len(params):
-        full = [None] * len(params)
-        for index, value in zip(runtime, args):
-            full[index] = value
-        args = full
-    # DeviceArrays (data on the wgpu device) travel as their elements: read back before,
-    # the written ones written back after (views too, as the wgpu launcher binds them).
-    devices = {i: value for i, value in enumerate(args) if isinstance(value, DeviceArray)}
-    if devices:
-        args = [_elements(v) if i in devices else v for i, v in enumerate(args)]
-    kernel = interface.name
-    arrays = [ArrayParam(kernel, binding) for binding in interface.arrays]
-    checked = [(param, args[param.index], param.check_numpy(args[param.index])) for param in arrays]
-    uniform_bytes = None
-    if interface.uniforms is not None:
-        uniform_bytes = UniformPacker(kernel, params, interface.uniforms).pack(args)
-    limit = runtime_launch.device_limit("max-compute-workgroups-per-dimension")
-    shape = compute_dispatch(kernel, interface.workgroup_size, limit, threads, workgroups)
-    if shape is None:
-        return
-    if type(shape[1]) is int:
-        raise Skip(
-            "workgroups=N past the per-dimension limit with no exact fold: the module has no"
-            " variant per workgroup count"
-        )
-    encoded = {}
-    by_index = {param.index: (param, array) for param, _, array in checked}
-    for index in runtime:
-        name, ty = params[index]
-        if index in by_index:
-            encoded[name] = encode_array(*by_index[index])
-        else:
-            member = next(m for m in interface.uniforms.members if m.source == ("param", index))
-            encoded[name] = encode_value(member.python_type or member.ty, args[index])
-    request = {
-        "op": "run",
-        "module": str(executor().module_for(compiled)),
-        "args": encoded,
-        "launch": {
-            ("threads" if threads is not None else "workgroups"): _counts(threads, workgroups),
-            "maxWorkgroupsPerDimension": limit,
-        },
-    }
-    if interface.prints is not None:
-        from pyshader_tx.options import options
+    stale = False
+    #: The wgpu launcher's mapping of the arguments (all of them, or the runtime ones only)
+    #: with its error for a wrong count.
+    _full_args = Launcher._full_args
 
-        request["launch"]["printCapacity"] = options.print_capacity
-    reply = executor().request(request)
-    if not reply["ok"]:
-        raise DawnError(f"{kernel} on Dawn: {reply.get('kind')}: {reply['error']}")
-    if uniform_bytes is not None:
-        packed = base64.b64decode(reply["uniforms"])
-        assert packed == uniform_bytes[: len(packed)] and len(packed) == len(uniform_bytes), (
-            f"{kernel}: the JS module packs the uniform block as {packed.hex()}, the Python"
-            f" launcher as {uniform_bytes.hex()}"
-        )
-    for param, value, _ in checked:
-        if param.writes:
-            data = base64.b64decode(reply["written"][param.name])
-            result = np.frombuffer(data, dtype=value.dtype).reshape(value.shape)
-            np.copyto(value, result)
-            if param.index in devices:
-                target = devices[param.index]
-                target[...] = value.reshape(target.shape)
-    if reply.get("prints"):
-        words = np.frombuffer(base64.b64decode(reply["prints"]), np.uint32)
-        text, dropped = read_records(words, interface.prints.sites)
-        if dropped:
-            from pyshader_tx.options import options
+    def __init__(self, interface, get_code):
+        self.interface, self.get_code = interface, get_code
+        self.name = interface.name
+        self._params = list(interface.params)
+        self._runtime = interface.runtime_params
+        self._nparams = len(self._params)
 
-            text += dropped_message(kernel, dropped, options.print_capacity)
-        sys.stdout.write(text)
-        sys.stdout.flush()
+    def __call__(self, args, threads=None, workgroups=None) -> None:
+        try:
+            self.launch(args, threads, workgroups)
+        except Skip as reason:
+            pytest.skip(f"not on Dawn: {reason}")
+
+    def launch(self, args, threads=None, workgroups=None) -> None:
+        """The launch on Dawn; raises `Skip` for one this executor cannot make."""
+        interface, kernel = self.interface, self.name
+        compiled = getattr(self.get_code, "__self__", None)
+        if not isinstance(compiled, CompiledKernel):
+            raise Skip("a kernel written as shader text: the JS target writes compiled kernels")
+        if len(args) != self._nparams:
+            args = self._full_args(args)
+        params = self._params
+        # DeviceArrays (data on the wgpu device) travel as their elements: read back before,
+        # the written ones written back after (views too, as the wgpu launcher binds them).
+        devices = {i: value for i, value in enumerate(args) if isinstance(value, DeviceArray)}
+        if devices:
+            args = [_elements(v) if i in devices else v for i, v in enumerate(args)]
+        arrays = [ArrayParam(kernel, binding) for binding in interface.arrays]
+        checked = [(param, args[param.index]) for param in arrays]
+        uploads = {param.index: (param, param.check_numpy(value)) for param, value in checked}
+        uniform_bytes = None
+        if interface.uniforms is not None:
+            uniform_bytes = UniformPacker(kernel, params, interface.uniforms).pack(args)
+        limit = runtime_launch.device_limit("max-compute-workgroups-per-dimension")
+        shape = compute_dispatch(kernel, interface.workgroup_size, limit, threads, workgroups)
+        if shape is None:
+            return
+        if type(shape[1]) is int:
+            raise Skip(
+                "workgroups=N past the per-dimension limit with no exact fold: the module has"
+                " no variant per workgroup count"
+            )
+        encoded = {}
+        for index in self._runtime:
+            name, ty = params[index]
+            if index in uploads:
+                encoded[name] = encode_array(*uploads[index])
+            else:
+                encoded[name] = encode_value(ty, args[index])
+        counts = _counts(threads, workgroups)
+        launch = {"threads" if threads is not None else "workgroups": counts}
+        launch["maxWorkgroupsPerDimension"] = limit
+        if interface.prints is not None:
+            launch["printCapacity"] = options.print_capacity
+        request = {
+            "op": "run",
+            "module": str(executor().module_for(compiled)),
+            "args": encoded,
+            "launch": launch,
+        }
+        reply = executor().request(request)
+        if not reply["ok"]:
+            raise DawnError(f"{kernel} on Dawn: {reply.get('kind')}: {reply['error']}")
+        if uniform_bytes is not None:
+            packed = base64.b64decode(reply["uniforms"])
+            assert packed == uniform_bytes, (
+                f"{kernel}: the JS module packs the uniform block as {packed.hex()}, the Python"
+                f" launcher as {uniform_bytes.hex()}"
+            )
+        for param, value in checked:
+            if param.writes:
+                data = base64.b64decode(reply["written"][param.name])
+                np.copyto(value, np.frombuffer(data, dtype=value.dtype).reshape(value.shape))
+                if param.index in devices:
+                    target = devices[param.index]
+                    target[...] = value.reshape(target.shape)
+        # What the module's own printer wrote (the print tests compare it with Python's
+        # lines), the dropped-lines line naming Python's setting instead of the module's.
+        printed = reply["printed"]
+        if printed.endswith(JS_CAPACITY_HINT):
+            printed = printed[: -len(JS_CAPACITY_HINT)] + PYTHON_CAPACITY_HINT
+        if printed:
+            sys.stdout.write(printed)
+            sys.stdout.flush()
+
+
+register_executor("dawn", DawnLauncher)
 
 
 def _elements(array: DeviceArray) -> np.ndarray:

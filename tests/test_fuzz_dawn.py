@@ -3,24 +3,21 @@ through their generated ES modules (`pyshader-tx --target js`) on dawn.node and 
 the reference evaluator's outputs, as the wgpu, SPIR-V, native and simulator runs do.
 """
 
-import importlib
-
 import pytest
 
-import dawn_executor as dawn
+import dawn_executor as dawn  # (registers the executor "dawn")
 from fuzz import harness
+from pyshader_tx import runtime
 from test_fuzz import BATCH, ENABLED, KERNELS, SECTIONS, _seeds
 from fuzz.generator import generate
 
 
 def run_on_dawn(kernel, arrays, threads):
-    runtime = importlib.import_module("pyshader_tx.runtime")
-    previous = runtime.launch
-    runtime.launch = dawn.launch
     try:
-        kernel(*arrays, threads=threads)
-    finally:
-        runtime.launch = previous
+        with runtime.use_executor("dawn"):
+            kernel(*arrays, threads=threads)
+    except pytest.skip.Exception as reason:  # (a launch the Dawn executor cannot make)
+        raise dawn.DawnError(str(reason)) from None
 
 
 @pytest.mark.parametrize("batch", range(KERNELS // BATCH))

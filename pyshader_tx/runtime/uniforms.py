@@ -67,7 +67,7 @@ _view_words: dict = {}  # (offset, strides, element stride, count) -> `view_word
 
 def uniform_buffer_size(block) -> int:
     """Bytes of the uniform buffer: the block size rounded up to 16 (at least 16)."""
-    return max(16, t.round_up(block.size, 16))
+    return block.buffer_size
 
 
 def encode_scalar(scalar: t.ScalarType, value, what: str) -> bytes:

@@ -270,3 +270,80 @@ def test_modules_pack_the_uniform_block_as_the_python_launcher(kernels_file, tmp
         interface = getattr(module, name).compiled().interface
         packer = UniformPacker(name, interface.params, interface.uniforms)
         assert packed[name] == packer.pack_checked(args).hex(), name
+
+
+PRINTING_KERNEL = textwrap.dedent("""
+    import pyshader_tx as tx
+    from pyshader_tx import Array, f32
+
+    @tx.kernel(workgroup_size=64)
+    def show(x: Array[f32]):
+        i = tx.global_invocation_id().x
+        if i < len(x):
+            print(i, x[i])
+    """)
+
+FORMAT_SCRIPT = """
+import {{ readFileSync }} from 'node:fs';
+import {{ formatWord }} from {module};
+const raw = readFileSync(process.argv[3]);
+const words = new Uint32Array(raw.buffer, raw.byteOffset, raw.length / 4);
+const texts = Array.from(words, (word) => formatWord(process.argv[2], word));
+process.stdout.write(texts.join('\\n') + '\\n', () => process.exit(0));
+"""
+
+
+def _printed_words() -> dict:
+    """Value words of each printed scalar: f32 from random bits, around every power of two
+    (its neighbours have unequal gaps), decimal values and the ends of numpy's positional
+    range; every f16 (as the bits of the f32 of equal value, as the print buffer has them)."""
+    rng = np.random.default_rng(7)
+    powers = np.ldexp(np.float32(1), np.arange(-149, 128)).astype(np.float32).view(np.uint32)
+    around = [(powers.astype(np.int64) + d).astype(np.uint32) for d in (-1, 0, 1)]
+    decimals = [k * 10.0**p for p in range(-45, 39) for k in (1, 1.25, 2, 3, 9.5, 999, 9999999)]
+    ends = [1e-4, 1e6, 1e16, 0.1, 1 / 3, 65504, 0.0, -0.0, np.inf, -np.inf, np.nan]
+    with np.errstate(over="ignore"):
+        decimal = np.array(decimals + ends, np.float64).astype(np.float32)
+    edges = np.concatenate([decimal, np.nextafter(decimal, np.float32(0))]).view(np.uint32)
+    random = rng.integers(0, 2**32, 60000, dtype=np.uint64).astype(np.uint32)
+    f32 = np.concatenate([random, *around, edges])
+    f16 = np.arange(2**16, dtype=np.uint32).astype(np.uint16).view(np.float16)
+    ints = np.array([0, 1, 2, 7, 2**31 - 1, 2**31, 2**32 - 1], np.uint32)
+    return {
+        "f32": f32,
+        "f16": f16.astype(np.float32).view(np.uint32),
+        "i32": ints,
+        "u32": ints,
+        "bool": np.array([0, 1, 2], np.uint32),
+    }
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_the_module_formats_printed_values_as_python(tmp_path):
+    """The module's printer (`formatWord`) gives each value word the text the Python
+    runtime shows (pyshader_tx/printing.py: str() of the bool, int, np.float32 or
+    np.float16): the shortest digits that read back, positional from 1e-4 to 1e6 (f16:
+    1e3), else scientific."""
+    from pyshader_tx import printing
+    from pyshader_tx import types as t
+
+    source = tmp_path / "printing.py"
+    source.write_text(PRINTING_KERNEL)
+    assert main([str(source), "-o", str(tmp_path), "--target", "js"]) == 0
+    module = tmp_path / "show.mjs"
+    module.write_text((tmp_path / "show.js").read_text())
+    script = tmp_path / "format.mjs"
+    script.write_text(FORMAT_SCRIPT.format(module=json.dumps(module.as_uri())))
+    for scalar, words in _printed_words().items():
+        path = tmp_path / f"{scalar}.bin"
+        words.tofile(path)
+        result = subprocess.run(
+            ["node", str(script), scalar, str(path)], capture_output=True, text=True, timeout=120
+        )
+        assert result.returncode == 0, result.stderr
+        got = result.stdout.splitlines()
+        ty = getattr(t, "bool_" if scalar == "bool" else scalar)
+        decode = printing.WORD_DECODERS[scalar]
+        want = [printing.format_value(ty, decode(word)) for word in words]
+        wrong = [(hex(w), g, e) for w, g, e in zip(words, got, want) if g != e]
+        assert len(got) == len(want) and not wrong, f"{scalar}: {len(wrong)} differ: {wrong[:8]}"

@@ -30,7 +30,6 @@ import pyshader_tx as tx
 from pyshader_tx import runtime, vulkan_host
 from pyshader_tx.backend_spirv import disassemble, needs_uniform_standard_layout
 from pyshader_tx.kernel import CompiledKernel
-from pyshader_tx.runtime.launch import EXECUTORS
 from pyshader_tx.validate import (
     assemble_spirv,
     spirv_val_available,
@@ -147,9 +146,9 @@ def shader_source(request, monkeypatch):
 
 
 def _dawn_run(request, monkeypatch):
-    """The fifth run: launches go to the executor "dawn" (`DawnLauncher`: the generated ES
-    module on Dawn, `tests/dawn_executor.py`)."""
-    import dawn_executor as dawn
+    """The fifth run: launches go to the executor "dawn" (`tests/dawn_executor.py`'s
+    `DawnLauncher`: the generated ES module on Dawn)."""
+    import dawn_executor as dawn  # (registers the executor "dawn")
 
     marker = request.node.get_closest_marker("wgpu_only")
     if marker is not None:
@@ -161,31 +160,11 @@ def _dawn_run(request, monkeypatch):
     if problem is not None:
         pytest.fail(f"Dawn is not available ({problem})")
 
-    monkeypatch.setitem(EXECUTORS, "dawn", DawnLauncher)
     previous = tx.options.shader_source
     tx.options.shader_source = "wgsl"
     with runtime.use_executor("dawn"):
         yield "dawn"
     tx.options.shader_source = previous
-
-
-class DawnLauncher:
-    """The runtime's executor "dawn" in the Dawn run (`register_executor`'s interface):
-    each launch goes through the kernel's generated ES module (`dawn_executor.launch`); a
-    launch it cannot make skips the test."""
-
-    stale = False
-
-    def __init__(self, interface, get_code):
-        self.interface, self.get_code = interface, get_code
-
-    def __call__(self, args, threads=None, workgroups=None) -> None:
-        import dawn_executor as dawn
-
-        try:
-            dawn.launch(self.interface, self.get_code, args, threads, workgroups)
-        except dawn.Skip as reason:
-            pytest.skip(f"not on Dawn: {reason}")
 
 
 @pytest.fixture

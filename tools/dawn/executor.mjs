@@ -7,14 +7,14 @@
 // printf()s its own messages to stdout, so replies do not go there).
 //
 //   {"op": "run", "module": "/abs/path/kernel.js", "args": {...}, "launch": {...}}
-//       -> {"ok": true, "written": {name: base64}, "uniforms": base64, "prints": base64|null}
-//   {"op": "info"} -> {"ok": true, "adapter": {...}, "features": [...], "limits": {...}}
+//       -> {"ok": true, "written": {name: base64}, "uniforms": base64, "printed": text}
 //   any failure -> {"ok": false, "error": "message", "kind": "TypeError"}
 //
 // Arrays in args are {"$array": "Float32Array", "base64": ..., "shape": [..] (optional)};
 // numbers that JSON cannot carry are {"$number": "nan" | "inf" | "-inf"}. Values are
 // decoded, passed to the module's dispatch (typed arrays: updated in place), and the
-// written arrays come back as base64 of their bytes.
+// written arrays come back as base64 of their bytes; `printed` is the text the module's
+// own printer gives for what the kernel printed ("" if nothing).
 //
 // Environment: DAWN_BACKEND (default vulkan), WEBGPU_MODULE (the path of dawn.node's
 // index.js; default tools/tint/node_modules/webgpu/index.js).
@@ -96,36 +96,18 @@ async function run(request) {
     kernels.delete(request.module);
     throw error;
   }
-  const module = await import(pathToFileURL(request.module).href);
   const args = decode(request.args);
   const uniforms = made.packUniforms(args);
-  const launch = { ...request.launch, printWords: true, print: () => {} };
+  let printed = '';
+  const launch = { ...request.launch, print: (text) => (printed += text) };
   const result = await made.dispatch(args, launch);
   const written = {};
-  for (const [name, data] of Object.entries(result)) {
-    if (name !== module.PRINT_WORDS) written[name] = base64(data);
-  }
-  const prints = result[module.PRINT_WORDS];
-  return { ok: true, written, uniforms: base64(uniforms), prints: prints ? base64(prints) : null };
+  for (const [name, data] of Object.entries(result)) written[name] = base64(data);
+  return { ok: true, written, uniforms: base64(uniforms), printed };
 }
 
 async function handle(line) {
   const request = JSON.parse(line);
-  if (request.op === 'info') {
-    const info = adapter.info;
-    return {
-      ok: true,
-      adapter: {
-        vendor: info.vendor,
-        architecture: info.architecture,
-        description: info.description,
-      },
-      subgroupMinSize: info.subgroupMinSize,
-      subgroupMaxSize: info.subgroupMaxSize,
-      features: [...device.features].sort(),
-      limits: { maxComputeWorkgroupsPerDimension: device.limits.maxComputeWorkgroupsPerDimension },
-    };
-  }
   if (request.op === 'run') return run(request);
   throw new Error(`unknown op ${JSON.stringify(request.op)}`);
 }

@@ -13,7 +13,8 @@
 #   VK_ICD_FILENAMES=tools/dawn/mesa/lvp_icd.json
 #   LD_LIBRARY_PATH=tools/dawn/mesa/root/usr/lib/x86_64-linux-gnu
 #
-# (tools/dawn/env.sh prints these). Needs network access to deb.debian.org; no root.
+# (tools/dawn/env.sh prints these, and unsets VK_DRIVER_FILES, which the Vulkan loader
+# would take first). Needs network access to deb.debian.org; no root.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "$0")" && pwd)"
